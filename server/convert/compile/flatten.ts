@@ -1,0 +1,64 @@
+import type { List, ListItem, Nodes, Parents, Root } from 'mdast';
+
+/** Lists deeper than this are hoisted: they render at the last list level anyway. */
+const MAX_LIST_NESTING = 4;
+/** Quotes deeper than this are merged into their parent: they are indented like it anyway. */
+const MAX_QUOTE_NESTING = 8;
+/** Inline formatting deeper than this is merged into its parent (its formatting is already applied). */
+const MAX_INLINE_NESTING = 32;
+
+const INLINE_CONTAINERS = new Set(['emphasis', 'strong', 'delete', 'link', 'linkReference']);
+
+/**
+ * Bounds the nesting of the tree so the recursive compiler cannot overflow the stack, keeping what a reader sees:
+ * lists below the deepest rendered level become following items of the deepest list, quotes past the deepest
+ * indentation merge into their parent, and over-deep inline formatting is merged. Works in place, without recursion.
+ */
+export function boundNesting(tree: Root): void {
+  const stack: { node: Parents; lists: number; quotes: number; inline: number }[] = [{ node: tree, lists: 0, quotes: 0, inline: 0 }];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const { node, lists, quotes, inline } = entry;
+    const children = node.children as Nodes[];
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as Nodes;
+      if (!('children' in child)) continue;
+      if (child.type === 'blockquote' && quotes >= MAX_QUOTE_NESTING) {
+        children.splice(i, 1, ...(child.children as Nodes[]));
+        i -= 1;
+        continue;
+      }
+      if (INLINE_CONTAINERS.has(child.type) && inline >= MAX_INLINE_NESTING) {
+        children.splice(i, 1, ...(child.children as Nodes[]));
+        i -= 1;
+        continue;
+      }
+      if (child.type === 'listItem' && lists >= MAX_LIST_NESTING && node.type === 'list') {
+        hoistNestedLists(node, i);
+      }
+      stack.push({
+        node: child,
+        lists: child.type === 'list' ? lists + 1 : lists,
+        quotes: child.type === 'blockquote' ? quotes + 1 : quotes,
+        inline: INLINE_CONTAINERS.has(child.type) ? inline + 1 : inline,
+      });
+    }
+  }
+}
+
+/** Moves the items of lists nested in `list.children[index]` right after it, in the same (deepest) list. */
+function hoistNestedLists(list: List, index: number): void {
+  const item = list.children[index] as ListItem;
+  const kept: ListItem['children'] = [];
+  const hoisted: ListItem[] = [];
+  for (const block of item.children) {
+    if (block.type === 'list') hoisted.push(...block.children);
+    else if (hoisted.length === 0) kept.push(block);
+    else {
+      // A block after a nested list belongs to the item; it follows the hoisted items as an item of its own.
+      hoisted.push({ type: 'listItem', spread: false, children: [block] });
+    }
+  }
+  if (hoisted.length === 0) return;
+  item.children = kept;
+  list.children.splice(index + 1, 0, ...hoisted);
+}

@@ -1,0 +1,32 @@
+import { ExternalHyperlink, type ParagraphChild } from 'docx';
+import type { Link, LinkReference, PhrasingContent } from 'mdast';
+import type { State } from '../state.ts';
+import { stripForbiddenXmlChars } from '../../xml.ts';
+
+/** Makes a URL safe as a relationship target: spaces and other characters URIs forbid are percent-encoded. */
+export function safeTarget(url: string): string {
+  return stripForbiddenXmlChars(url)
+    .trim()
+    .replace(/[\s"<>\\^`{|}\u0080-\uFFFF]/gu, (c) => encodeURIComponent(c));
+}
+
+function hyperlink(state: State, url: string, children: PhrasingContent[]): ParagraphChild[] {
+  const runs = state.withInline({ link: true }, () => state.inlines(children));
+  const target = safeTarget(url);
+  // A link to a heading of the same document (#anchor) or an empty one has no external target: its text stays.
+  if (!target || target.startsWith('#')) return runs;
+  if (runs.length === 0) return [];
+  return [new ExternalHyperlink({ link: target, children: runs as never })];
+}
+
+/** A link (also autolinks and bare URLs of GFM) as a real hyperlink: an external relationship. */
+export function link(state: State, node: Link): ParagraphChild[] {
+  return hyperlink(state, node.url, node.children);
+}
+
+/** A reference-style link, resolved through its definition; unresolved ones keep their text. */
+export function linkReference(state: State, node: LinkReference): ParagraphChild[] {
+  const definition = state.definitions.get(node.identifier.toLowerCase());
+  if (!definition) return state.inlines(node.children);
+  return hyperlink(state, definition.url, node.children);
+}

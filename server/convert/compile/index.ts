@@ -1,0 +1,179 @@
+import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, type Paragraph } from 'docx';
+import type { Nodes, Root } from 'mdast';
+import { parse as parseYaml } from 'yaml';
+import type { ResolvedStyles } from '../mapping.ts';
+import { boundNesting } from './flatten.ts';
+import { blockquote } from './handlers/blockquote.ts';
+import { hardBreak } from './handlers/break.ts';
+import { code } from './handlers/code.ts';
+import { strikethrough } from './handlers/delete.ts';
+import { emphasis } from './handlers/emphasis.ts';
+import { footnoteReference } from './handlers/footnote-reference.ts';
+import { heading } from './handlers/heading.ts';
+import { htmlBlock, htmlInline } from './handlers/html.ts';
+import { image, imageReference } from './handlers/image.ts';
+import { inlineCode } from './handlers/inline-code.ts';
+import { link, linkReference } from './handlers/link.ts';
+import { MAX_LIST_LEVELS, list } from './handlers/list.ts';
+import { listItem } from './handlers/list-item.ts';
+import { paragraph } from './handlers/paragraph.ts';
+import { root } from './handlers/root.ts';
+import { strong } from './handlers/strong.ts';
+import { table } from './handlers/table.ts';
+import { text } from './handlers/text.ts';
+import { thematicBreak } from './handlers/thematic-break.ts';
+import { measure, type ConversionStats } from './stats.ts';
+import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition } from './state.ts';
+
+/** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
+const blockHandlers: Record<string, BlockHandler | null> = {
+  root,
+  paragraph,
+  heading,
+  thematicBreak,
+  blockquote,
+  list,
+  listItem,
+  code,
+  html: htmlBlock,
+  table,
+  // Used through references, printed as footnotes, or turned into document properties.
+  definition: null,
+  footnoteDefinition: null,
+  yaml: null,
+  // Only inside tables, handled by `table`.
+  tableRow: null,
+  tableCell: null,
+};
+
+/** Handlers of phrasing nodes. */
+const inlineHandlers: Record<string, InlineHandler | null> = {
+  text,
+  strong,
+  emphasis,
+  delete: strikethrough,
+  inlineCode,
+  break: hardBreak,
+  link,
+  linkReference,
+  image,
+  imageReference,
+  footnoteReference,
+  html: htmlInline,
+};
+
+/** Document properties taken from YAML front matter. */
+export interface DocumentProperties {
+  title?: string;
+  creator?: string;
+  subject?: string;
+  keywords?: string;
+  description?: string;
+}
+
+/** What the compiler hands to the packaging step. */
+export interface CompiledDocument {
+  children: FileChild[];
+  footnotes: Record<number, { children: Paragraph[] }>;
+  numbering: INumberingOptions;
+  properties: DocumentProperties;
+  warnings: string[];
+  stats: ConversionStats;
+}
+
+/** Compiles an mdast tree into docx content, with warnings and stats. Pure: no I/O. */
+export function toDocx(tree: Root, options: { styles: ResolvedStyles; textWidthTwips: number }): CompiledDocument {
+  const { stats, maxListDepth } = measure(tree);
+  const state = new State(blockHandlers, inlineHandlers, options);
+  let properties: DocumentProperties = {};
+  for (const node of tree.children) if (node.type === 'yaml') properties = frontMatter(state, node.value);
+  collectDefinitions(tree, state);
+  boundNesting(tree);
+  if (maxListDepth > MAX_LIST_LEVELS) state.warn(`list_depth_exceeded: ${maxListDepth}`);
+  const children = state.blocks(tree.children);
+  return {
+    children,
+    footnotes: state.footnotes,
+    numbering: { config: [...state.lists.values()].map(numberingConfig) },
+    properties,
+    warnings: state.warnings,
+    stats,
+  };
+}
+
+/** Collects link and footnote definitions anywhere in the tree, in document order: the first of a label wins. */
+function collectDefinitions(tree: Root, state: State): void {
+  const stack: Nodes[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.type === 'definition') {
+      const id = node.identifier.toLowerCase();
+      if (!state.definitions.has(id)) state.definitions.set(id, node);
+    } else if (node.type === 'footnoteDefinition') {
+      const id = node.identifier.toLowerCase();
+      if (!state.footnoteDefinitions.has(id)) state.footnoteDefinitions.set(id, node);
+    }
+    if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
+    }
+  }
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  if (Array.isArray(value)) {
+    const parts = value.map(asText).filter((v): v is string => v !== undefined);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+  }
+  return undefined;
+}
+
+/** Reads title, author, subject, keywords and description from YAML front matter. */
+function frontMatter(state: State, yaml: string): DocumentProperties {
+  let data: unknown;
+  try {
+    data = parseYaml(yaml, { maxAliasCount: 100 });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split('\n')[0] : 'invalid YAML';
+    state.warn(`invalid_front_matter: ${detail}`);
+    return {};
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+  const record = data as Record<string, unknown>;
+  const pick = (...keys: string[]) => {
+    for (const key of keys) {
+      const value = asText(record[key]);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+  const properties: DocumentProperties = {};
+  const entries: [keyof DocumentProperties, string | undefined][] = [
+    ['title', pick('title')],
+    ['creator', pick('author', 'authors', 'creator')],
+    ['subject', pick('subject', 'subtitle')],
+    ['keywords', pick('keywords', 'tags')],
+    ['description', pick('description', 'abstract', 'summary')],
+  ];
+  for (const [key, value] of entries) if (value !== undefined) properties[key] = value;
+  return properties;
+}
+
+const BULLETS = ['\u2022', '\u25E6', '\u25AA'];
+const ORDERED_FORMATS = [LevelFormat.DECIMAL, LevelFormat.LOWER_LETTER, LevelFormat.LOWER_ROMAN];
+
+/** Nine levels (Word's maximum) so any numbering Word may apply stays defined; markdown uses the first three. */
+function numberingConfig(def: ListDefinition): INumberingOptions['config'][number] {
+  return {
+    reference: def.reference,
+    levels: Array.from({ length: 9 }, (_, level) => ({
+      level,
+      format: def.ordered ? (ORDERED_FORMATS[level % 3] ?? LevelFormat.DECIMAL) : LevelFormat.BULLET,
+      text: def.ordered ? `%${level + 1}.` : (BULLETS[level % 3] ?? '\u2022'),
+      alignment: AlignmentType.LEFT,
+      start: level === 0 ? def.start : 1,
+      style: { paragraph: { indent: { left: INDENT_STEP * (level + 1), hanging: INDENT_STEP / 2 } } },
+    })),
+  };
+}

@@ -1,0 +1,263 @@
+import {
+  AlignmentType,
+  BorderStyle,
+  Paragraph,
+  ShadingType,
+  TextRun,
+  type FileChild,
+  type IParagraphOptions,
+  type ParagraphChild,
+} from 'docx';
+import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
+import type { ResolvedStyles } from '../mapping.ts';
+import { stripForbiddenXmlChars } from '../xml.ts';
+
+/** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
+export const MONO_FONT = 'Consolas';
+/** Code is always 9 pt (half-points), whatever the mapped style says. */
+export const CODE_SIZE = 18;
+/** Indentation of one list or quote level, in twentieths of a point. */
+export const INDENT_STEP = 720;
+/** Quotes deeper than this are indented like this depth (Word would push text off the page otherwise). */
+export const MAX_QUOTE_INDENT_DEPTH = 6;
+
+/** Formatting that flows down to the runs of inline content (Word runs cannot nest). */
+export interface InlineContext {
+  bold?: boolean;
+  italics?: boolean;
+  strike?: boolean;
+  code?: boolean;
+  link?: boolean;
+}
+
+export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
+
+/** A list the next paragraph belongs to as the first paragraph of an item. */
+export interface PendingItem {
+  reference: string;
+  instance: number;
+  level: number;
+}
+
+/** The numbering definitions a conversion uses, by reference (`bullet`, `ordered-5`, …). */
+export interface ListDefinition {
+  reference: string;
+  ordered: boolean;
+  start: number;
+}
+
+export type Alignment = (typeof AlignmentType)[keyof typeof AlignmentType];
+
+/** The block context a table cell or footnote replaces for its content. */
+export interface BlockContext {
+  listDepth: number;
+  quoteDepth: number;
+  inFootnote: boolean;
+  inHeaderCell: boolean;
+  pendingItem: PendingItem | undefined;
+  cellAlignment: Alignment | undefined;
+}
+
+export type BlockHandler = (state: State, node: never) => FileChild[];
+export type InlineHandler = (state: State, node: never) => ParagraphChild[];
+
+/** Options the handlers see. */
+export interface CompileOptions {
+  styles: ResolvedStyles;
+  textWidthTwips: number;
+}
+
+/** The one object every handler receives: options, collected definitions, context stacks and results. */
+export class State {
+  readonly styles: ResolvedStyles;
+  readonly textWidthTwips: number;
+  readonly warnings: string[] = [];
+  readonly definitions = new Map<string, Definition>();
+  readonly footnoteDefinitions = new Map<string, FootnoteDefinition>();
+  readonly footnotes: Record<number, { children: Paragraph[] }> = {};
+  readonly lists = new Map<string, ListDefinition>();
+
+  /** Current inline formatting. */
+  inline: InlineContext = {};
+  /** Depth of the list the current block is in (0: none, 1: top level, …). */
+  listDepth = 0;
+  /** Depth of blockquotes around the current block. */
+  quoteDepth = 0;
+  /** Set while compiling footnote content. */
+  inFootnote = false;
+  /** Set while compiling a table header cell. */
+  inHeaderCell = false;
+  /** The item whose first paragraph is still to be written. */
+  pendingItem: PendingItem | undefined = undefined;
+  /** Alignment of the table cell being compiled. */
+  cellAlignment: Alignment | undefined = undefined;
+
+  private listInstances = 0;
+  private footnoteIds = 0;
+
+  constructor(
+    private readonly blockHandlers: Record<string, BlockHandler | null>,
+    private readonly inlineHandlers: Record<string, InlineHandler | null>,
+    options: CompileOptions,
+  ) {
+    this.styles = options.styles;
+    this.textWidthTwips = options.textWidthTwips;
+  }
+
+  /** Adds a warning once. */
+  warn(warning: string): void {
+    if (!this.warnings.includes(warning)) this.warnings.push(warning);
+  }
+
+  /** Compiles block content. */
+  blocks(nodes: readonly RootContent[]): FileChild[] {
+    const out: FileChild[] = [];
+    for (const node of nodes) {
+      const handler = this.blockHandlers[node.type];
+      if (handler === undefined) {
+        // Phrasing content where blocks are expected (e.g. an html node): wrap it in a paragraph.
+        if (this.inlineHandlers[node.type]) out.push(this.paragraph('paragraph', this.inlines([node as PhrasingContent])));
+        continue;
+      }
+      if (handler === null) continue;
+      for (const child of handler(this, node as never)) out.push(child);
+    }
+    return out;
+  }
+
+  /** Compiles phrasing content into runs, hyperlinks and footnote references. */
+  inlines(nodes: readonly Nodes[]): ParagraphChild[] {
+    const out: ParagraphChild[] = [];
+    for (const node of nodes) {
+      const handler = this.inlineHandlers[node.type];
+      if (handler === undefined) {
+        // Block content where phrasing is expected cannot occur in mdast; its text is kept all the same.
+        if ('children' in node) out.push(...this.inlines((node as Parents).children));
+        continue;
+      }
+      if (handler === null) continue;
+      for (const child of handler(this, node as never)) out.push(child);
+    }
+    return out;
+  }
+
+  /** Runs `fn` in a block context of its own (a table cell, a footnote), restoring the surrounding one after. */
+  isolated<T>(context: Partial<BlockContext>, fn: () => T): T {
+    const saved: BlockContext & { inline: InlineContext } = {
+      inline: this.inline,
+      listDepth: this.listDepth,
+      quoteDepth: this.quoteDepth,
+      inFootnote: this.inFootnote,
+      inHeaderCell: this.inHeaderCell,
+      pendingItem: this.pendingItem,
+      cellAlignment: this.cellAlignment,
+    };
+    Object.assign(this, { inline: {}, listDepth: 0, quoteDepth: 0, pendingItem: undefined, cellAlignment: undefined, inHeaderCell: false }, context);
+    try {
+      return fn();
+    } finally {
+      Object.assign(this, saved);
+    }
+  }
+
+  /** Runs `fn` with extra inline formatting. */
+  withInline<T>(extra: InlineContext, fn: () => T): T {
+    const saved = this.inline;
+    this.inline = { ...saved, ...extra };
+    try {
+      return fn();
+    } finally {
+      this.inline = saved;
+    }
+  }
+
+  /** A run of text in the current inline formatting; characters XML forbids are dropped. */
+  run(text: string): TextRun {
+    return new TextRun({ text: stripForbiddenXmlChars(text), ...this.runFormatting() });
+  }
+
+  /** Run properties of the current inline context. */
+  runFormatting(): { bold?: true; italics?: true; strike?: true; font?: string; style?: string; color?: string; underline?: object } {
+    const { bold, italics, strike, code, link } = this.inline;
+    const hyperlinkStyle = link ? this.styles.hyperlink : undefined;
+    return {
+      ...(bold || this.inHeaderCell ? { bold: true as const } : {}),
+      ...(italics ? { italics: true as const } : {}),
+      ...(strike ? { strike: true as const } : {}),
+      ...(code ? { font: MONO_FONT } : {}),
+      ...(hyperlinkStyle ? { style: hyperlinkStyle } : {}),
+      ...(link && !hyperlinkStyle ? { color: '0563C1', underline: {} } : {}),
+    };
+  }
+
+  /** Starts a new list instance (each markdown list restarts its numbering). */
+  newList(ordered: boolean, start: number): { reference: string; instance: number } {
+    const reference = ordered ? `ordered-${start}` : 'bullet';
+    if (!this.lists.has(reference)) this.lists.set(reference, { reference, ordered, start });
+    this.listInstances += 1;
+    return { reference, instance: this.listInstances };
+  }
+
+  /** Writes the pending item's number on an empty paragraph, for items that start with a list or a table. */
+  flushPendingItem(): FileChild[] {
+    return this.pendingItem ? [this.paragraph('list', [])] : [];
+  }
+
+  /** Next footnote id (1, 2, …). */
+  nextFootnoteId(): number {
+    this.footnoteIds += 1;
+    return this.footnoteIds;
+  }
+
+  /** Left indentation of a block in the current list and quote context (a mapped quote style indents the first quote). */
+  blockIndent(role: ParagraphRole): number {
+    let quotes = Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
+    if (role === 'quote' && this.styles.blockquote && quotes > 0) quotes -= 1;
+    return INDENT_STEP * (this.listDepth + quotes);
+  }
+
+  /**
+   * Creates a paragraph in the current block context: the role's mapped style, the pending list item's numbering,
+   * and the indentation of surrounding lists and quotes.
+   */
+  paragraph(role: ParagraphRole, children: ParagraphChild[], extra: IParagraphOptions = {}): Paragraph {
+    const options: Record<string, unknown> = { children, ...extra };
+    const pending = this.pendingItem;
+    this.pendingItem = undefined;
+    if (this.inFootnote) {
+      if (this.styles.footnoteText) options.style = this.styles.footnoteText;
+    } else if (role === 'paragraph' || role === 'list') {
+      const style = pending ? this.listStyle(pending.reference) : this.styles.paragraph;
+      if (style && options.style === undefined) options.style = style;
+    } else if (role === 'quote' && options.style === undefined) {
+      if (this.styles.blockquote) options.style = this.styles.blockquote;
+      else Object.assign(options, QUOTE_FALLBACK);
+    }
+    if (this.cellAlignment) options.alignment = this.cellAlignment;
+    if (pending) {
+      options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
+      const quoteIndent = INDENT_STEP * Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
+      // Inside a quote the item's indentation moves right with the quote.
+      if (quoteIndent > 0) options.indent = { left: quoteIndent + INDENT_STEP * (pending.level + 1), hanging: INDENT_STEP / 2 };
+    } else if (options.indent === undefined && role !== 'cell' && !this.inFootnote) {
+      const left = this.blockIndent(role);
+      if (left > 0) options.indent = { left };
+    }
+    return new Paragraph(options as IParagraphOptions);
+  }
+
+  private listStyle(reference: string): string | undefined {
+    return reference === 'bullet' ? this.styles.list_bullet : this.styles.list_ordered;
+  }
+}
+
+/** Built-in look of a quote when the mapping names no (existing) quote style: a bar on the left, italic grey text. */
+const QUOTE_FALLBACK = {
+  border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } },
+};
+
+/** Built-in look of a code line when no code style is mapped: light grey shading. */
+export const CODE_FALLBACK = {
+  shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' },
+  spacing: { before: 0, after: 0 },
+};

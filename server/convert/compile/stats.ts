@@ -1,0 +1,37 @@
+import type { Nodes, Root } from 'mdast';
+
+/** Counts of a conversion (SPEC.md): mdast nodes anywhere in the tree. */
+export interface ConversionStats {
+  headings: number;
+  paragraphs: number;
+  lists: number;
+  tables: number;
+  code_blocks: number;
+  images: number;
+}
+
+const COUNTED: Record<string, keyof ConversionStats> = {
+  heading: 'headings',
+  paragraph: 'paragraphs',
+  list: 'lists',
+  table: 'tables',
+  code: 'code_blocks',
+  image: 'images',
+  imageReference: 'images',
+};
+
+/** Counts nodes and measures the deepest list nesting, without recursion (trees can be 10,000 levels deep). */
+export function measure(tree: Root): { stats: ConversionStats; maxListDepth: number } {
+  const stats: ConversionStats = { headings: 0, paragraphs: 0, lists: 0, tables: 0, code_blocks: 0, images: 0 };
+  let maxListDepth = 0;
+  const stack: [Nodes, number][] = [[tree, 0]];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const [node, listDepth] = entry;
+    const key = COUNTED[node.type];
+    if (key) stats[key] += 1;
+    const depth = node.type === 'list' ? listDepth + 1 : listDepth;
+    if (depth > maxListDepth) maxListDepth = depth;
+    if ('children' in node) for (const child of node.children) stack.push([child, depth]);
+  }
+  return { stats, maxListDepth };
+}

@@ -1,0 +1,66 @@
+import { ConvertInputError } from './errors.ts';
+import { toDocx } from './compile/index.ts';
+import type { ConversionStats } from './compile/stats.ts';
+import { defaultTemplate, DEFAULT_RULES } from './default-template.ts';
+import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
+import { packageDocument } from './package.ts';
+import { parseMarkdown } from './parse.ts';
+import { readTemplate, type Template } from './template/read.ts';
+
+export { ConvertInputError } from './errors.ts';
+export type { ConversionStats } from './compile/stats.ts';
+export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
+export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
+export { readTemplate, type Template } from './template/read.ts';
+export type { TemplateStyle } from './template/styles.ts';
+
+export interface ConvertInput {
+  /** Markdown text (CommonMark + GFM, optional YAML front matter). */
+  markdown: string;
+  /** The template, as .docx bytes or already read; the built-in default when absent. */
+  template?: Uint8Array | Template;
+  /** Mapping rules (or a whole mapping object holding `rules`); the built-in default mapping when absent. */
+  mapping?: MappingRules | { rules: MappingRules };
+  /** Creation time written into the document properties (default: now). */
+  created?: Date;
+}
+
+export interface ConvertResult {
+  docx: Uint8Array;
+  warnings: string[];
+  stats: ConversionStats;
+}
+
+const templates = new WeakMap<Uint8Array, Template>();
+
+/** Reads a template once per byte array (templates are reused across conversions). */
+function templateOf(input: ConvertInput['template']): Template {
+  const bytes = input ?? defaultTemplate();
+  if (!(bytes instanceof Uint8Array)) return bytes;
+  let template = templates.get(bytes);
+  if (!template) {
+    template = readTemplate(bytes);
+    templates.set(bytes, template);
+  }
+  return template;
+}
+
+function rulesOf(mapping: ConvertInput['mapping']): MappingRules {
+  if (mapping === undefined) return DEFAULT_RULES;
+  const raw = typeof mapping === 'object' && mapping !== null && 'rules' in mapping ? mapping.rules : mapping;
+  const checked = checkRules(raw);
+  if (!checked.ok) throw new ConvertInputError('mapping_invalid', `Invalid mapping: ${checked.errors.join('; ')}`);
+  return checked.rules;
+}
+
+/** Converts markdown into a .docx through a template and a style mapping. Pure: no I/O. */
+export function convert(input: ConvertInput): ConvertResult {
+  if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
+  const template = templateOf(input.template);
+  const rules = rulesOf(input.mapping);
+  const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
+  const tree = parseMarkdown(input.markdown);
+  const compiled = toDocx(tree, { styles, textWidthTwips: template.textWidthTwips });
+  const docx = packageDocument(template, compiled, input.created ?? new Date());
+  return { docx, warnings: [...styleWarnings, ...compiled.warnings], stats: compiled.stats };
+}
