@@ -262,6 +262,8 @@ function mergeNumbering(templateNumbering: string | null, generated: string, bod
     // Schema order: abstractNum*, num*, numIdMacAtCleanup?.
     numbering = insertBefore(templateNumbering, /<w:num\b|<w:numIdMacAtCleanup\b|<\/w:numbering>/, abstracts);
     numbering = insertBefore(numbering, /<w:numIdMacAtCleanup\b|<\/w:numbering>/, concrete);
+    // The namespaces docx's definitions use (w15 for restartNumberingAfterBreak) must be declared there too.
+    numbering = withRootNamespaces(numbering, generated, 'w:numbering');
   }
   return { numbering, body: newBody };
 }

@@ -28,6 +28,8 @@ export interface InlineContext {
   strike?: boolean;
   code?: boolean;
   link?: boolean;
+  /** Font size in half-points (built-in heading formatting). */
+  size?: number;
 }
 
 export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
@@ -50,6 +52,7 @@ export type Alignment = (typeof AlignmentType)[keyof typeof AlignmentType];
 
 /** The block context a table cell or footnote replaces for its content. */
 export interface BlockContext {
+  container: 'quote' | 'list' | undefined;
   listDepth: number;
   quoteDepth: number;
   inFootnote: boolean;
@@ -83,6 +86,8 @@ export class State {
   listDepth = 0;
   /** Depth of blockquotes around the current block. */
   quoteDepth = 0;
+  /** The innermost container of the current block: a quote's paragraphs take the quote style, a list's do not. */
+  container: 'quote' | 'list' | undefined = undefined;
   /** Set while compiling footnote content. */
   inFootnote = false;
   /** Set while compiling a table header cell. */
@@ -145,6 +150,7 @@ export class State {
   isolated<T>(context: Partial<BlockContext>, fn: () => T): T {
     const saved: BlockContext & { inline: InlineContext } = {
       inline: this.inline,
+      container: this.container,
       listDepth: this.listDepth,
       quoteDepth: this.quoteDepth,
       inFootnote: this.inFootnote,
@@ -152,7 +158,7 @@ export class State {
       pendingItem: this.pendingItem,
       cellAlignment: this.cellAlignment,
     };
-    Object.assign(this, { inline: {}, listDepth: 0, quoteDepth: 0, pendingItem: undefined, cellAlignment: undefined, inHeaderCell: false }, context);
+    Object.assign(this, { inline: {}, container: undefined, listDepth: 0, quoteDepth: 0, pendingItem: undefined, cellAlignment: undefined, inHeaderCell: false }, context);
     try {
       return fn();
     } finally {
@@ -177,14 +183,15 @@ export class State {
   }
 
   /** Run properties of the current inline context. */
-  runFormatting(): { bold?: true; italics?: true; strike?: true; font?: string; style?: string; color?: string; underline?: object } {
-    const { bold, italics, strike, code, link } = this.inline;
+  runFormatting(): { bold?: true; italics?: true; strike?: true; font?: string; size?: number; style?: string; color?: string; underline?: object } {
+    const { bold, italics, strike, code, link, size } = this.inline;
     const hyperlinkStyle = link ? this.styles.hyperlink : undefined;
     return {
       ...(bold || this.inHeaderCell ? { bold: true as const } : {}),
       ...(italics ? { italics: true as const } : {}),
       ...(strike ? { strike: true as const } : {}),
       ...(code ? { font: MONO_FONT } : {}),
+      ...(size ? { size } : {}),
       ...(hyperlinkStyle ? { style: hyperlinkStyle } : {}),
       ...(link && !hyperlinkStyle ? { color: '0563C1', underline: {} } : {}),
     };
@@ -209,10 +216,13 @@ export class State {
     return this.footnoteIds;
   }
 
-  /** Left indentation of a block in the current list and quote context (a mapped quote style indents the first quote). */
+  /**
+   * Left indentation of a block in the current list and quote context. A first-level quote in its mapped style keeps
+   * the style's own indentation; deeper ones, and quotes in lists, are indented one step per level.
+   */
   blockIndent(role: ParagraphRole): number {
-    let quotes = Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
-    if (role === 'quote' && this.styles.blockquote && quotes > 0) quotes -= 1;
+    const quotes = Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
+    if (role === 'quote' && this.styles.blockquote && this.listDepth === 0 && quotes === 1) return 0;
     return INDENT_STEP * (this.listDepth + quotes);
   }
 

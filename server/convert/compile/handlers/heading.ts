@@ -12,7 +12,7 @@ export function heading(state: State, node: Heading): FileChild[] {
   const style = state.styles.heading[level];
   if (style) return [state.paragraph('heading', state.inlines(node.children), { style })];
   const size = FALLBACK_SIZES[node.depth - 1] ?? 22;
-  const children = state.withInline({ bold: true }, () => state.inlines(node.children));
+  const children = state.withInline({ bold: true, size }, () => state.inlines(node.children));
   return [
     state.paragraph('heading', children, {
       outlineLevel: node.depth - 1,

@@ -12,12 +12,15 @@ export function list(state: State, node: List): FileChild[] {
   const start = ordered && typeof node.start === 'number' && Number.isSafeInteger(node.start) ? Math.max(0, node.start) : 1;
   const { reference, instance } = state.newList(ordered, start);
   const out: FileChild[] = state.flushPendingItem();
+  const container = state.container;
   state.listDepth += 1;
+  state.container = 'list';
   try {
     const level = Math.min(state.listDepth, MAX_LIST_LEVELS) - 1;
     for (const item of node.children) out.push(...listItemWith(state, item, { reference, instance, level }));
     return out;
   } finally {
     state.listDepth -= 1;
+    state.container = container;
   }
 }

@@ -4,5 +4,5 @@ import type { State } from '../state.ts';
 
 /** A paragraph in the mapped paragraph style (or quote style inside a blockquote). */
 export function paragraph(state: State, node: MdParagraph): FileChild[] {
-  return [state.paragraph(state.quoteDepth > 0 && state.listDepth === 0 ? 'quote' : 'paragraph', state.inlines(node.children))];
+  return [state.paragraph(state.container === 'quote' ? 'quote' : 'paragraph', state.inlines(node.children))];
 }
