@@ -107,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CliError || error instanceof ConvertInputError) {
-      process.stderr.write(`docwright: ${error.message}\n`);
+      process.stderr.write(`docwright: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
       return 1;
     }
     process.stderr.write(`docwright: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
