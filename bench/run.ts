@@ -6,7 +6,7 @@
  * Sizes are in KB (1 KB = 1024 bytes). Per size: Docwright in-process (convert(), 1 warm-up then the median of
  * N runs), Docwright as a process (node bin/docwright.js convert IN -o OUT) and pandoc as a process
  * (pandoc -f gfm -t docx --reference-doc=<Docwright's default template>), both the median of N runs, with the
- * children's peak RSS. Then the in-process linearity, a parse/compile/package profile and
+ * children's peak RSS. Then the in-process linearity, a parse/compile/package profile (median of 5, or --runs) and
  * bench/results/latest.json. Inputs and outputs live in a temp dir, never in the repository.
  */
 import { cpus, loadavg, tmpdir, platform, release } from 'node:os';
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
   // Profile of the 120 KB document (or of the largest size run when 120 KB was not selected).
   const profileKB = options.sizes.includes(120) ? 120 : Math.max(...options.sizes);
   const profileMarkdown = markdowns.get(profileKB) ?? generateMarkdown(profileKB * 1024);
-  const prof = profile(profileMarkdown, profileKB, runsFor(profileKB, options.runs));
+  const prof = profile(profileMarkdown, profileKB, options.runs ?? 5);
 
   // Report.
   console.log('');

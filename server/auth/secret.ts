@@ -1,0 +1,151 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { AsyncEntry, type EntryOptions } from '@napi-rs/keyring';
+
+// The secret that API keys are hashed with (HMAC-SHA256), one per data directory.
+// It lives in the OS keychain (service "Docwright", account `hmac-secret:<sha256(dataDir), 16 hex>`).
+// Where no keychain is reachable (e.g. Linux without a D-Bus session or Secret Service), it lives in
+// `<dataDir>/secret.key`, readable only by the user (mode 0600), and a warning says so.
+// For the README: set DOCWRIGHT_KEYCHAIN=off to skip the keychain and always use `<dataDir>/secret.key`
+// (headless servers, containers, CI). Deleting the secret invalidates every API key.
+
+export const KEYCHAIN_SERVICE = 'Docwright';
+export const SECRET_FILE_NAME = 'secret.key';
+
+const SECRET_BYTES = 32;
+const BASE64_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
+// @napi-rs/keyring falls back to the kernel keyring on Linux, which forgets the secret at reboot.
+const ENTRY_OPTIONS: EntryOptions = { linux: { store: 'secret-service' } };
+
+export interface LoadSecretOptions {
+  /** 'off' skips the keychain and uses `<dataDir>/secret.key`; so does DOCWRIGHT_KEYCHAIN=off. */
+  keychain?: 'auto' | 'off';
+}
+
+export interface LoadedSecret {
+  secret: Buffer;
+  store: 'keychain' | 'file';
+  /** Why the secret is not (only) in the keychain; meant for the log and the UI. Never contains the secret. */
+  warning?: string;
+}
+
+/** The keychain account that holds the secret of this data directory. */
+export function keychainAccount(dataDir: string): string {
+  const digest = createHash('sha256').update(resolve(dataDir)).digest('hex');
+  return `hmac-secret:${digest.slice(0, 16)}`;
+}
+
+/** Read the API key hashing secret for a data directory, creating it on first use; never replaces one. */
+export async function loadSecret(dataDir: string, options: LoadSecretOptions = {}): Promise<LoadedSecret> {
+  const file = join(resolve(dataDir), SECRET_FILE_NAME);
+  const turnedOff = options.keychain === 'off' ? "keychain: 'off'" : process.env.DOCWRIGHT_KEYCHAIN === 'off' ? 'DOCWRIGHT_KEYCHAIN=off' : undefined;
+  if (turnedOff) {
+    return fromFile(file, `OS keychain turned off (${turnedOff}); the API key secret is kept in ${file}, ${protection()}.`);
+  }
+
+  const account = keychainAccount(dataDir);
+  const where = `keychain entry "${KEYCHAIN_SERVICE}" / "${account}"`;
+  let entry: AsyncEntry;
+  let stored: string | null;
+  try {
+    entry = new AsyncEntry(KEYCHAIN_SERVICE, account, ENTRY_OPTIONS);
+    stored = await entry.getPassword();
+  } catch (error) {
+    return fromFile(file, unreachable(file, error));
+  }
+
+  if (stored !== null) {
+    const secret = decode(stored, where);
+    if (!existsSync(file)) return { secret, store: 'keychain' };
+    return {
+      secret,
+      store: 'keychain',
+      warning: `${file} is ignored because the OS keychain holds the API key secret; keys created while that file was in use no longer verify.`,
+    };
+  }
+
+  const existing = readSecretFile(file);
+  if (existing) {
+    return {
+      secret: existing,
+      store: 'file',
+      warning: `The API key secret is still kept in ${file} (${protection()}), created when the OS keychain was unavailable; it stays in use so existing API keys keep working.`,
+    };
+  }
+
+  const created = randomBytes(SECRET_BYTES);
+  try {
+    await entry.setPassword(created.toString('base64'));
+    // Read back: proves the keychain kept it, and adopts the secret of a process that raced us here.
+    const kept = await entry.getPassword();
+    if (kept === null) throw new Error('the keychain did not keep the secret');
+    return { secret: decode(kept, where), store: 'keychain' };
+  } catch (error) {
+    return fromFile(file, unreachable(file, error));
+  }
+}
+
+function unreachable(file: string, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  return `OS keychain unavailable (${reason}); the API key secret is kept in ${file} instead, ${protection()}. Set DOCWRIGHT_KEYCHAIN=off to choose this on purpose.`;
+}
+
+function protection(): string {
+  return process.platform === 'win32' ? 'inside your user profile' : 'readable only by your user (mode 0600)';
+}
+
+function decode(text: string, where: string): Buffer {
+  const trimmed = text.trim();
+  if (!BASE64_32_BYTES.test(trimmed)) {
+    throw new Error(`${where} does not hold a valid API key secret (expected ${SECRET_BYTES} bytes in base64); fix or remove it (removing it invalidates every API key)`);
+  }
+  return Buffer.from(trimmed, 'base64');
+}
+
+function readSecretFile(file: string): Buffer | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw new Error(`cannot read the API key secret ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return decode(text, file);
+}
+
+function fromFile(file: string, warning: string): LoadedSecret {
+  const secret = readSecretFile(file) ?? createSecretFile(file);
+  return { secret, store: 'file', warning };
+}
+
+function createSecretFile(file: string): Buffer {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const secret = randomBytes(SECRET_BYTES);
+  const temp = join(dir, `.${SECRET_FILE_NAME}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    writeSync(fd, `${secret.toString('base64')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    // link, unlike rename, refuses to replace a secret.key that another process published meanwhile.
+    linkSync(temp, file);
+  } catch (error) {
+    const published = isErrno(error, 'EEXIST') ? readSecretFile(file) : undefined;
+    if (published) return published;
+    if (existsSync(file)) throw error;
+    renameSync(temp, file); // file systems without hard links
+    return secret;
+  } finally {
+    if (existsSync(temp)) unlinkSync(temp);
+  }
+  return secret;
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}

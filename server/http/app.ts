@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Services } from '../services.ts';
+import type { Store } from '../store/store.ts';
+import { Authenticator, type Principal } from './auth.ts';
+import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
+import { conversionRoutes } from './routes/conversions.ts';
+import { convertRoutes } from './routes/convert.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { mappingRoutes } from './routes/mappings.ts';
+import { settingsRoutes } from './routes/settings.ts';
+import { templateRoutes } from './routes/templates.ts';
+import { SHARED_SCHEMAS } from './schemas/index.ts';
+
+/** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
+export const BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024;
+/** Largest template upload. */
+export const TEMPLATE_LIMIT = 50 * 1024 * 1024;
+
+export interface AppOptions {
+  store: Store;
+  /** Secret of the keyed hashes of API keys (from the keychain). */
+  secret: Buffer;
+  /** Token of this launch that a browser exchanges for a session cookie (`/auth/session?token=`). */
+  uiToken?: string;
+  /** Token the CLI sends (`X-Docwright-Admin`) to reach the settings area of a running server. */
+  adminToken?: string;
+  /** Host names (without port) accepted in the Host header; DNS rebinding defence. */
+  allowedHosts?: string[];
+  /** The server's port, for the Host and Origin checks. */
+  port?: number;
+  /** Whether the server speaks HTTPS (cookies get `Secure`). */
+  https?: boolean;
+  now?: () => Date;
+  logger?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    services: Services;
+    authenticator: Authenticator;
+  }
+}
+
+export type App = FastifyInstance;
+
+/** Builds the HTTP application, ready for `inject` or `listen`; never listens itself. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const now = options.now ?? (() => new Date());
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    logger: options.logger ? { redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-docwright-admin"]'] } : false,
+    requestTimeout: 120_000,
+    connectionTimeout: 30_000,
+    routerOptions: { maxParamLength: 200 },
+    ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false }, plugins: [] },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const services = new Services(options.store, now);
+  const authenticator = new Authenticator({
+    store: options.store,
+    secret: options.secret,
+    uiToken: options.uiToken ?? randomBytes(32).toString('base64url'),
+    adminToken: options.adminToken,
+    now,
+  });
+  app.decorate('services', services);
+  app.decorate('authenticator', authenticator);
+  app.decorateRequest('principal', null);
+
+  // JSON and multipart only: any other Content-Type gets 415 (Fastify would otherwise accept text/plain).
+  app.removeContentTypeParser('text/plain');
+  await app.register(cookie);
+  await app.register(multipart, { limits: { fileSize: TEMPLATE_LIMIT, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 20 } });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Docwright local API', version: '1.0.0', description: 'Markdown to .docx through stored templates and style mappings, on 127.0.0.1.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A Docwright API key (dw_…)' } } },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+
+  installGuards(app, options, authenticator);
+  installErrorHandling(app);
+
+  await app.register(convertRoutes);
+  await app.register(conversionRoutes);
+  await app.register(templateRoutes);
+  await app.register(mappingRoutes);
+  await app.register(apiKeyRoutes);
+  await app.register(settingsRoutes);
+
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok', service: 'docwright' }));
+  app.get('/auth/session', { schema: { hide: true } }, async (request, reply) => {
+    const token = (request.query as { token?: unknown }).token;
+    const session = typeof token === 'string' ? authenticator.openSession(token) : undefined;
+    if (!session) throw new ApiError('unauthorized', 'This link is not valid for the running server; open the one it printed.');
+    reply.setCookie('dw_session', session, { httpOnly: true, sameSite: 'strict', secure: options.https ?? false, path: '/' });
+    return reply.redirect('/', 303);
+  });
+  return app;
+}
+
+function hostOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:]+)(?::(\d+))?$/.exec(header.trim());
+  return m?.[1]?.toLowerCase();
+}
+
+/** Host allow-list (DNS rebinding), Origin check (no cross-site calls, no CORS) and authentication. */
+function installGuards(app: FastifyInstance, options: AppOptions, authenticator: Authenticator): void {
+  const hosts = new Set((options.allowedHosts ?? ['127.0.0.1', 'localhost', '[::1]']).map((h) => h.toLowerCase()));
+  app.addHook('onRequest', async (request) => {
+    const host = hostOf(request.headers.host);
+    if (!host || !hosts.has(host)) throw new ApiError('forbidden', 'Host not allowed: this server answers only to its own addresses (DNS rebinding protection).');
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      let originHost: string | undefined;
+      try {
+        originHost = new URL(origin).hostname.toLowerCase();
+      } catch {
+        originHost = undefined;
+      }
+      const bracketed = originHost && originHost.includes(':') && !originHost.startsWith('[') ? `[${originHost}]` : originHost;
+      if (!bracketed || !hosts.has(bracketed)) throw new ApiError('forbidden', 'Cross-origin requests are not allowed.');
+    }
+    if (request.headers['sec-fetch-site'] === 'cross-site') throw new ApiError('forbidden', 'Cross-site requests are not allowed.');
+    const path = request.url.split('?')[0] ?? '';
+    if (path.startsWith('/api/v1/')) request.principal = await authenticator.forApi(request);
+    else if (path.startsWith('/api/settings')) request.principal = authenticator.forSettings(request);
+  });
+}
+
+/** Field path of a validation error, e.g. `markdown` or `rules.heading.7`. */
+function fieldOf(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return 'body';
+  const params = first.params as Record<string, unknown>;
+  const path = first.instancePath.replace(/^\//, '').split('/').filter(Boolean);
+  const extra = (params.missingProperty ?? params.additionalProperty) as string | undefined;
+  if (extra) path.push(extra);
+  return path.join('.') || (error.validationContext ?? 'body');
+}
+
+function validationMessage(error: FastifyError): string {
+  const first = error.validation?.[0];
+  const field = fieldOf(error);
+  if (!first) return `${field}: invalid`;
+  const params = first.params as Record<string, unknown>;
+  switch (first.keyword) {
+    case 'required':
+      return `${field} is required`;
+    case 'additionalProperties':
+      return `${field} is not a known field`;
+    case 'format':
+      return `${field} must be a valid ${String(params.format)}`;
+    case 'minLength':
+      return `${field} must have at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'}`;
+    case 'const':
+    case 'enum':
+    case 'anyOf':
+      return `${field} has an unknown value${field === 'response_format' ? '; use "binary" or "json"' : ''}`;
+    default:
+      return `${field} ${first.message ?? 'is invalid'}`;
+  }
+}
+
+function send(reply: FastifyReply, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+  reply.headers(headers);
+  return reply.status(ERRORS[code].status).type('application/json; charset=utf-8').send(envelope(code, message));
+}
+
+/** One error handler: everything becomes the envelope; 5xx messages never leak internals. */
+function installErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request: FastifyRequest, reply) => send(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) return send(reply, error.code, error.message, error.headers);
+    if (error.validation) return send(reply, 'validation_error', validationMessage(error));
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      case 'FST_REQ_FILE_TOO_LARGE':
+        return send(reply, 'payload_too_large', `The request body is larger than the limit (${Math.round(BODY_LIMIT / 1024 / 1024)} MB of JSON, ${TEMPLATE_LIMIT / 1024 / 1024} MB for a template).`);
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return send(reply, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json${request.url.includes('templates') ? ' or multipart/form-data' : ''}.`);
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return send(reply, 'bad_request', 'The request body is empty; send a JSON object.');
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return send(reply, 'bad_request', `Malformed JSON in the request body: ${error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'it does not parse')}`);
+      case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+        return send(reply, 'unsupported_media_type', 'Send the template as multipart/form-data with a "file" field.');
+      default:
+        break;
+    }
+    if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
+      return send(reply, 'bad_request', `Malformed JSON in the request body: ${error.message}`);
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return send(reply, status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request', error.message);
+    request.log.error({ err: error }, 'internal error');
+    return send(reply, 'internal_error', ERRORS.internal_error.message);
+  });
+}

@@ -1,0 +1,88 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { hashKey, isWellFormed, keysEqual } from '../auth/keys.ts';
+import { PLAN_LIMITS } from '../services.ts';
+import type { Store } from '../store/store.ts';
+import { ApiError } from './errors.ts';
+
+/** Who makes a request: an API key, the desktop session (UI), or the CLI on the same machine. */
+export type Principal = { kind: 'key'; keyId: string } | { kind: 'session' } | { kind: 'admin' };
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  if (x.length !== y.length) {
+    timingSafeEqual(x, x);
+    return false;
+  }
+  return timingSafeEqual(x, y);
+}
+
+/** Checks API keys (keyed hashes, constant time), UI sessions and the CLI's admin token. */
+export class Authenticator {
+  private readonly sessions = new Set<string>();
+  private readonly store: Store;
+  /** Secret of the keyed hashes (HMAC-SHA256) of API keys. */
+  readonly keySecret: Buffer;
+  private readonly uiToken: string;
+  private readonly adminToken: string | undefined;
+  private readonly now: () => Date;
+
+  constructor(options: { store: Store; secret: Buffer; uiToken: string; adminToken?: string; now: () => Date }) {
+    this.store = options.store;
+    this.keySecret = options.secret;
+    this.uiToken = options.uiToken;
+    this.adminToken = options.adminToken;
+    this.now = options.now;
+  }
+
+  /** Exchanges this launch's UI token for a session id (the cookie's value). */
+  openSession(token: string): string | undefined {
+    if (!sameSecret(token, this.uiToken)) return undefined;
+    const session = randomBytes(32).toString('base64url');
+    this.sessions.add(session);
+    return session;
+  }
+
+  private session(request: FastifyRequest): boolean {
+    const id = request.cookies?.dw_session;
+    if (!id) return false;
+    for (const s of this.sessions) if (sameSecret(id, s)) return true;
+    return false;
+  }
+
+  private admin(request: FastifyRequest): boolean {
+    const header = request.headers['x-docwright-admin'];
+    return this.adminToken !== undefined && typeof header === 'string' && sameSecret(header, this.adminToken);
+  }
+
+  /** The public API: a Bearer key (any plan with API access), or the app's own session or the CLI. */
+  async forApi(request: FastifyRequest): Promise<Principal> {
+    const header = request.headers.authorization;
+    if (header === undefined || header.trim() === '') {
+      if (this.session(request)) return { kind: 'session' };
+      if (this.admin(request)) return { kind: 'admin' };
+      throw new ApiError('missing_api_key');
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const key = match?.[1];
+    if (!key || !isWellFormed(key)) throw new ApiError('invalid_api_key');
+    const hash = hashKey(this.keySecret, key);
+    let found: { id: string; revoked: boolean } | undefined;
+    // Every stored hash is compared, in constant time each, so timing says nothing about which one matched.
+    for (const record of this.store.listKeys()) {
+      if (keysEqual(hash, record.hash)) found = { id: record.id, revoked: record.revoked_at !== null };
+    }
+    if (!found || found.revoked) throw new ApiError('invalid_api_key');
+    if (!PLAN_LIMITS[this.store.settings().plan].api) throw new ApiError('api_access_denied');
+    await this.store.touchKey(found.id, this.now());
+    return { kind: 'key', keyId: found.id };
+  }
+
+  /** The settings area: only the owner of the desktop session, or the CLI on this machine; never an API key. */
+  forSettings(request: FastifyRequest): Principal {
+    if (this.session(request)) return { kind: 'session' };
+    if (this.admin(request)) return { kind: 'admin' };
+    throw new ApiError('unauthorized');
+  }
+}

@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { ConversionRecord } from '../../store/database.ts';
+import { ApiError } from '../errors.ts';
+import type { Conversion } from '../schemas/index.ts';
+
+export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+/** The conversion record as the API shows it. */
+export function conversionOut(record: ConversionRecord): Conversion {
+  return {
+    conversion_id: record.conversion_id,
+    status: record.status,
+    filename: record.filename,
+    download_url: `/api/v1/conversions/${record.conversion_id}/download`,
+    warnings: record.warnings,
+    stats: record.stats,
+    created_at: record.created_at,
+    template_id: record.template_id,
+    mapping_id: record.mapping_id,
+  };
+}
+
+/**
+ * A Content-Disposition safe for any filename: an ASCII fallback without quotes, backslashes, control characters
+ * or path separators, and the exact name in RFC 5987 `filename*`.
+ */
+export function contentDisposition(filename: string): string {
+  const clean = filename.replace(/[\u0000-\u001f\u007f/\\]/g, '_');
+  const ascii = clean.replace(/[^\x20-\x7e]/g, '_').replace(/["%;]/g, '_');
+  const encoded = encodeURIComponent(clean).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** The conversion of a path id, or 404 (an expired one is gone too). */
+function find(app: FastifyInstance, id: string): ConversionRecord {
+  const record = UUID.test(id) ? app.services.store.getConversion(id) : undefined;
+  if (!record) throw new ApiError('not_found', `Conversion ${id} not found.`);
+  const retention = app.services.store.settings().retention_days * 86_400_000;
+  if (Date.parse(record.created_at) < app.services.now().getTime() - retention) throw new ApiError('not_found', `Conversion ${id} has expired (kept ${app.services.store.settings().retention_days} days).`);
+  return record;
+}
+
+const errors = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
+
+/** Conversion records: read, download, list (newest first), delete. */
+export async function conversionRoutes(app: FastifyInstance): Promise<void> {
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/conversions/:id',
+    { schema: { summary: 'A conversion record', params: Type.Object({ id: Type.String() }), response: { 200: Type.Ref('Conversion'), ...errors } } },
+    async (request) => conversionOut(find(app, request.params.id)),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/conversions/:id/download',
+    {
+      schema: {
+        summary: 'Download the .docx of a conversion',
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const record = find(app, request.params.id);
+      let bytes: Uint8Array;
+      try {
+        bytes = await app.services.store.outputBytes(record);
+      } catch {
+        throw new ApiError('not_found', `The output of conversion ${record.conversion_id} is no longer stored.`);
+      }
+      reply.header('Content-Type', DOCX_TYPE);
+      reply.header('Content-Disposition', contentDisposition(record.filename));
+      reply.header('X-Conversion-Id', record.conversion_id);
+      return reply.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    },
+  );
+
+  app.get<{ Querystring: { offset?: string; limit?: string } }>(
+    '/api/v1/conversions',
+    {
+      schema: {
+        summary: 'Conversions, newest first',
+        querystring: Type.Object({
+          offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Records to skip (default 0)' })),
+          limit: Type.Optional(Type.String({ pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$', description: 'Records to return, 1 to 200 (default 50)' })),
+        }),
+        response: { 200: Type.Ref('ConversionList'), ...errors },
+      },
+    },
+    async (request) => {
+      const offset = Number(request.query.offset ?? 0);
+      const limit = Number(request.query.limit ?? 50);
+      await app.services.store.purgeExpired(app.services.now());
+      const { items, total } = app.services.store.listConversions(offset, limit);
+      return { items: items.map(conversionOut), total, offset, limit };
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/conversions/:id',
+    { schema: { summary: 'Delete a conversion and its output', params: Type.Object({ id: Type.String() }), response: { 204: Type.Null(), ...errors } } },
+    async (request, reply) => {
+      const record = find(app, request.params.id);
+      await app.services.store.deleteConversion(record.conversion_id);
+      return reply.status(204).send();
+    },
+  );
+}
+

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ConvertBodySchema, type ConvertBody } from '../schemas/index.ts';
+import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
+
+/** POST /api/v1/convert (SPEC.md): the .docx bytes by default, or the conversion record. */
+export async function convertRoutes(app: FastifyInstance): Promise<void> {
+  app.post<{ Body: ConvertBody }>(
+    '/api/v1/convert',
+    {
+      schema: {
+        summary: 'Convert markdown to .docx',
+        body: Type.Ref('ConvertRequest'),
+        response: {
+          200: {
+            description: 'The .docx bytes (response_format binary, the default) or the conversion record (json)',
+            content: {
+              [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } },
+              'application/json': { schema: Type.Ref('Conversion') },
+            },
+          },
+          '4xx': Type.Ref('Error'),
+          '5xx': Type.Ref('Error'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const channel = request.principal?.kind === 'key' ? 'api' : 'ui';
+      const { record, docx } = await app.services.convert({ ...body, channel });
+      if (body.response_format === 'json') return conversionOut(record);
+      reply.header('Content-Type', DOCX_TYPE);
+      reply.header('Content-Disposition', contentDisposition(record.filename));
+      reply.header('X-Conversion-Id', record.conversion_id);
+      if (record.warnings.length > 0) reply.header('X-Warnings', JSON.stringify(record.warnings).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+      return reply.send(Buffer.from(docx.buffer, docx.byteOffset, docx.byteLength));
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { nextMonth, PLAN_LIMITS, quotaOf } from '../../services.ts';
+import type { Settings } from '../../store/database.ts';
+
+const errors = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
+
+const SettingsSchema = Type.Object({
+  plan: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]),
+  monthly_quota: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null: the plan\'s limit (Solo 20, others unlimited)' }),
+  retention_days: Type.Integer({ minimum: 1, maximum: 3650 }),
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+});
+
+/** Settings and usage (the settings area: the app's session or the CLI only). */
+export async function settingsRoutes(app: FastifyInstance): Promise<void> {
+  const store = app.services.store;
+  const view = () => {
+    const settings = store.settings();
+    const now = app.services.now();
+    return {
+      settings,
+      usage: { month: now.toISOString().slice(0, 7), conversions: store.usage(now), quota: quotaOf(settings), resets_at: nextMonth(now).toISOString() },
+      limits: PLAN_LIMITS[settings.plan],
+    };
+  };
+  app.get('/api/settings', { schema: { summary: 'Settings, plan limits and this month\'s usage', response: errors } }, async () => view());
+  app.patch<{ Body: Partial<Settings> }>(
+    '/api/settings',
+    { schema: { summary: 'Change settings', body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }), response: errors } },
+    async (request) => {
+      await store.updateSettings(request.body);
+      return view();
+    },
+  );
+}

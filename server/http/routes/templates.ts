@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { TemplateRecord } from '../../store/database.ts';
+import { PLAN_LIMITS } from '../../services.ts';
+import { ApiError } from '../errors.ts';
+import type { TemplateOut } from '../schemas/index.ts';
+import { contentDisposition, DOCX_TYPE } from './conversions.ts';
+
+/** The template as the API shows it. */
+export function templateOut(t: TemplateRecord): TemplateOut {
+  return { id: t.id, name: t.name, description: t.description, version: t.version, created_at: t.created_at, updated_at: t.updated_at, builtin: t.builtin, size: t.size };
+}
+
+const errors = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
+const params = Type.Object({ id: Type.String() });
+/** Reads a multipart upload: the file's bytes and the text fields. */
+async function readUpload(request: FastifyRequest): Promise<{ bytes?: Uint8Array; fields: Record<string, string>; filename?: string }> {
+  if (!request.isMultipart()) throw new ApiError('unsupported_media_type', 'Send the template as multipart/form-data with a "file" field.');
+  const fields: Record<string, string> = {};
+  let bytes: Uint8Array | undefined;
+  let filename: string | undefined;
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file') throw new ApiError('validation_error', `${part.fieldname}: unexpected file field; send the template as "file".`);
+      const buffer = await part.toBuffer();
+      bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+      filename = part.filename;
+    } else {
+      fields[part.fieldname] = String(part.value);
+    }
+  }
+  return { bytes, fields, filename };
+}
+
+function checkText(fields: Record<string, string>, name: string, max: number, required: boolean): string | undefined {
+  const value = fields[name];
+  if (value === undefined || value.trim() === '') {
+    if (required) throw new ApiError('validation_error', `${name} is required`);
+    return undefined;
+  }
+  if (value.length > max) throw new ApiError('validation_error', `${name} must have at most ${max} characters`);
+  return value.trim();
+}
+
+/** Templates: list, upload, read, styles, download, rename, replace the file (version + 1), delete. */
+export async function templateRoutes(app: FastifyInstance): Promise<void> {
+  const store = app.services.store;
+  const find = (id: string) => {
+    const t = store.getTemplate(id);
+    if (!t) throw new ApiError('not_found', `Template ${id} not found.`);
+    return t;
+  };
+  const editable = (id: string) => {
+    const t = find(id);
+    if (t.builtin) throw new ApiError('forbidden', 'The built-in template cannot be changed or deleted; upload your own.');
+    return t;
+  };
+
+  app.get('/api/v1/templates', { schema: { summary: 'Templates (oldest first; the built-in one first)', response: { 200: Type.Array(Type.Ref('Template')), ...errors } } }, async () =>
+    store.listTemplates().map(templateOut),
+  );
+
+  app.post(
+    '/api/v1/templates',
+    { schema: { summary: 'Upload a .docx template', consumes: ['multipart/form-data'], response: { 201: Type.Ref('Template'), ...errors } } as never },
+    async (request, reply) => {
+      const { bytes, fields, filename } = await readUpload(request);
+      if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
+      const name = checkText(fields, 'name', 200, false) ?? filename?.replace(/\.do[ct]x$/i, '') ?? 'Template';
+      const description = checkText(fields, 'description', 2000, false) ?? '';
+      app.services.checkTemplate(bytes);
+      const limit = PLAN_LIMITS[store.settings().plan].templates;
+      const own = store.listTemplates().filter((t) => !t.builtin).length;
+      if (limit !== null && own >= limit) throw new ApiError('forbidden', `Your plan allows ${limit} templates; delete one or change the plan.`);
+      const at = app.services.now().toISOString();
+      const record = await store.addTemplate({ id: randomUUID(), name, description, version: 1, created_at: at, updated_at: at }, bytes);
+      return reply.status(201).send(templateOut(record));
+    },
+  );
+
+  app.get<{ Params: { id: string } }>('/api/v1/templates/:id', { schema: { summary: 'A template', params, response: { 200: Type.Ref('Template'), ...errors } } }, async (request) =>
+    templateOut(find(request.params.id)),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/templates/:id/styles',
+    { schema: { summary: "A template's styles (the names a mapping uses)", params, response: { 200: Type.Array(Type.Ref('TemplateStyle')), ...errors } } },
+    async (request) => (await app.services.template(find(request.params.id))).styles.map(({ name, id, type }) => ({ name, id, type })),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/templates/:id/download',
+    { schema: { summary: "The template's .docx", params, response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...errors } } },
+    async (request, reply) => {
+      const t = find(request.params.id);
+      const bytes = await store.templateBytes(t);
+      reply.header('Content-Type', DOCX_TYPE).header('Content-Disposition', contentDisposition(`${t.name}.docx`));
+      return reply.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    },
+  );
+
+  app.patch<{ Params: { id: string }; Body: { name?: string; description?: string } }>(
+    '/api/v1/templates/:id',
+    { schema: { summary: "Rename a template or change its description (version + 1)", params, body: Type.Ref('TemplatePatch'), response: { 200: Type.Ref('Template'), ...errors } } },
+    async (request) => {
+      const t = editable(request.params.id);
+      const patch = { ...request.body, version: t.version + 1, updated_at: app.services.now().toISOString() };
+      return templateOut((await store.updateTemplate(t.id, patch)) ?? t);
+    },
+  );
+
+  app.put<{ Params: { id: string } }>(
+    '/api/v1/templates/:id/file',
+    { schema: { summary: "Replace a template's .docx (version + 1)", consumes: ['multipart/form-data'], params, response: { 200: Type.Ref('Template'), ...errors } } as never },
+    async (request) => {
+      const t = editable((request.params as { id: string }).id);
+      const { bytes, fields } = await readUpload(request);
+      if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
+      app.services.checkTemplate(bytes);
+      const name = checkText(fields, 'name', 200, false);
+      const description = checkText(fields, 'description', 2000, false);
+      const patch = { ...(name ? { name } : {}), ...(description !== undefined ? { description } : {}), version: t.version + 1, updated_at: app.services.now().toISOString() };
+      return templateOut((await store.updateTemplate(t.id, patch, bytes)) ?? t);
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/api/v1/templates/:id',
+    { schema: { summary: 'Delete a template and its mappings', params, response: { 204: Type.Null(), ...errors } } },
+    async (request, reply) => {
+      const t = editable(request.params.id);
+      await store.deleteTemplate(t.id);
+      return reply.status(204).send();
+    },
+  );
+}

@@ -1,0 +1,195 @@
+import { Type, type Static } from 'typebox';
+
+/** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
+
+const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+const StyleName = Type.String({ minLength: 1, maxLength: 253, description: 'A style name as Word shows it' });
+
+export const ErrorSchema = Type.Object(
+  { error: Type.Object({ code: Type.String(), message: Type.String() }) },
+  { $id: 'Error', description: 'The error envelope' },
+);
+
+export const StatsSchema = Type.Object(
+  {
+    headings: Type.Integer({ minimum: 0 }),
+    paragraphs: Type.Integer({ minimum: 0 }),
+    lists: Type.Integer({ minimum: 0 }),
+    tables: Type.Integer({ minimum: 0 }),
+    code_blocks: Type.Integer({ minimum: 0 }),
+    images: Type.Integer({ minimum: 0 }),
+  },
+  { $id: 'Stats', additionalProperties: false },
+);
+
+export const ConversionSchema = Type.Object(
+  {
+    conversion_id: Uuid,
+    status: Type.Literal('completed'),
+    filename: Type.String({ description: 'Output filename including .docx' }),
+    download_url: Type.String({ description: '/api/v1/conversions/<conversion_id>/download' }),
+    warnings: Type.Array(Type.String(), { description: '`<warning_code>: <detail>` strings' }),
+    stats: Type.Ref('Stats'),
+    created_at: Timestamp,
+    template_id: Uuid,
+    mapping_id: Uuid,
+  },
+  { $id: 'Conversion' },
+);
+export type Conversion = Static<typeof ConversionSchema>;
+
+export const ConversionListSchema = Type.Object(
+  {
+    items: Type.Array(Type.Ref('Conversion')),
+    total: Type.Integer({ minimum: 0 }),
+    offset: Type.Integer({ minimum: 0 }),
+    limit: Type.Integer({ minimum: 1 }),
+  },
+  { $id: 'ConversionList' },
+);
+
+export const ConvertBodySchema = Type.Object(
+  {
+    markdown: Type.String({ minLength: 1, description: 'Raw markdown, at least 1 character' }),
+    template_id: Uuid,
+    mapping_id: Uuid,
+    filename: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Output filename without extension; default "document"' })),
+    response_format: Type.Optional(Type.Union([Type.Literal('binary'), Type.Literal('json')], { description: '`binary` (default) or `json`' })),
+  },
+  { $id: 'ConvertRequest', additionalProperties: false },
+);
+export type ConvertBody = Static<typeof ConvertBodySchema>;
+
+export const TemplateSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    description: Type.String(),
+    version: Type.Integer({ minimum: 1 }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    builtin: Type.Boolean({ description: 'The built-in template, which cannot be changed or deleted' }),
+    size: Type.Integer({ minimum: 0, description: 'Size of the .docx in bytes' }),
+  },
+  { $id: 'Template' },
+);
+export type TemplateOut = Static<typeof TemplateSchema>;
+
+export const TemplateStyleSchema = Type.Object(
+  { name: Type.String(), id: Type.String(), type: Type.Union([Type.Literal('paragraph'), Type.Literal('character'), Type.Literal('table'), Type.Literal('numbering')]) },
+  { $id: 'TemplateStyle' },
+);
+
+export const TemplatePatchSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 },
+);
+
+export const RulesSchema = Type.Object(
+  {
+    heading: Type.Optional(
+      Type.Object(
+        { '1': Type.Optional(StyleName), '2': Type.Optional(StyleName), '3': Type.Optional(StyleName), '4': Type.Optional(StyleName), '5': Type.Optional(StyleName), '6': Type.Optional(StyleName) },
+        { additionalProperties: false },
+      ),
+    ),
+    paragraph: Type.Optional(StyleName),
+    list_bullet: Type.Optional(StyleName),
+    list_ordered: Type.Optional(StyleName),
+    code_block: Type.Optional(StyleName),
+    blockquote: Type.Optional(StyleName),
+    table: Type.Optional(Type.Object({ style: Type.Optional(StyleName), header_row: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+  },
+  { $id: 'Rules', additionalProperties: false },
+);
+
+export const MappingSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    template_id: Uuid,
+    version: Type.Integer({ minimum: 1 }),
+    rules: Type.Ref('Rules'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    builtin: Type.Boolean(),
+  },
+  { $id: 'Mapping' },
+);
+
+export const MappingWithWarningsSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    template_id: Uuid,
+    version: Type.Integer({ minimum: 1 }),
+    rules: Type.Ref('Rules'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    builtin: Type.Boolean(),
+    warnings: Type.Array(Type.String(), { description: '`missing_style: <name>` for each style the template lacks' }),
+  },
+  { $id: 'MappingWithWarnings' },
+);
+
+export const MappingCreateSchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), template_id: Uuid, rules: Type.Ref('Rules') },
+  { $id: 'MappingCreate', additionalProperties: false },
+);
+export type MappingCreate = Static<typeof MappingCreateSchema>;
+
+export const MappingPatchSchema = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), rules: Type.Optional(Type.Ref('Rules')) },
+  { $id: 'MappingPatch', additionalProperties: false, minProperties: 1 },
+);
+
+export const ApiKeyCreateSchema = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { $id: 'ApiKeyCreate', additionalProperties: false });
+
+export const ApiKeyCreatedSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    key: Type.String({ description: 'The full key; shown only in this response' }),
+    key_prefix: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'ApiKeyCreated' },
+);
+
+export const ApiKeySchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    key_prefix: Type.String(),
+    created_at: Timestamp,
+    last_used_at: Type.Union([Timestamp, Type.Null()]),
+    revoked_at: Type.Union([Timestamp, Type.Null()]),
+  },
+  { $id: 'ApiKey' },
+);
+
+export const IdParamsSchema = Type.Object({ id: Type.String() });
+
+/** Every shared schema, registered once with Fastify (and so in the OpenAPI document's components). */
+export const SHARED_SCHEMAS = [
+  ErrorSchema,
+  StatsSchema,
+  ConversionSchema,
+  ConversionListSchema,
+  ConvertBodySchema,
+  TemplateSchema,
+  TemplateStyleSchema,
+  TemplatePatchSchema,
+  RulesSchema,
+  MappingSchema,
+  MappingWithWarningsSchema,
+  MappingCreateSchema,
+  MappingPatchSchema,
+  ApiKeyCreateSchema,
+  ApiKeyCreatedSchema,
+  ApiKeySchema,
+];

@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { convert, ConvertInputError, readTemplate, resolveStyles, type MappingRules, type Template } from './convert/index.ts';
+import type { ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
+import { Store } from './store/store.ts';
+import { ApiError } from './http/errors.ts';
+
+/** Monthly conversions and template count of each plan (SPEC.md Limits); null is unlimited. */
+export const PLAN_LIMITS: Record<Plan, { conversions: number | null; templates: number | null; api: boolean }> = {
+  solo: { conversions: 20, templates: 5, api: false },
+  team: { conversions: null, templates: null, api: true },
+  enterprise: { conversions: null, templates: null, api: true },
+};
+
+/** The quota in force: the setting when set, else the plan's. */
+export function quotaOf(settings: Settings): number | null {
+  return settings.monthly_quota ?? PLAN_LIMITS[settings.plan].conversions;
+}
+
+/** First moment of the next calendar month (UTC), when the quota resets. */
+export function nextMonth(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+export interface ConvertRequest {
+  markdown: string;
+  template_id: string;
+  mapping_id: string;
+  filename?: string;
+  channel: ConversionRecord['channel'];
+}
+
+/** Makes a download name from a requested filename: no path, no control characters, at most 200 characters, .docx. */
+export function outputFilename(requested: string | undefined): string {
+  const base = (requested ?? 'document')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .replace(/[\\/]/g, '_')
+    .replace(/\.docx$/i, '')
+    .trim()
+    .slice(0, 200);
+  return `${base && base !== '.' && base !== '..' ? base : 'document'}.docx`;
+}
+
+/** The operations every channel shares (REST API, UI, MCP): conversions against the quota, templates, mappings. */
+export class Services {
+  private parsed = new Map<string, Template>();
+
+  constructor(
+    readonly store: Store,
+    readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** A template read once per version and cached (conversions never re-read it). */
+  async template(record: TemplateRecord): Promise<Template> {
+    const key = `${record.id}:${record.version}:${record.sha256}`;
+    let template = this.parsed.get(key);
+    if (!template) {
+      template = readTemplate(await this.store.templateBytes(record));
+      for (const old of this.parsed.keys()) if (old.startsWith(`${record.id}:`)) this.parsed.delete(old);
+      this.parsed.set(key, template);
+    }
+    return template;
+  }
+
+  /** Converts, counting against the monthly quota exactly once, and stores the output and its record. */
+  async convert(request: ConvertRequest): Promise<{ record: ConversionRecord; docx: Uint8Array }> {
+    const templateRecord = this.store.getTemplate(request.template_id);
+    if (!templateRecord) throw new ApiError('not_found', `Template ${request.template_id} not found.`);
+    const mapping = this.store.getMapping(request.mapping_id);
+    if (!mapping) throw new ApiError('not_found', `Mapping ${request.mapping_id} not found.`);
+    const now = this.now();
+    const settings = this.store.settings();
+    const reservation = this.store.reserve(now, quotaOf(settings));
+    if (!reservation) {
+      const reset = nextMonth(now);
+      const retryAfter = Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000));
+      throw new ApiError('rate_limit_exceeded', `The monthly quota of ${quotaOf(settings)} conversions is used up; it resets on ${reset.toISOString()}.`, {
+        'Retry-After': String(retryAfter),
+      });
+    }
+    try {
+      const template = await this.template(templateRecord);
+      let result;
+      try {
+        result = convert({ markdown: request.markdown, template, mapping: mapping.rules, created: now });
+      } catch (error) {
+        if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);
+        throw error;
+      }
+      reservation.commit();
+      const record = await this.store.addConversion(
+        {
+          conversion_id: randomUUID(),
+          status: 'completed',
+          filename: outputFilename(request.filename),
+          warnings: result.warnings,
+          stats: result.stats,
+          created_at: now.toISOString(),
+          template_id: templateRecord.id,
+          mapping_id: mapping.id,
+          channel: request.channel,
+        },
+        result.docx,
+      );
+      return { record, docx: result.docx };
+    } catch (error) {
+      // Not converted or not stored: the quota is not charged.
+      reservation.cancel();
+      throw error;
+    }
+  }
+
+  /** Checks mapping rules against a template's styles: `missing_style` warnings, never an error. */
+  async mappingWarnings(templateId: string, rules: MappingRules): Promise<string[]> {
+    const record = this.store.getTemplate(templateId);
+    if (!record) throw new ApiError('not_found', `Template ${templateId} not found.`);
+    const template = await this.template(record);
+    return resolveStyles(rules, template.styles).warnings;
+  }
+
+  /** Reads and checks uploaded template bytes. */
+  checkTemplate(bytes: Uint8Array): Template {
+    try {
+      return readTemplate(bytes);
+    } catch (error) {
+      if (error instanceof ConvertInputError) throw new ApiError('validation_error', `file: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** Creates a mapping after checking its template exists. */
+  async createMapping(input: { name: string; template_id: string; rules: MappingRules }): Promise<{ mapping: MappingRecord; warnings: string[] }> {
+    const warnings = await this.mappingWarnings(input.template_id, input.rules);
+    const at = this.now().toISOString();
+    const mapping = await this.store.addMapping({ id: randomUUID(), name: input.name, template_id: input.template_id, version: 1, rules: input.rules, created_at: at, updated_at: at, builtin: false });
+    return { mapping, warnings };
+  }
+}

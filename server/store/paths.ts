@@ -1,0 +1,23 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** The per-user data directory: DOCWRIGHT_HOME, else the OS's application-data folder. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.DOCWRIGHT_HOME) return env.DOCWRIGHT_HOME;
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Docwright');
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Docwright');
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'docwright');
+}
+
+/** Files and folders inside a data directory. */
+export function dataPaths(dataDir: string) {
+  return {
+    database: join(dataDir, 'db.json'),
+    templates: join(dataDir, 'templates'),
+    outputs: join(dataDir, 'outputs'),
+    lock: join(dataDir, 'docwright.lock'),
+    discovery: join(dataDir, 'server.json'),
+    tls: join(dataDir, 'tls'),
+    adminToken: join(dataDir, 'admin.token'),
+  };
+}

@@ -1,0 +1,337 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Low } from 'lowdb';
+import { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/index.ts';
+import {
+  openDatabase,
+  type ApiKeyRecord,
+  type ConversionRecord,
+  type DatabaseData,
+  type MappingRecord,
+  type Settings,
+  type TemplateRecord,
+} from './database.ts';
+import { removeTempFiles, writeFileAtomic } from './files.ts';
+import { acquireLock } from './lock.ts';
+import { dataPaths } from './paths.ts';
+
+/** Ids of the built-in template and mapping: the same on every machine. */
+export const BUILTIN_TEMPLATE_ID = '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001';
+export const BUILTIN_MAPPING_ID = '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002';
+const BUILTIN_DATE = '2026-01-01T00:00:00.000Z';
+
+/** Month key of the usage counters: calendar months in UTC. */
+export function monthOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * The data directory: lowdb records plus template and output files. The only code that touches it; one process at
+ * a time owns it (a lock), every write is atomic, and a record is written only after the file it names.
+ */
+export class Store {
+  private inFlight = 0;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly db: Low<DatabaseData>,
+    private readonly releaseLock: () => void,
+  ) {}
+
+  /** Opens (creating if needed) a data directory, taking its lock and cleaning what an interrupted run left. */
+  static async open(dataDir: string): Promise<Store> {
+    const paths = dataPaths(dataDir);
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    mkdirSync(paths.templates, { recursive: true, mode: 0o700 });
+    mkdirSync(paths.outputs, { recursive: true, mode: 0o700 });
+    const release = acquireLock(paths.lock);
+    try {
+      for (const dir of [dataDir, paths.templates, paths.outputs]) await removeTempFiles(dir);
+      const db = await openDatabase(paths.database);
+      const store = new Store(dataDir, db, release);
+      await store.ensureBuiltins();
+      await store.removeOrphans();
+      return store;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** Releases the lock. */
+  close(): void {
+    this.releaseLock();
+  }
+
+  private get data(): DatabaseData {
+    return this.db.data;
+  }
+
+  /** Persists the records (atomic rename of the whole file). */
+  private save(): Promise<void> {
+    return this.db.write();
+  }
+
+  private async ensureBuiltins(): Promise<void> {
+    let changed = false;
+    if (!this.data.templates.some((t) => t.id === BUILTIN_TEMPLATE_ID)) {
+      const bytes = defaultTemplate();
+      this.data.templates.unshift({
+        id: BUILTIN_TEMPLATE_ID,
+        name: DEFAULT_TEMPLATE_NAME,
+        description: 'The built-in template: A4, a named style for every mapping key, page numbers in the footer.',
+        version: 1,
+        created_at: BUILTIN_DATE,
+        updated_at: BUILTIN_DATE,
+        file: null,
+        size: bytes.length,
+        sha256: sha256(bytes),
+        builtin: true,
+      });
+      changed = true;
+    }
+    if (!this.data.mappings.some((m) => m.id === BUILTIN_MAPPING_ID)) {
+      this.data.mappings.unshift({
+        id: BUILTIN_MAPPING_ID,
+        name: DEFAULT_MAPPING_NAME,
+        template_id: BUILTIN_TEMPLATE_ID,
+        version: 1,
+        rules: DEFAULT_RULES,
+        created_at: BUILTIN_DATE,
+        updated_at: BUILTIN_DATE,
+        builtin: true,
+      });
+      changed = true;
+    }
+    if (changed) await this.save();
+  }
+
+  /** Deletes files no record names (left by a crash between writing a file and its record). */
+  private async removeOrphans(): Promise<void> {
+    const { readdir } = await import('node:fs/promises');
+    const paths = dataPaths(this.dataDir);
+    const outputs = new Set(this.data.conversions.map((c) => c.file));
+    for (const name of await readdir(paths.outputs)) if (!outputs.has(name)) await rm(join(paths.outputs, name), { force: true });
+    const templates = new Set(this.data.templates.flatMap((t) => (t.file ? [t.file] : [])));
+    for (const name of await readdir(paths.templates)) if (!templates.has(name)) await rm(join(paths.templates, name), { force: true });
+  }
+
+  // Settings
+
+  settings(): Settings {
+    return { ...this.data.settings };
+  }
+
+  async updateSettings(patch: Partial<Settings>): Promise<Settings> {
+    this.data.settings = { ...this.data.settings, ...patch };
+    await this.save();
+    return this.settings();
+  }
+
+  // Usage and quota
+
+  /** Conversions counted this month (UTC). */
+  usage(now: Date): number {
+    return this.data.usage[monthOf(now)] ?? 0;
+  }
+
+  /**
+   * Reserves one conversion of the monthly quota, synchronously, so concurrent requests can never overspend it.
+   * Returns false when the quota is spent. `commit` counts it (written with the next record); `cancel` releases an
+   * uncommitted reservation or refunds a committed one whose record could not be written.
+   */
+  reserve(now: Date, quota: number | null): { commit: () => void; cancel: () => void } | false {
+    if (quota !== null && this.usage(now) + this.inFlight >= quota) return false;
+    this.inFlight += 1;
+    const month = monthOf(now);
+    let state: 'held' | 'counted' | 'done' = 'held';
+    return {
+      commit: () => {
+        if (state !== 'held') return;
+        state = 'counted';
+        this.inFlight -= 1;
+        this.data.usage[month] = (this.data.usage[month] ?? 0) + 1;
+      },
+      cancel: () => {
+        if (state === 'held') this.inFlight -= 1;
+        if (state === 'counted') this.data.usage[month] = Math.max(0, (this.data.usage[month] ?? 1) - 1);
+        state = 'done';
+      },
+    };
+  }
+
+  // Templates
+
+  listTemplates(): TemplateRecord[] {
+    return this.data.templates.map((t) => ({ ...t }));
+  }
+
+  getTemplate(id: string): TemplateRecord | undefined {
+    const t = this.data.templates.find((x) => x.id === id);
+    return t && { ...t };
+  }
+
+  /** The bytes of a template's current version. */
+  async templateBytes(record: TemplateRecord): Promise<Uint8Array> {
+    if (record.builtin || record.file === null) return defaultTemplate();
+    return new Uint8Array(await readFile(join(dataPaths(this.dataDir).templates, record.file)));
+  }
+
+  async addTemplate(record: Omit<TemplateRecord, 'file' | 'size' | 'sha256' | 'builtin'>, bytes: Uint8Array): Promise<TemplateRecord> {
+    const file = `${record.id}-v${record.version}.docx`;
+    await writeFileAtomic(join(dataPaths(this.dataDir).templates, file), bytes);
+    const full: TemplateRecord = { ...record, file, size: bytes.length, sha256: sha256(bytes), builtin: false };
+    this.data.templates.push(full);
+    await this.save();
+    return { ...full };
+  }
+
+  /** Updates a template's fields and, with new bytes, its file (a new version). */
+  async updateTemplate(id: string, patch: Partial<Pick<TemplateRecord, 'name' | 'description' | 'version' | 'updated_at'>>, bytes?: Uint8Array): Promise<TemplateRecord | undefined> {
+    const record = this.data.templates.find((t) => t.id === id);
+    if (!record) return undefined;
+    const oldFile = record.file;
+    Object.assign(record, patch);
+    if (bytes) {
+      const file = `${record.id}-v${record.version}.docx`;
+      await writeFileAtomic(join(dataPaths(this.dataDir).templates, file), bytes);
+      Object.assign(record, { file, size: bytes.length, sha256: sha256(bytes) });
+    }
+    await this.save();
+    if (bytes && oldFile && oldFile !== record.file) await rm(join(dataPaths(this.dataDir).templates, oldFile), { force: true });
+    return { ...record };
+  }
+
+  async deleteTemplate(id: string): Promise<boolean> {
+    const index = this.data.templates.findIndex((t) => t.id === id);
+    if (index < 0) return false;
+    const [record] = this.data.templates.splice(index, 1);
+    this.data.mappings = this.data.mappings.filter((m) => m.template_id !== id);
+    await this.save();
+    if (record?.file) await rm(join(dataPaths(this.dataDir).templates, record.file), { force: true });
+    return true;
+  }
+
+  // Mappings
+
+  listMappings(templateId?: string): MappingRecord[] {
+    return this.data.mappings.filter((m) => templateId === undefined || m.template_id === templateId).map((m) => ({ ...m }));
+  }
+
+  getMapping(id: string): MappingRecord | undefined {
+    const m = this.data.mappings.find((x) => x.id === id);
+    return m && { ...m };
+  }
+
+  async addMapping(record: MappingRecord): Promise<MappingRecord> {
+    this.data.mappings.push(record);
+    await this.save();
+    return { ...record };
+  }
+
+  async updateMapping(id: string, patch: Partial<MappingRecord>): Promise<MappingRecord | undefined> {
+    const record = this.data.mappings.find((m) => m.id === id);
+    if (!record) return undefined;
+    Object.assign(record, patch);
+    await this.save();
+    return { ...record };
+  }
+
+  async deleteMapping(id: string): Promise<boolean> {
+    const before = this.data.mappings.length;
+    this.data.mappings = this.data.mappings.filter((m) => m.id !== id);
+    if (this.data.mappings.length === before) return false;
+    await this.save();
+    return true;
+  }
+
+  // Conversions
+
+  /** Stores an output file, then its record (and the usage count the caller committed). */
+  async addConversion(record: Omit<ConversionRecord, 'file' | 'size'>, bytes: Uint8Array): Promise<ConversionRecord> {
+    const file = `${record.conversion_id}.docx`;
+    await writeFileAtomic(join(dataPaths(this.dataDir).outputs, file), bytes);
+    const full: ConversionRecord = { ...record, file, size: bytes.length };
+    this.data.conversions.push(full);
+    await this.save();
+    return { ...full };
+  }
+
+  getConversion(id: string): ConversionRecord | undefined {
+    const c = this.data.conversions.find((x) => x.conversion_id === id);
+    return c && { ...c };
+  }
+
+  /** Conversions, newest first. */
+  listConversions(offset: number, limit: number): { items: ConversionRecord[]; total: number } {
+    const all = this.data.conversions;
+    const items: ConversionRecord[] = [];
+    for (let i = all.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push({ ...(all[i] as ConversionRecord) });
+    return { items, total: all.length };
+  }
+
+  async outputBytes(record: ConversionRecord): Promise<Uint8Array> {
+    return new Uint8Array(await readFile(join(dataPaths(this.dataDir).outputs, record.file)));
+  }
+
+  async deleteConversion(id: string): Promise<boolean> {
+    const index = this.data.conversions.findIndex((c) => c.conversion_id === id);
+    if (index < 0) return false;
+    const [record] = this.data.conversions.splice(index, 1);
+    await this.save();
+    if (record) await rm(join(dataPaths(this.dataDir).outputs, record.file), { force: true });
+    return true;
+  }
+
+  /** Deletes conversions older than the retention limit; returns how many. */
+  async purgeExpired(now: Date): Promise<number> {
+    const cutoff = now.getTime() - this.data.settings.retention_days * 86_400_000;
+    const expired = this.data.conversions.filter((c) => Date.parse(c.created_at) < cutoff);
+    if (expired.length === 0) return 0;
+    this.data.conversions = this.data.conversions.filter((c) => Date.parse(c.created_at) >= cutoff);
+    await this.save();
+    for (const c of expired) await rm(join(dataPaths(this.dataDir).outputs, c.file), { force: true });
+    return expired.length;
+  }
+
+  // API keys
+
+  listKeys(): ApiKeyRecord[] {
+    return this.data.api_keys.map((k) => ({ ...k }));
+  }
+
+  getKey(id: string): ApiKeyRecord | undefined {
+    const k = this.data.api_keys.find((x) => x.id === id);
+    return k && { ...k };
+  }
+
+  async addKey(record: ApiKeyRecord): Promise<ApiKeyRecord> {
+    this.data.api_keys.push(record);
+    await this.save();
+    return { ...record };
+  }
+
+  async revokeKey(id: string, now: Date): Promise<ApiKeyRecord | undefined> {
+    const record = this.data.api_keys.find((k) => k.id === id);
+    if (!record) return undefined;
+    if (record.revoked_at === null) {
+      record.revoked_at = now.toISOString();
+      await this.save();
+    }
+    return { ...record };
+  }
+
+  /** Records a key's use; written at most once a minute per key to spare the disk. */
+  async touchKey(id: string, now: Date): Promise<void> {
+    const record = this.data.api_keys.find((k) => k.id === id);
+    if (!record) return;
+    const last = record.last_used_at ? Date.parse(record.last_used_at) : 0;
+    if (now.getTime() - last < 60_000) return;
+    record.last_used_at = now.toISOString();
+    await this.save();
+  }
+}
