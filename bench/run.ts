@@ -160,6 +160,7 @@ const cell = (r: ProcessResult, f: (ok: Extract<ProcessResult, { ok: true }>) =>
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const started = new Date();
+  const loadAtStart = loadavg();
   const work = mkdtempSync(join(tmpdir(), 'docwright-bench-'));
   const rssFile = join(work, 'rss.txt');
   const referenceDoc = join(work, 'reference.docx');
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
   const cpuList = cpus();
   console.log(
     `Docwright bench — node ${process.version}, ${pandocVersion ?? 'pandoc missing'}, ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'cpu'}, ` +
-      `load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
   );
   if (!cliMissing) console.log(`bin/docwright.js runs ${cliMode()}`);
   console.log(`inputs in ${work}; peak RSS via ${hasTimeBin ? '/usr/bin/time -f %M' : '/proc/<pid>/status VmHWM polling (lower bound)'}`);
@@ -319,7 +320,8 @@ async function main(): Promise<void> {
       platform: `${platform()} ${release()}`,
       cpus: cpuList.length,
       cpuModel: cpuList[0]?.model.trim() ?? null,
-      loadavgAtStart: loadavg(),
+      loadavgAtStart: loadAtStart,
+      loadavgAtEnd: loadavg(),
       rssSource: hasTimeBin ? '/usr/bin/time -f %M' : '/proc VmHWM polling',
       docwrightCli: cliMissing ? null : cliMode(),
     },

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKey, hashKey } from './auth/keys.ts';
 import { convert, ConvertInputError, readTemplate, resolveStyles, type MappingRules, type Template } from './convert/index.ts';
-import type { ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
+import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './http/errors.ts';
 
@@ -11,9 +12,12 @@ export const PLAN_LIMITS: Record<Plan, { conversions: number | null; templates: 
   enterprise: { conversions: null, templates: null, api: true },
 };
 
-/** The quota in force: the setting when set, else the plan's. */
+/** The quota in force: the plan's limit, capped further by the `monthly_quota` setting when set; null is unlimited. */
 export function quotaOf(settings: Settings): number | null {
-  return settings.monthly_quota ?? PLAN_LIMITS[settings.plan].conversions;
+  const plan = PLAN_LIMITS[settings.plan].conversions;
+  const cap = settings.monthly_quota;
+  if (plan === null) return cap;
+  return cap === null ? plan : Math.min(plan, cap);
 }
 
 /** First moment of the next calendar month (UTC), when the quota resets. */
@@ -125,6 +129,21 @@ export class Services {
       if (error instanceof ConvertInputError) throw new ApiError('validation_error', `file: ${error.message}`);
       throw error;
     }
+  }
+
+  /** Creates an API key: only its keyed hash is stored; the key is returned once. */
+  async createApiKey(name: string, secret: Buffer): Promise<{ record: ApiKeyRecord; key: string }> {
+    const { key, prefix } = generateKey();
+    const record = await this.store.addKey({
+      id: `key_${randomBytes(8).toString('hex')}`,
+      name: name.trim(),
+      key_prefix: prefix,
+      hash: hashKey(secret, key),
+      created_at: this.now().toISOString(),
+      last_used_at: null,
+      revoked_at: null,
+    });
+    return { record, key };
   }
 
   /** Creates a mapping after checking its template exists. */

@@ -74,16 +74,16 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
     };
   }
 
-  const created = randomBytes(SECRET_BYTES);
+  let kept: string | null;
   try {
-    await entry.setPassword(created.toString('base64'));
+    await entry.setPassword(randomBytes(SECRET_BYTES).toString('base64'));
     // Read back: proves the keychain kept it, and adopts the secret of a process that raced us here.
-    const kept = await entry.getPassword();
+    kept = await entry.getPassword();
     if (kept === null) throw new Error('the keychain did not keep the secret');
-    return { secret: decode(kept, where), store: 'keychain' };
   } catch (error) {
     return fromFile(file, unreachable(file, error));
   }
+  return { secret: decode(kept, where), store: 'keychain' };
 }
 
 function unreachable(file: string, error: unknown): string {

@@ -37,6 +37,8 @@ export interface AppOptions {
   https?: boolean;
   now?: () => Date;
   logger?: boolean;
+  /** Certificate and key: the app then serves HTTPS when it listens. */
+  httpsOptions?: { cert: string; key: string };
 }
 
 declare module 'fastify' {
@@ -55,13 +57,14 @@ export type App = FastifyInstance;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
   const app = Fastify({
+    ...(options.httpsOptions ? { https: options.httpsOptions } : {}),
     bodyLimit: BODY_LIMIT,
     logger: options.logger ? { redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-docwright-admin"]'] } : false,
     requestTimeout: 120_000,
     connectionTimeout: 30_000,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false }, plugins: [] },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  } as Parameters<typeof Fastify>[0]).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   const services = new Services(options.store, now);
   const authenticator = new Authenticator({

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { generateKey, hashKey } from '../../auth/keys.ts';
 import type { ApiKeyRecord } from '../../store/database.ts';
 import { ApiError } from '../errors.ts';
 
@@ -20,16 +19,7 @@ export async function apiKeyRoutes(app: FastifyInstance): Promise<void> {
     '/api/settings/api-keys',
     { schema: { summary: 'Create an API key; the full key appears only in this response', body: Type.Ref('ApiKeyCreate'), response: { 201: Type.Ref('ApiKeyCreated'), ...errors } } },
     async (request, reply) => {
-      const { key, prefix } = generateKey();
-      const record = await store.addKey({
-        id: `key_${prefix.slice(3)}${Date.now().toString(36)}`,
-        name: request.body.name.trim(),
-        key_prefix: prefix,
-        hash: hashKey(secret, key),
-        created_at: app.services.now().toISOString(),
-        last_used_at: null,
-        revoked_at: null,
-      });
+      const { record, key } = await app.services.createApiKey(request.body.name, secret);
       return reply.status(201).send({ id: record.id, name: record.name, key, key_prefix: record.key_prefix, created_at: record.created_at });
     },
   );

@@ -1,0 +1,65 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { lockOwner } from './store/lock.ts';
+import { dataPaths } from './store/paths.ts';
+import type { Discovery } from './serve.ts';
+
+/** A running server of this data directory, found through its discovery file, or undefined. */
+export function findRunningServer(dataDir: string): { discovery: Discovery; adminToken: string; ca?: string } | undefined {
+  const paths = dataPaths(dataDir);
+  if (!existsSync(paths.discovery)) return undefined;
+  try {
+    const discovery = JSON.parse(readFileSync(paths.discovery, 'utf8')) as Discovery;
+    if (lockOwner(paths.lock) !== discovery.pid) return undefined;
+    process.kill(discovery.pid, 0);
+    const adminToken = readFileSync(paths.adminToken, 'utf8').trim();
+    const ca = discovery.cert_path ? readFileSync(discovery.cert_path, 'utf8') : undefined;
+    return { discovery, adminToken, ...(ca ? { ca } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ClientResponse {
+  status: number;
+  body: unknown;
+}
+
+/** Calls the running server as the CLI (admin token), trusting exactly its certificate. */
+export function callServer(server: { discovery: Discovery; adminToken: string; ca?: string }, method: string, path: string, body?: unknown): Promise<ClientResponse> {
+  const url = new URL(path, server.discovery.url);
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method,
+        ...(server.ca ? { ca: server.ca } : {}),
+        headers: {
+          'x-docwright-admin': server.adminToken,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+        },
+        timeout: 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : null;
+          } catch {
+            // Not JSON: kept as text.
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('the server did not answer in 30 s')));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
