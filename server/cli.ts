@@ -1,10 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { loadSecret } from './auth/secret.ts';
+import { CONFIG_KEYS, CliError, parseSetting, withAdmin } from './cli/admin.ts';
+import { findRunningServer } from './client.ts';
 import { convert, ConvertInputError, defaultTemplate, readTemplate, type MappingRules } from './convert/index.ts';
-
-/** An error the user can fix: printed as one line, exit status 1. */
-class CliError extends Error {}
+import { loadOrCreateCertificate } from './http/tls.ts';
+import { ServeError, startServer } from './serve.ts';
+import { PLAN_LIMITS, quotaOf } from './services.ts';
+import { DatabaseError } from './store/database.ts';
+import { DataDirLockedError } from './store/lock.ts';
+import { dataPaths, defaultDataDir } from './store/paths.ts';
 
 function readInput(path: string): string {
   try {
@@ -96,6 +102,121 @@ export function buildProgram(): Command {
       if (opts.json) process.stdout.write(`${JSON.stringify(styles.map(({ name, id, type }) => ({ name, id, type })), null, 2)}\n`);
       else for (const s of styles) process.stdout.write(`${s.type.padEnd(10)} ${s.name}\n`);
     });
+  const dataDir = () => resolve((program.opts() as { dataDir?: string }).dataDir ?? defaultDataDir());
+  program.option('--data-dir <dir>', 'data directory (default: $DOCWRIGHT_HOME, else the per-user app-data folder)');
+  const print = (text: string): void => void process.stdout.write(`${text}\n`);
+
+  program
+    .command('serve')
+    .description('start the local API server (HTTPS on 127.0.0.1) and print its URL and the UI link')
+    .option('-p, --port <port>', 'port (default: the port setting, 47823)')
+    .option('--host <host>', 'address to bind: 127.0.0.1 (default), localhost or ::1')
+    .option('--http', 'plain HTTP instead of HTTPS (loopback only)')
+    .action(async (opts: { port?: string; host?: string; http?: boolean }) => {
+      const port = opts.port === undefined ? undefined : Number(opts.port);
+      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliError('--port must be a number from 0 to 65535');
+      const server = await startServer({ dataDir: dataDir(), ...(port !== undefined ? { port } : {}), ...(opts.host ? { host: opts.host } : {}), http: opts.http ?? false });
+      for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
+      print(`Docwright is running at ${server.discovery.url}`);
+      print(`Open the app:  ${server.uiLink}`);
+      if (server.discovery.cert_path) print(`Certificate:   ${server.discovery.cert_path} (curl --cacert it; SHA-256 ${server.discovery.fingerprint})`);
+      print(`Data:          ${dataDir()}`);
+      print('Stop with Ctrl+C.');
+      await new Promise<void>((done) => {
+        const stop = () => void server.close().then(done, done);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+
+  const keys = program.command('keys').description('API keys (shown once when created)');
+  keys
+    .command('create')
+    .argument('<name>', 'a label, e.g. "CI script"')
+    .description('create an API key and print it once')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: { json?: boolean }) => {
+      if (!name.trim() || name.length > 100) throw new CliError('the key name must have 1 to 100 characters');
+      const created = await withAdmin(dataDir(), (ops) => ops.createKey(name));
+      if (opts.json) print(JSON.stringify(created, null, 2));
+      else {
+        print(created.key);
+        process.stderr.write(`Created key ${created.id} (${created.name}). Copy it now: it is not shown again.\n`);
+      }
+    });
+  keys
+    .command('list')
+    .description('list API keys (never their secrets)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const list = await withAdmin(dataDir(), (ops) => ops.listKeys());
+      if (opts.json) return print(JSON.stringify(list, null, 2));
+      if (list.length === 0) return print('No API keys. Create one: docwright keys create NAME');
+      for (const k of list) print(`${k.id}  ${k.key_prefix}…  ${k.name}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}`);
+    });
+  keys
+    .command('revoke')
+    .argument('<id>', 'the key id (docwright keys list)')
+    .description('revoke an API key; it fails from the next request on')
+    .action(async (id: string) => {
+      const k = await withAdmin(dataDir(), (ops) => ops.revokeKey(id));
+      print(`Revoked ${k.id} (${k.name}).`);
+    });
+
+  const config = program.command('config').description(`settings: ${CONFIG_KEYS.join(', ')}`);
+  config
+    .command('get')
+    .argument('[key]', 'one setting')
+    .description('print the settings (or one)')
+    .action(async (key: string | undefined) => {
+      const settings = await withAdmin(dataDir(), (ops) => ops.settings());
+      if (key === undefined) return print(JSON.stringify(settings, null, 2));
+      if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
+      const value = settings[key as keyof typeof settings];
+      print(value === null ? 'unlimited' : String(value));
+    });
+  config
+    .command('set')
+    .argument('<key>')
+    .argument('<value>')
+    .description('change a setting (takes effect at once on a running server)')
+    .action(async (key: string, value: string) => {
+      const patch = parseSetting(key, value);
+      const settings = await withAdmin(dataDir(), (ops) => ops.updateSettings(patch));
+      const shown = settings[key as keyof typeof settings];
+      print(`${key} = ${shown === null ? 'unlimited' : String(shown)}${key === 'port' ? ' (used from the next start)' : ''}`);
+    });
+
+  program
+    .command('cert')
+    .description("print the path of the server's certificate (for curl --cacert)")
+    .action(async () => {
+      const tls = await loadOrCreateCertificate(dataPaths(dataDir()).tls);
+      print(tls.certPath);
+    });
+
+  program
+    .command('status')
+    .description('is the server running? its URL, pid, plan and where the key secret is kept')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const running = findRunningServer(dataDir());
+      const settings = await withAdmin(dataDir(), (ops) => ops.settings());
+      const keychain = running ? running.discovery.keychain : (await loadSecret(dataDir())).store;
+      const status = {
+        running: Boolean(running),
+        url: running?.discovery.url ?? null,
+        pid: running?.discovery.pid ?? null,
+        plan: settings.plan,
+        monthly_quota: quotaOf(settings),
+        api_access: PLAN_LIMITS[settings.plan].api,
+        keychain,
+        data_dir: dataDir(),
+      };
+      if (opts.json) return print(JSON.stringify(status, null, 2));
+      print(running ? `Running at ${status.url} (pid ${status.pid})` : 'Not running (start it: docwright serve)');
+      print(`Plan: ${status.plan}; key secret in the ${keychain === 'keychain' ? 'OS keychain' : '0600 file in the data directory'}; data in ${status.data_dir}`);
+    });
   return program;
 }
 
@@ -106,7 +227,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (error instanceof CliError || error instanceof ConvertInputError) {
+    if (error instanceof CliError || error instanceof ConvertInputError || error instanceof ServeError || error instanceof DatabaseError || error instanceof DataDirLockedError) {
       process.stderr.write(`docwright: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
       return 1;
     }

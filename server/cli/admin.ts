@@ -1,0 +1,106 @@
+import { loadSecret } from '../auth/secret.ts';
+import { callServer, findRunningServer } from '../client.ts';
+import { Services } from '../services.ts';
+import type { ApiKeyRecord, Plan, Settings } from '../store/database.ts';
+import { DataDirLockedError } from '../store/lock.ts';
+import { Store } from '../store/store.ts';
+
+/** An error the user can fix: printed as one line, exit status 1. */
+export class CliError extends Error {}
+
+/** What the admin commands do, against a running server (over its API) or the data directory itself. */
+export interface AdminOps {
+  readonly running: boolean;
+  createKey(name: string): Promise<{ id: string; name: string; key: string; key_prefix: string; created_at: string }>;
+  listKeys(): Promise<Omit<ApiKeyRecord, 'hash'>[]>;
+  revokeKey(id: string): Promise<Omit<ApiKeyRecord, 'hash'>>;
+  settings(): Promise<Settings>;
+  updateSettings(patch: Partial<Settings>): Promise<Settings>;
+}
+
+function publicKey(k: ApiKeyRecord): Omit<ApiKeyRecord, 'hash'> {
+  const { hash: _hash, ...rest } = k;
+  return rest;
+}
+
+function failure(body: unknown, fallback: string): CliError {
+  const message = (body as { error?: { message?: string } } | null)?.error?.message;
+  return new CliError(message ?? fallback);
+}
+
+/**
+ * Runs admin operations: through the running server when there is one (so only it writes the data directory), else
+ * on the data directory directly, holding its lock.
+ */
+export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promise<T>): Promise<T> {
+  const server = findRunningServer(dataDir);
+  if (server) {
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await callServer(server, method, path, body);
+      if (res.status >= 400) throw failure(res.body, `the server answered ${res.status}`);
+      return res.body;
+    };
+    return fn({
+      running: true,
+      createKey: async (name) => (await call('POST', '/api/settings/api-keys', { name })) as never,
+      listKeys: async () => (await call('GET', '/api/settings/api-keys')) as never,
+      revokeKey: async (id) => (await call('DELETE', `/api/settings/api-keys/${encodeURIComponent(id)}`)) as never,
+      settings: async () => ((await call('GET', '/api/settings')) as { settings: Settings }).settings,
+      updateSettings: async (patch) => ((await call('PATCH', '/api/settings', patch)) as { settings: Settings }).settings,
+    });
+  }
+  let store: Store;
+  try {
+    store = await Store.open(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) throw new CliError(`${error.message} Wait for it to finish, or stop it.`);
+    throw error;
+  }
+  try {
+    const services = new Services(store);
+    return await fn({
+      running: false,
+      createKey: async (name) => {
+        const { secret } = await loadSecret(dataDir);
+        const { record, key } = await services.createApiKey(name, secret);
+        return { id: record.id, name: record.name, key, key_prefix: record.key_prefix, created_at: record.created_at };
+      },
+      listKeys: async () => store.listKeys().map(publicKey),
+      revokeKey: async (id) => {
+        const record = await store.revokeKey(id, new Date());
+        if (!record) throw new CliError(`no API key with id ${id} (see docwright keys list)`);
+        return publicKey(record);
+      },
+      settings: async () => store.settings(),
+      updateSettings: async (patch) => store.updateSettings(patch),
+    });
+  } finally {
+    store.close();
+  }
+}
+
+export const CONFIG_KEYS = ['plan', 'monthly_quota', 'retention_days', 'port'] as const;
+export type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** Parses `config set KEY VALUE` into a settings patch, with a message naming the key when the value is wrong. */
+export function parseSetting(key: string, value: string): Partial<Settings> {
+  const int = (min: number, max: number) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new CliError(`${key} must be a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+  switch (key) {
+    case 'plan': {
+      const plan = value.toLowerCase();
+      if (plan !== 'solo' && plan !== 'team' && plan !== 'enterprise') throw new CliError('plan must be solo, team or enterprise');
+      return { plan: plan as Plan };
+    }
+    case 'monthly_quota':
+      return { monthly_quota: value.toLowerCase() === 'unlimited' ? null : int(0, 1_000_000_000) };
+    case 'retention_days':
+      return { retention_days: int(1, 3650) };
+    case 'port':
+      return { port: int(1, 65535) };
+    default:
+      throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
+  }
+}
