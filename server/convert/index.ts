@@ -59,8 +59,7 @@ export function convert(input: ConvertInput): ConvertResult {
   const template = templateOf(input.template);
   const rules = rulesOf(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
-  const tree = parseMarkdown(input.markdown);
-  const compiled = toDocx(tree, { styles, textWidthTwips: template.textWidthTwips });
+  const compiled = toDocx(parseMarkdown(input.markdown), { styles, textWidthTwips: template.textWidthTwips });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
   return { docx, warnings: [...styleWarnings, ...compiled.warnings], stats: compiled.stats };
 }

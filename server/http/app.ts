@@ -115,28 +115,45 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-function hostOf(header: string | undefined): string | undefined {
+/** Splits a Host header into a lower-case host name (IPv6 in brackets) and its port, if any. */
+function splitHost(header: string | undefined): { host: string; port: number | undefined } | undefined {
   if (!header) return undefined;
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:]+)(?::(\d+))?$/.exec(header.trim());
-  return m?.[1]?.toLowerCase();
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+)(?::(\d{1,5}))?$/.exec(header.trim());
+  if (!m?.[1]) return undefined;
+  return { host: m[1].toLowerCase(), port: m[2] === undefined ? undefined : Number(m[2]) };
 }
 
-/** Host allow-list (DNS rebinding), Origin check (no cross-site calls, no CORS) and authentication. */
+/**
+ * Host allow-list (DNS rebinding) and Origin check (no CORS: only the server's own origin, same scheme, host and
+ * port, may call it from a browser; another local web app on another port may not), then authentication.
+ */
 function installGuards(app: FastifyInstance, options: AppOptions, authenticator: Authenticator): void {
   const hosts = new Set((options.allowedHosts ?? ['127.0.0.1', 'localhost', '[::1]']).map((h) => h.toLowerCase()));
+  const scheme = options.https ? 'https:' : 'http:';
+  // The listening port: given, or read from the socket once it listens (port 0 in tests); unknown under inject.
+  const serverPort = (): number | undefined => {
+    if (options.port) return options.port;
+    const address = app.server.address();
+    return typeof address === 'object' && address ? address.port : undefined;
+  };
   app.addHook('onRequest', async (request) => {
-    const host = hostOf(request.headers.host);
-    if (!host || !hosts.has(host)) throw new ApiError('forbidden', 'Host not allowed: this server answers only to its own addresses (DNS rebinding protection).');
+    const port = serverPort();
+    const defaultPort = options.https ? 443 : 80;
+    const host = splitHost(request.headers.host);
+    if (!host || !hosts.has(host.host) || (port !== undefined && (host.port ?? defaultPort) !== port)) {
+      throw new ApiError('forbidden', 'Host not allowed: this server answers only to its own address (DNS rebinding protection).');
+    }
     const origin = request.headers.origin;
     if (origin !== undefined) {
-      let originHost: string | undefined;
+      let allowed = false;
       try {
-        originHost = new URL(origin).hostname.toLowerCase();
+        const url = new URL(origin);
+        const originPort = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+        allowed = hosts.has(url.host.replace(/:\d+$/, '').toLowerCase()) && (port === undefined ? url.protocol === scheme || !options.https : url.protocol === scheme && originPort === port);
       } catch {
-        originHost = undefined;
+        allowed = false;
       }
-      const bracketed = originHost && originHost.includes(':') && !originHost.startsWith('[') ? `[${originHost}]` : originHost;
-      if (!bracketed || !hosts.has(bracketed)) throw new ApiError('forbidden', 'Cross-origin requests are not allowed.');
+      if (!allowed) throw new ApiError('forbidden', 'Cross-origin requests are not allowed.');
     }
     if (request.headers['sec-fetch-site'] === 'cross-site') throw new ApiError('forbidden', 'Cross-site requests are not allowed.');
     const path = request.url.split('?')[0] ?? '';

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /** Thrown when another live process owns the data directory. */
 export class DataDirLockedError extends Error {
@@ -21,18 +22,26 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Lock files this process holds: its own pid in a lock file is stale only when it is not one of these. */
+const held = new Set<string>();
+
 /**
  * Takes the data directory's lock: a file created exclusively, holding the owner's pid. A lock left by a process
  * that no longer runs (kill -9, power loss) is taken over. Returns the function that releases it.
  */
 export function acquireLock(lockFile: string): () => void {
+  const key = resolve(lockFile);
+  if (held.has(key)) throw new DataDirLockedError(lockFile, process.pid);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       writeFileSync(lockFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      held.add(key);
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
+        held.delete(key);
+        process.removeListener('exit', release);
         try {
           if (readFileSync(lockFile, 'utf8').trim() === String(process.pid)) rmSync(lockFile, { force: true });
         } catch {

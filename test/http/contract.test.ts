@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../server/auth/keys.ts';
 import { buildApp } from '../../server/http/app.ts';
@@ -22,7 +22,7 @@ const ADMIN_TOKEN = 'admin-token-for-tests';
 const UI_TOKEN = 'ui-token-for-tests';
 const CORPORATE = fixture('templates', 'corporate.docx');
 
-type Injected = Awaited<ReturnType<FastifyInstance['inject']>>;
+type Injected = LightMyRequestResponse;
 type Headers = Record<string, string>;
 
 /** A fresh data directory, store and app; `clock` is the app's `now` and can be moved forward. */
@@ -63,9 +63,9 @@ const admin: Headers = { 'x-docwright-admin': ADMIN_TOKEN };
 const bearer = (key: string): Headers => ({ authorization: `Bearer ${key}` });
 
 function req(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers = {}, payload?: unknown): Promise<Injected> {
-  const options: Parameters<FastifyInstance['inject']>[0] = { method, url, headers: { host: HOST, ...headers } };
-  if (payload !== undefined) (options as { payload: unknown }).payload = payload as never;
-  return app.inject(options) as Promise<Injected>;
+  const options: InjectOptions = { method, url, headers: { host: HOST, ...headers } };
+  if (payload !== undefined) options.payload = payload as InjectOptions['payload'];
+  return app.inject(options);
 }
 
 /** POST /api/settings/api-keys with the CLI's admin token; returns the creation response. */
@@ -776,6 +776,18 @@ describe('SPEC.md Authentication 6. Plan access: "Public API /api/v1/* — Solo:
     expect(res.headers['content-type']).toBe(DOCX);
   });
 
+  it('Limits: "Templates: Solo 5" — the sixth upload is refused (403 forbidden: Docwright\'s choice, the code is not shown)', async () => {
+    const cookie = await sessionCookie(env.app);
+    for (let i = 1; i <= 5; i++) {
+      const res = await upload(env.app, cookie, 'POST', '/api/v1/templates', { name: `T${i}` }, { bytes: CORPORATE, name: 'corporate.docx' });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const sixth = await upload(env.app, cookie, 'POST', '/api/v1/templates', { name: 'T6' }, { bytes: CORPORATE, name: 'corporate.docx' });
+    expectError(sixth, 403, 'forbidden', '5');
+    const own = ((await req(env.app, 'GET', '/api/v1/templates', cookie)).json() as Array<{ id: string }>).filter((t) => t.id !== BUILTIN_TEMPLATE_ID);
+    expect(own).toHaveLength(5);
+  });
+
   it('back on Team the same key works again', async () => {
     expect((await req(env.app, 'PATCH', '/api/settings', admin, { plan: 'team' })).statusCode).toBe(200);
     expect((await req(env.app, 'GET', '/api/v1/templates', bearer(key))).statusCode).toBe(200);
@@ -793,10 +805,21 @@ describe('SPEC.md Limits: "Exceeding the monthly conversion quota gives 429 rate
   const RETRY_AFTER = (Date.parse('2026-12-01T00:00:00Z') - NOW.getTime()) / 1000;
   let env: Env;
   let auth: Headers;
+  let corporate: { template_id: string; mapping_id: string };
 
   beforeAll(async () => {
     env = await openEnv(NOW);
     auth = bearer((await createKey(env.app)).key);
+    // An uploaded template whose current version no conversion has read yet: the first conversions all wait on
+    // reading it from disk while holding their quota reservation, so the burst below really races.
+    const up = await upload(env.app, auth, 'POST', '/api/v1/templates', { name: 'Corporate' }, { bytes: CORPORATE, name: 'corporate.docx' });
+    expect(up.statusCode, up.body).toBe(201);
+    const template_id = (up.json() as { id: string }).id;
+    const m = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'Corporate', template_id, rules: { paragraph: 'Corp Body', table: { style: 'Corp Table', header_row: true } } });
+    expect(m.statusCode, m.body).toBe(201);
+    corporate = { template_id, mapping_id: (m.json() as { id: string }).id };
+    const put = await upload(env.app, auth, 'PUT', `/api/v1/templates/${template_id}/file`, {}, { bytes: CORPORATE, name: 'corporate.docx' });
+    expect(put.statusCode, put.body).toBe(200);
     const res = await req(env.app, 'PATCH', '/api/settings', admin, { monthly_quota: 20 });
     expect(res.statusCode, res.body).toBe(200);
   });
@@ -804,7 +827,7 @@ describe('SPEC.md Limits: "Exceeding the monthly conversion quota gives 429 rate
 
   it('40 parallel converts with a quota of 20 → exactly 20 × 200 and 20 × 429 with Retry-After', async () => {
     expect(RETRY_AFTER).toBe(734_400);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => convert(env.app, auth, { markdown: `# Doc ${i}\n\ntext`, ...builtin })));
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => convert(env.app, auth, { markdown: `# Doc ${i}\n\ntext`, ...corporate })));
     const ok = results.filter((r) => r.statusCode === 200);
     const limited = results.filter((r) => r.statusCode === 429);
     expect(ok).toHaveLength(20);
@@ -859,9 +882,9 @@ describe('SPEC.md Errors: "Envelope for every error, JSON"', () => {
   describe('Host allow-list and Origin check (Docwright runs on 127.0.0.1; not in SPEC.md)', () => {
     it('a Host header of another site → 403', async () => {
       const res = await env.app.inject({ method: 'GET', url: '/api/v1/templates', headers: { host: `evil.example:${PORT}`, ...auth } });
-      expectError(res as Injected, 403, 'forbidden');
+      expectError(res, 403, 'forbidden');
       const bare = await env.app.inject({ method: 'GET', url: '/api/health', headers: { host: 'attacker.test' } });
-      expectError(bare as Injected, 403, 'forbidden');
+      expectError(bare, 403, 'forbidden');
     });
 
     it('localhost and 127.0.0.1 are accepted', async () => {

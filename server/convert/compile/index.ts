@@ -2,7 +2,6 @@ import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, typ
 import type { Nodes, Root } from 'mdast';
 import { parse as parseYaml } from 'yaml';
 import type { ResolvedStyles } from '../mapping.ts';
-import { boundNesting } from './flatten.ts';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
@@ -22,7 +21,8 @@ import { strong } from './handlers/strong.ts';
 import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
 import { thematicBreak } from './handlers/thematic-break.ts';
-import { measure, type ConversionStats } from './stats.ts';
+import type { ConversionStats } from './stats.ts';
+import type { ParsedMarkdown } from '../parse.ts';
 import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition } from './state.ts';
 
 /** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
@@ -81,14 +81,13 @@ export interface CompiledDocument {
   stats: ConversionStats;
 }
 
-/** Compiles an mdast tree into docx content, with warnings and stats. Pure: no I/O. */
-export function toDocx(tree: Root, options: { styles: ResolvedStyles; textWidthTwips: number }): CompiledDocument {
-  const { stats, maxListDepth } = measure(tree);
+/** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
+export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles; textWidthTwips: number }): CompiledDocument {
+  const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
   let properties: DocumentProperties = {};
   for (const node of tree.children) if (node.type === 'yaml') properties = frontMatter(state, node.value);
   collectDefinitions(tree, state);
-  boundNesting(tree);
   if (maxListDepth > MAX_LIST_LEVELS) state.warn(`list_depth_exceeded: ${maxListDepth}`);
   const children = state.blocks(tree.children);
   return {
