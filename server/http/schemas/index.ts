@@ -107,32 +107,21 @@ export const RulesSchema = Type.Object(
   { $id: 'Rules', additionalProperties: false },
 );
 
-export const MappingSchema = Type.Object(
-  {
-    id: Uuid,
-    name: Type.String(),
-    template_id: Uuid,
-    version: Type.Integer({ minimum: 1 }),
-    rules: Type.Ref('Rules'),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    builtin: Type.Boolean(),
-  },
-  { $id: 'Mapping' },
-);
+const mappingFields = {
+  id: Uuid,
+  name: Type.String(),
+  template_id: Uuid,
+  version: Type.Integer({ minimum: 1 }),
+  rules: Type.Ref('Rules'),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  builtin: Type.Boolean({ description: 'The built-in mapping, which cannot be changed or deleted' }),
+};
+
+export const MappingSchema = Type.Object(mappingFields, { $id: 'Mapping' });
 
 export const MappingWithWarningsSchema = Type.Object(
-  {
-    id: Uuid,
-    name: Type.String(),
-    template_id: Uuid,
-    version: Type.Integer({ minimum: 1 }),
-    rules: Type.Ref('Rules'),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    builtin: Type.Boolean(),
-    warnings: Type.Array(Type.String(), { description: '`missing_style: <name>` for each style the template lacks' }),
-  },
+  { ...mappingFields, warnings: Type.Array(Type.String(), { description: '`missing_style: <name>` for each style the template lacks' }) },
   { $id: 'MappingWithWarnings' },
 );
 
