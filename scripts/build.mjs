@@ -1,20 +1,43 @@
-// Bundles the command line (server/cli-entry.ts) into dist/cli.js: one file starts faster than hundreds of modules.
+// Builds the command line into dist/: server/cli-entry.ts bundled (one file starts faster than hundreds of
+// modules), the server's modules split into a chunk loaded only by the commands that need them, and the built-in
+// template embedded as bytes so `docwright convert` does not lay it out on every start.
 import { build } from 'esbuild';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: ['server/cli-entry.ts'],
-  outfile: 'dist/cli.js',
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  sourcemap: 'linked',
   logLevel: 'warning',
   // Native modules stay outside the bundle.
   external: ['@napi-rs/keyring', 'electron'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-});
+};
+
+// 1. The built-in template's bytes, from the same code the sources use.
+const temp = mkdtempSync(join(tmpdir(), 'docwright-build-'));
+try {
+  await build({ ...common, entryPoints: ['server/convert/default-template.ts'], outfile: join(temp, 'default-template.mjs') });
+  const { defaultTemplate } = await import(pathToFileURL(join(temp, 'default-template.mjs')).href);
+  const template = Buffer.from(defaultTemplate()).toString('base64');
+
+  // 2. The command line.
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  await build({
+    ...common,
+    entryPoints: { cli: 'server/cli-entry.ts' },
+    outdir: 'dist',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    sourcemap: 'linked',
+    define: { __DOCWRIGHT_DEFAULT_TEMPLATE__: JSON.stringify(template) },
+  });
+} finally {
+  rmSync(temp, { recursive: true, force: true });
+}

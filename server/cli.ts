@@ -1,16 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { loadSecret } from './auth/secret.ts';
-import { CONFIG_KEYS, CliError, parseSetting, withAdmin } from './cli/admin.ts';
-import { findRunningServer } from './client.ts';
+import { CliError } from './cli/errors.ts';
 import { convert, ConvertInputError, defaultTemplate, readTemplate, type MappingRules } from './convert/index.ts';
-import { loadOrCreateCertificate } from './http/tls.ts';
-import { ServeError, startServer } from './serve.ts';
-import { PLAN_LIMITS, quotaOf } from './services.ts';
-import { DatabaseError } from './store/database.ts';
-import { DataDirLockedError } from './store/lock.ts';
-import { dataPaths, defaultDataDir } from './store/paths.ts';
+import { SETTING_KEYS as CONFIG_KEYS } from './store/database.ts';
+import { defaultDataDir } from './store/paths.ts';
+
+// The server and admin commands load their modules (Fastify, the keychain, TLS) only when run, so that
+// `docwright convert` starts fast.
+const serverModules = () => import('./cli/server-commands.ts');
 
 function readInput(path: string): string {
   try {
@@ -115,6 +113,7 @@ export function buildProgram(): Command {
     .action(async (opts: { port?: string; host?: string; http?: boolean }) => {
       const port = opts.port === undefined ? undefined : Number(opts.port);
       if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliError('--port must be a number from 0 to 65535');
+      const { startServer } = await serverModules();
       const server = await startServer({ dataDir: dataDir(), ...(port !== undefined ? { port } : {}), ...(opts.host ? { host: opts.host } : {}), http: opts.http ?? false });
       for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
       print(`Docwright is running at ${server.discovery.url}`);
@@ -137,6 +136,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { json?: boolean }) => {
       if (!name.trim() || name.length > 100) throw new CliError('the key name must have 1 to 100 characters');
+      const { withAdmin } = await serverModules();
       const created = await withAdmin(dataDir(), (ops) => ops.createKey(name));
       if (opts.json) print(JSON.stringify(created, null, 2));
       else {
@@ -149,6 +149,7 @@ export function buildProgram(): Command {
     .description('list API keys (never their secrets)')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
+      const { withAdmin } = await serverModules();
       const list = await withAdmin(dataDir(), (ops) => ops.listKeys());
       if (opts.json) return print(JSON.stringify(list, null, 2));
       if (list.length === 0) return print('No API keys. Create one: docwright keys create NAME');
@@ -159,6 +160,7 @@ export function buildProgram(): Command {
     .argument('<id>', 'the key id (docwright keys list)')
     .description('revoke an API key; it fails from the next request on')
     .action(async (id: string) => {
+      const { withAdmin } = await serverModules();
       const k = await withAdmin(dataDir(), (ops) => ops.revokeKey(id));
       print(`Revoked ${k.id} (${k.name}).`);
     });
@@ -169,6 +171,7 @@ export function buildProgram(): Command {
     .argument('[key]', 'one setting')
     .description('print the settings (or one)')
     .action(async (key: string | undefined) => {
+      const { withAdmin } = await serverModules();
       const settings = await withAdmin(dataDir(), (ops) => ops.settings());
       if (key === undefined) return print(JSON.stringify(settings, null, 2));
       if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
@@ -181,6 +184,7 @@ export function buildProgram(): Command {
     .argument('<value>')
     .description('change a setting (takes effect at once on a running server)')
     .action(async (key: string, value: string) => {
+      const { withAdmin, parseSetting } = await serverModules();
       const patch = parseSetting(key, value);
       const settings = await withAdmin(dataDir(), (ops) => ops.updateSettings(patch));
       const shown = settings[key as keyof typeof settings];
@@ -191,6 +195,7 @@ export function buildProgram(): Command {
     .command('cert')
     .description("print the path of the server's certificate (for curl --cacert)")
     .action(async () => {
+      const { loadOrCreateCertificate, dataPaths } = await serverModules();
       const tls = await loadOrCreateCertificate(dataPaths(dataDir()).tls);
       print(tls.certPath);
     });
@@ -200,6 +205,7 @@ export function buildProgram(): Command {
     .description('is the server running? its URL, pid, plan and where the key secret is kept')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
+      const { findRunningServer, withAdmin, loadSecret, PLAN_LIMITS, quotaOf } = await serverModules();
       const running = findRunningServer(dataDir());
       const settings = await withAdmin(dataDir(), (ops) => ops.settings());
       const keychain = running ? running.discovery.keychain : (await loadSecret(dataDir())).store;
@@ -220,6 +226,9 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Errors of the server modules a user can act on (named, so that checking them needs no import). */
+const USER_ERRORS = new Set(['ServeError', 'DatabaseError', 'DataDirLockedError']);
+
 /** Runs the command line; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -227,7 +236,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (error instanceof CliError || error instanceof ConvertInputError || error instanceof ServeError || error instanceof DatabaseError || error instanceof DataDirLockedError) {
+    if (error instanceof CliError || error instanceof ConvertInputError || (error instanceof Error && USER_ERRORS.has(error.name))) {
       process.stderr.write(`docwright: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
       return 1;
     }

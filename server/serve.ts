@@ -49,7 +49,9 @@ export interface RunningServer {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** Thrown for a configuration the server refuses to start with. */
-export class ServeError extends Error {}
+export class ServeError extends Error {
+  override name = 'ServeError';
+}
 
 /**
  * Starts the server: takes the data directory, loads the key-hashing secret from the keychain, generates or loads

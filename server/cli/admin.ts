@@ -1,12 +1,11 @@
 import { loadSecret } from '../auth/secret.ts';
 import { callServer, findRunningServer } from '../client.ts';
 import { Services } from '../services.ts';
-import type { ApiKeyRecord, Plan, Settings } from '../store/database.ts';
+import { SETTING_KEYS, type ApiKeyRecord, type Plan, type Settings } from '../store/database.ts';
 import { DataDirLockedError } from '../store/lock.ts';
 import { Store } from '../store/store.ts';
 
-/** An error the user can fix: printed as one line, exit status 1. */
-export class CliError extends Error {}
+import { CliError } from './errors.ts';
 
 /** What the admin commands do, against a running server (over its API) or the data directory itself. */
 export interface AdminOps {
@@ -79,8 +78,6 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
   }
 }
 
-export const CONFIG_KEYS = ['plan', 'monthly_quota', 'retention_days', 'port'] as const;
-export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Parses `config set KEY VALUE` into a settings patch, with a message naming the key when the value is wrong. */
 export function parseSetting(key: string, value: string): Partial<Settings> {
@@ -101,6 +98,6 @@ export function parseSetting(key: string, value: string): Partial<Settings> {
     case 'port':
       return { port: int(1, 65535) };
     default:
-      throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
+      throw new CliError(`unknown setting ${key}; use one of ${SETTING_KEYS.join(', ')}`);
   }
 }

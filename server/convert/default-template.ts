@@ -89,12 +89,19 @@ const TABLE_NORMAL =
 
 let cached: Uint8Array | undefined;
 
+/** The template's bytes, embedded by the build (scripts/build.mjs); absent when running from the sources. */
+declare const __DOCWRIGHT_DEFAULT_TEMPLATE__: string | undefined;
+
 /**
  * Builds "Docwright Default": A4 with 2.5 cm margins, a named style for every mapping key, code at 9 pt monospace
  * and page numbers in the footer. Reproducible: the same bytes on every run.
  */
 export function defaultTemplate(): Uint8Array {
   if (cached) return cached;
+  if (typeof __DOCWRIGHT_DEFAULT_TEMPLATE__ === 'string') {
+    cached = new Uint8Array(Buffer.from(__DOCWRIGHT_DEFAULT_TEMPLATE__, 'base64'));
+    return cached;
+  }
   const doc = new Document({
     creator: 'Docwright',
     title: DEFAULT_TEMPLATE_NAME,

@@ -59,6 +59,9 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
+/** Settings a user may change (`docwright config`, PATCH /api/settings). */
+export const SETTING_KEYS = ['plan', 'monthly_quota', 'retention_days', 'port'] as const;
+
 export interface Settings {
   plan: Plan;
   /** Conversions a calendar month (UTC); null: the plan's limit. */

@@ -1,0 +1,2 @@
+/** An error the user can fix: printed as one line, exit status 1. */
+export class CliError extends Error {}

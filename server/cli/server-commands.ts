@@ -1,0 +1,8 @@
+/** What the server and admin commands need, loaded on demand by the command line. */
+export { loadSecret } from '../auth/secret.ts';
+export { findRunningServer } from '../client.ts';
+export { loadOrCreateCertificate } from '../http/tls.ts';
+export { startServer } from '../serve.ts';
+export { PLAN_LIMITS, quotaOf } from '../services.ts';
+export { dataPaths } from '../store/paths.ts';
+export { parseSetting, withAdmin } from './admin.ts';
