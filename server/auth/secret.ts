@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { AsyncEntry, type EntryOptions } from '@napi-rs/keyring';
 
@@ -12,6 +12,8 @@ import { AsyncEntry, type EntryOptions } from '@napi-rs/keyring';
 
 export const KEYCHAIN_SERVICE = 'Docwright';
 export const SECRET_FILE_NAME = 'secret.key';
+/** Marks a data directory whose secret lives in the keychain, so an unreachable keychain is an error, not a new secret. */
+export const KEYCHAIN_MARKER_NAME = 'secret.in-keychain';
 
 const SECRET_BYTES = 32;
 const BASE64_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
@@ -46,17 +48,21 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
 
   const account = keychainAccount(dataDir);
   const where = `keychain entry "${KEYCHAIN_SERVICE}" / "${account}"`;
+  const marker = join(resolve(dataDir), KEYCHAIN_MARKER_NAME);
   let entry: AsyncEntry;
   let stored: string | null;
   try {
     entry = new AsyncEntry(KEYCHAIN_SERVICE, account, ENTRY_OPTIONS);
     stored = await entry.getPassword();
   } catch (error) {
+    // The secret is known to be in the keychain: a file secret now would silently invalidate every key.
+    if (existsSync(marker) && !existsSync(file)) throw keychainLocked(error, marker);
     return fromFile(file, unreachable(file, error));
   }
 
   if (stored !== null) {
     const secret = decode(stored, where);
+    markKeychain(marker);
     if (!existsSync(file)) return { secret, store: 'keychain' };
     return {
       secret,
@@ -83,7 +89,21 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
   } catch (error) {
     return fromFile(file, unreachable(file, error));
   }
+  markKeychain(marker);
   return { secret: decode(kept, where), store: 'keychain' };
+}
+
+function markKeychain(marker: string): void {
+  if (existsSync(marker)) return;
+  mkdirSync(dirname(marker), { recursive: true, mode: 0o700 });
+  writeFileSync(marker, 'The API key secret of this data directory is kept in the OS keychain.\n', { mode: 0o600 });
+}
+
+function keychainLocked(error: unknown, marker: string): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(
+    `The API key secret is kept in the OS keychain, which cannot be reached now (${reason}). Unlock the keychain (or start the D-Bus session) and try again. Deleting ${marker} would make a new secret and invalidate every API key.`,
+  );
 }
 
 function unreachable(file: string, error: unknown): string {

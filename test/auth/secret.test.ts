@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Entry } from '@napi-rs/keyring';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KEYCHAIN_SERVICE, keychainAccount, loadSecret, SECRET_FILE_NAME } from '../../server/auth/secret.ts';
+import { KEYCHAIN_MARKER_NAME, KEYCHAIN_SERVICE, keychainAccount, loadSecret, SECRET_FILE_NAME } from '../../server/auth/secret.ts';
 
 // The keychain tests use the real Secret Service: run them through scripts/with-keyring.sh.
 
@@ -80,7 +80,7 @@ describe('loadSecret with the OS keychain', () => {
     const second = await loadSecret(dir);
     expect(second.store).toBe('keychain');
     expect(second.secret.equals(first.secret)).toBe(true);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual([KEYCHAIN_MARKER_NAME]);
   });
 
   it('keeps one secret per data directory', async () => {
@@ -186,6 +186,23 @@ describe('loadSecret with the file fallback', () => {
     expect(first.fingerprint).toBe(createHash('sha256').update(onDisk).digest('hex'));
 
     expect(run().fingerprint).toBe(first.fingerprint);
+  });
+
+  it.runIf(onLinux)('refuses, rather than make a second secret, when the keychain that holds it is unreachable', async () => {
+    requireSecretService();
+    const dir = tempDataDir();
+    const first = await loadSecret(dir);
+    expect(first.store).toBe('keychain');
+    const env: NodeJS.ProcessEnv = { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/docwright-test-bus' };
+    delete env.DOCWRIGHT_KEYCHAIN;
+    let message = '';
+    try {
+      execFileSync(process.execPath, ['--import', 'tsx', childScript, dir], { cwd: repoRoot, env, encoding: 'utf8', stdio: 'pipe' });
+    } catch (error) {
+      message = String((error as { stderr?: string }).stderr);
+    }
+    expect(message).toContain('kept in the OS keychain, which cannot be reached now');
+    expect(existsSync(join(dir, SECRET_FILE_NAME))).toBe(false);
   });
 
   it.each([
