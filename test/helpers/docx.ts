@@ -23,9 +23,16 @@ export function partNames(docx: Uint8Array): string[] {
   return Object.keys(unzipSync(docx));
 }
 
-/** Writes bytes to a fresh temporary file and returns its path. */
+let tempRoot: string | undefined;
+
+/** Writes bytes to a fresh temporary file (removed when the test process ends) and returns its path. */
 export function tempFile(bytes: Uint8Array, name = 'out.docx'): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dw-test-'));
+  if (!tempRoot) {
+    const root = mkdtempSync(join(tmpdir(), 'dw-test-'));
+    tempRoot = root;
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+  }
+  const dir = mkdtempSync(join(tempRoot, 'f-'));
   const path = join(dir, name);
   writeFileSync(path, bytes);
   return path;
