@@ -6,6 +6,8 @@ const MAX_LIST_NESTING = 4;
 const MAX_QUOTE_NESTING = 8;
 /** Inline formatting deeper than this is merged into its parent (its formatting is already applied). */
 const MAX_INLINE_NESTING = 32;
+/** Containers of any kind (quotes and lists mixed) deeper than this are merged into their parent. */
+const MAX_BLOCK_NESTING = 48;
 
 const INLINE_CONTAINERS = new Set(['emphasis', 'strong', 'delete', 'link', 'linkReference']);
 
@@ -15,15 +17,21 @@ const INLINE_CONTAINERS = new Set(['emphasis', 'strong', 'delete', 'link', 'link
  * indentation merge into their parent, and over-deep inline formatting is merged. Works in place, without recursion.
  */
 export function boundNesting(tree: Root): void {
-  const stack: { node: Parents; lists: number; quotes: number; inline: number }[] = [{ node: tree, lists: 0, quotes: 0, inline: 0 }];
+  const stack: { node: Parents; lists: number; quotes: number; inline: number; depth: number }[] = [{ node: tree, lists: 0, quotes: 0, inline: 0, depth: 0 }];
   for (let entry = stack.pop(); entry; entry = stack.pop()) {
-    const { node, lists, quotes, inline } = entry;
+    const { node, lists, quotes, inline, depth } = entry;
     const children = node.children as Nodes[];
     for (let i = 0; i < children.length; i++) {
       const child = children[i] as Nodes;
       if (!('children' in child)) continue;
-      if (child.type === 'blockquote' && quotes >= MAX_QUOTE_NESTING) {
+      if (child.type === 'blockquote' && (quotes >= MAX_QUOTE_NESTING || depth >= MAX_BLOCK_NESTING)) {
         children.splice(i, 1, ...(child.children as Nodes[]));
+        i -= 1;
+        continue;
+      }
+      // Quotes and lists nested in turn: past the limit a list's items merge into the item that holds it.
+      if (child.type === 'list' && node.type !== 'root' && depth >= MAX_BLOCK_NESTING) {
+        children.splice(i, 1, ...child.children.flatMap((item) => item.children as Nodes[]));
         i -= 1;
         continue;
       }
@@ -40,6 +48,7 @@ export function boundNesting(tree: Root): void {
         lists: child.type === 'list' ? lists + 1 : lists,
         quotes: child.type === 'blockquote' ? quotes + 1 : quotes,
         inline: INLINE_CONTAINERS.has(child.type) ? inline + 1 : inline,
+        depth: child.type === 'blockquote' || child.type === 'list' ? depth + 1 : depth,
       });
     }
   }
