@@ -117,7 +117,7 @@ export function buildProgram(): Command {
       const server = await startServer({ dataDir: dataDir(), ...(port !== undefined ? { port } : {}), ...(opts.host ? { host: opts.host } : {}), http: opts.http ?? false });
       for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
       print(`Docwright is running at ${server.discovery.url}`);
-      print(`Open the app:  ${server.uiLink}`);
+      print(`Session link:  ${server.uiLink} (signs a browser in to the settings area; keep it private)`);
       if (server.discovery.cert_path) print(`Certificate:   ${server.discovery.cert_path} (curl --cacert it; SHA-256 ${server.discovery.fingerprint})`);
       print(`Data:          ${dataDir()}`);
       print('Stop with Ctrl+C.');
