@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { convert, type MappingRules } from '../../server/convert/index.ts';
+import { convert } from '../../server/convert/index.ts';
 import { fixture, pdfText, validateDocx } from '../helpers/docx.ts';
+import { CORPORATE_RULES } from '../helpers/corporate.ts';
 
 /** Every element the engine supports, each marked by a sentinel word to find in the rendered text. */
 const MARKDOWN = `# Alphahead
@@ -92,15 +93,6 @@ const BODY_SENTINELS = [
   'Afterrule',
 ];
 
-const CORPORATE_RULES: MappingRules = {
-  heading: { '1': 'heading 1' },
-  paragraph: 'Corp Body',
-  blockquote: 'Corp Quote',
-  code_block: 'Corp Code',
-  table: { style: 'Corp Table' },
-  list_bullet: 'List Bullet',
-  list_ordered: 'List Number',
-};
 
 /** Asserts each sentinel occurs in the text, in the given order, and returns where each was found. */
 function expectInOrder(text: string, sentinels: readonly string[], from = 0): number[] {

@@ -3,6 +3,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert, type ConvertResult, type MappingRules } from '../../server/convert/index.ts';
 import { fixture, part, validateDocx } from '../helpers/docx.ts';
+import { CORPORATE_RULES } from '../helpers/corporate.ts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -18,16 +19,7 @@ const templateText = (path: string): string => {
   return strFromU8(bytes);
 };
 
-/** A mapping to the corporate template's styles; heading 1 by Word's built-in (lower-case) name. */
-const RULES: MappingRules = {
-  heading: { '1': 'heading 1' },
-  paragraph: 'Corp Body',
-  blockquote: 'Corp Quote',
-  code_block: 'Corp Code',
-  table: { style: 'Corp Table' },
-  list_bullet: 'List Bullet',
-  list_ordered: 'List Number',
-};
+const RULES = CORPORATE_RULES;
 
 const LINK = 'https://example.com/path?a=1&b=2';
 const AUTOLINK = 'https://docwright.example/auto';
