@@ -90,9 +90,9 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   }
 
   // Footnotes: appended to the template's (or a new part), with ids past the template's.
+  const footnotesPath = siblingPath(main, 'footnotes.xml');
   const footnoteIds = Object.keys(compiled.footnotes);
   if (footnoteIds.length > 0) {
-    const footnotesPath = siblingPath(main, 'footnotes.xml');
     const genFootnotes = text(generated, 'word/footnotes.xml') ?? '';
     const merged = mergeFootnotes(partText(template, footnotesPath), genFootnotes, body);
     body = merged.body;
@@ -110,24 +110,11 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
 
   // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
   const stylesPath = siblingPath(main, 'styles.xml');
-  let styles = partText(template, stylesPath);
-  let footnotesXml = out.get(siblingPath(main, 'footnotes.xml'));
-  for (const support of SUPPORT_STYLES) {
-    const used = new RegExp(`w:(?:pStyle|rStyle) w:val="${support.id}"`);
-    const inNotes = typeof footnotesXml === 'string' && used.test(footnotesXml);
-    if (!used.test(body) && !inNotes) continue;
-    const own = findStyle(template.styles, support.name);
-    if (own && own.type === support.type) {
-      if (own.id === support.id) continue;
-      const rewrite = (xml: string) => xml.replaceAll(`w:val="${support.id}"`, `w:val="${escapeXml(own.id)}"`);
-      body = body.replace(new RegExp(`(<w:(?:pStyle|rStyle) )w:val="${support.id}"`, 'g'), (_m, p: string) => `${p}w:val="${escapeXml(own.id)}"`);
-      if (typeof footnotesXml === 'string') footnotesXml = rewrite(footnotesXml);
-    } else if (!template.styles.some((s) => s.id === support.id) && styles !== null) {
-      styles = styles.replace(/<\/w:styles>\s*$/, `${support.xml}</w:styles>`);
-    }
-  }
-  if (typeof footnotesXml === 'string') out.set(siblingPath(main, 'footnotes.xml'), footnotesXml);
-  if (styles !== null) out.set(stylesPath, styles);
+  const notes = out.get(footnotesPath);
+  const fixed = supportStyles(template, partText(template, stylesPath), typeof notes === 'string' ? [body, notes] : [body]);
+  body = fixed.parts[0] ?? body;
+  if (fixed.parts[1] !== undefined) out.set(footnotesPath, fixed.parts[1]);
+  if (fixed.styles !== null) out.set(stylesPath, fixed.styles);
 
   out.set(main, `${withNamespaces(template.documentHead, genDocument)}${body}${template.documentTail}`);
   out.set(mainRelsPath, mainRels);
@@ -144,6 +131,27 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   contentTypes = contentTypes.replace(/(PartName="\/[^"]*"\s+ContentType=")application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.template\.main\+xml/, `$1${MAIN_CONTENT_TYPE}`);
   out.set('[Content_Types].xml', contentTypes);
   return zipParts(out);
+}
+
+/**
+ * Points the style ids docx writes by itself (footnote reference, List Paragraph) at the template's styles of the
+ * same Word name, or adds their definitions when the template has neither the name nor the id.
+ */
+function supportStyles(template: Template, styles: string | null, parts: string[]): { styles: string | null; parts: string[] } {
+  let out = parts;
+  let newStyles = styles;
+  for (const support of SUPPORT_STYLES) {
+    const reference = new RegExp(`(<w:(?:pStyle|rStyle) )w:val="${support.id}"`, 'g');
+    if (!out.some((xml) => xml.search(reference) >= 0)) continue;
+    const own = findStyle(template.styles, support.name);
+    if (own && own.type === support.type) {
+      const id = escapeXml(own.id);
+      if (own.id !== support.id) out = out.map((xml) => xml.replace(reference, (_m, element: string) => `${element}w:val="${id}"`));
+    } else if (newStyles !== null && !template.styles.some((s) => s.id === support.id)) {
+      newStyles = newStyles.replace(/<\/w:styles>\s*$/, `${support.xml}</w:styles>`);
+    }
+  }
+  return { styles: newStyles, parts: out };
 }
 
 function partText(template: Template, path: string): string | null {
