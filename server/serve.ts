@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { isIP } from 'node:net';
+import packageJson from '../package.json' with { type: 'json' };
 import type { FastifyInstance } from 'fastify';
 import { loadSecret } from './auth/secret.ts';
 import { buildApp } from './http/app.ts';
@@ -105,7 +106,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       cert_path: tls?.certPath ?? null,
       keychain: secret.store,
       started_at: new Date().toISOString(),
-      version: '0.1.0',
+      version: packageJson.version,
     };
     await writeFileAtomic(paths.discovery, `${JSON.stringify(discovery, null, 2)}\n`, 0o644);
     const purge = setInterval(() => void store.purgeExpired(new Date()).catch(() => undefined), 3_600_000);

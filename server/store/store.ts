@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Low } from 'lowdb';
 import { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/index.ts';
@@ -112,7 +112,6 @@ export class Store {
 
   /** Deletes files no record names (left by a crash between writing a file and its record). */
   private async removeOrphans(): Promise<void> {
-    const { readdir } = await import('node:fs/promises');
     const paths = dataPaths(this.dataDir);
     const outputs = new Set(this.data.conversions.map((c) => c.file));
     for (const name of await readdir(paths.outputs)) if (!outputs.has(name)) await rm(join(paths.outputs, name), { force: true });
