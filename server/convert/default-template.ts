@@ -9,10 +9,8 @@ import {
   TextRun,
   type IStylesOptions,
 } from 'docx';
-import { zipSync, type Zippable } from 'fflate';
 import type { MappingRules } from './mapping.ts';
-import { compileParts } from './package.ts';
-import { encodeUtf8 } from './xml.ts';
+import { compileParts, zipParts } from './package.ts';
 
 /** Name of the built-in template and of its mapping. */
 export const DEFAULT_TEMPLATE_NAME = 'Docwright Default';
@@ -119,20 +117,11 @@ export function defaultTemplate(): Uint8Array {
       },
     ],
   });
-  const parts = compileParts(doc);
-  const files: Zippable = {};
-  const mtime = new Date('2000-01-01T00:00:00Z');
-  const order = ['[Content_Types].xml', ...[...parts.keys()].filter((p) => p !== '[Content_Types].xml')];
-  for (const path of order) {
-    let data = parts.get(path);
-    if (data === undefined) continue;
-    if (typeof data === 'string') {
-      if (path === 'word/styles.xml') data = data.replace(/<\/w:styles>\s*$/, `${TABLE_NORMAL}${TABLE_STYLE}</w:styles>`);
-      if (path === 'docProps/core.xml') data = data.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z');
-      data = encodeUtf8(data);
-    }
-    files[path] = [data, { mtime, level: 9 }];
-  }
-  cached = zipSync(files);
+  const parts = new Map(compileParts(doc));
+  const stylesXml = parts.get('word/styles.xml');
+  if (typeof stylesXml === 'string') parts.set('word/styles.xml', stylesXml.replace(/<\/w:styles>\s*$/, `${TABLE_NORMAL}${TABLE_STYLE}</w:styles>`));
+  const core = parts.get('docProps/core.xml');
+  if (typeof core === 'string') parts.set('docProps/core.xml', core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'));
+  cached = zipParts(parts, 9);
   return cached;
 }

@@ -116,7 +116,7 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   if (fixed.parts[1] !== undefined) out.set(footnotesPath, fixed.parts[1]);
   if (fixed.styles !== null) out.set(stylesPath, fixed.styles);
 
-  out.set(main, `${withNamespaces(template.documentHead, genDocument)}${body}${template.documentTail}`);
+  out.set(main, `${withRootNamespaces(template.documentHead, genDocument, 'w:document')}${body}${template.documentTail}`);
   out.set(mainRelsPath, mainRels);
 
   // Document properties: a fresh core.xml (the template's author and dates belong to the template).
@@ -172,18 +172,6 @@ function bodyContent(documentXml: string): string {
   const sect = inner.lastIndexOf('<w:sectPr');
   if (sect >= 0) inner = inner.slice(0, sect);
   return inner;
-}
-
-/** Adds to the template's root element the namespace declarations docx's content uses and the template lacks. */
-function withNamespaces(head: string, generatedDocument: string): string {
-  const have = rootNamespaces(head, 'w:document');
-  const want = rootNamespaces(generatedDocument, 'w:document');
-  let extra = '';
-  for (const [prefix, uri] of want) {
-    if (prefix && !have.has(prefix)) extra += ` xmlns:${prefix}="${escapeXml(uri)}"`;
-  }
-  if (!extra) return head;
-  return head.replace(/<w:document\b/, (m) => `${m}${extra}`);
 }
 
 function relationships(rels: string | null): { id: string; type: string; target: string; external: boolean }[] {
@@ -298,6 +286,7 @@ function mergeFootnotes(templateFootnotes: string | null, generated: string, bod
   return { footnotes, body: newBody };
 }
 
+/** Adds to a template part's root element the namespace declarations docx's content uses and the part lacks. */
 function withRootNamespaces(xml: string, generated: string, tag: string): string {
   const have = rootNamespaces(xml, tag);
   let extra = '';
@@ -329,14 +318,14 @@ function corePropertiesXml(props: DocumentProperties, created: Date): string {
   );
 }
 
-/** Zips the package, [Content_Types].xml first, with fixed timestamps. */
-function zipParts(parts: Map<string, Uint8Array | string>): Uint8Array {
+/** Zips a package, [Content_Types].xml first, with fixed timestamps (same parts, same bytes); images stored as they are. */
+export function zipParts(parts: ReadonlyMap<string, Uint8Array | string>, level: 1 | 6 | 9 = 6): Uint8Array {
   const files: Zippable = {};
   const ordered = ['[Content_Types].xml', ...[...parts.keys()].filter((p) => p !== '[Content_Types].xml')];
   for (const path of ordered) {
     const data = parts.get(path);
     if (data === undefined) continue;
-    files[path] = [typeof data === 'string' ? encodeUtf8(data) : data, { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : 6 }];
+    files[path] = [typeof data === 'string' ? encodeUtf8(data) : data, { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : level }];
   }
   return zipSync(files);
 }
