@@ -3,8 +3,8 @@ import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element } 
 import { ConvertInputError } from '../errors.ts';
 import { decodeUtf8 } from '../xml.ts';
 import { readStyles, type TemplateStyle } from './styles.ts';
+import { childElements, W_NS, wChild } from './wordml.ts';
 
-export const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const OFFICE_DOCUMENT_REL = /\/officeDocument$/;
 const CONTENT_MARKER = 'DOCWRIGHT_CONTENT';
@@ -140,12 +140,6 @@ function findMainPart(parts: ReadonlyMap<string, Uint8Array>): string {
   throw new ConvertInputError('template_invalid', 'The template is not a Word document: it has no main document part.');
 }
 
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
-  return out;
-}
-
 /** The visible text of a paragraph (its w:t runs), for finding the placeholder. */
 function paragraphText(p: Element): string {
   const ts = p.getElementsByTagNameNS(W_NS, 't');
@@ -156,7 +150,7 @@ function paragraphText(p: Element): string {
 
 function splitBody(doc: XmlDocument, mainPart: string) {
   const root = doc.documentElement;
-  const body = root ? childElements(root).find((e) => e.namespaceURI === W_NS && e.localName === 'body') : undefined;
+  const body = wChild(root ?? undefined, 'body');
   if (!root || !body) throw new ConvertInputError('template_invalid', `The template's ${mainPart} has no w:body.`);
   const children = childElements(body);
   const last = children[children.length - 1];
@@ -190,8 +184,8 @@ function twips(el: Element | undefined, attr: string, fallback: number): number 
 
 /** Text width from w:pgSz and w:pgMar (A4/Letter-ish default when absent), at least 1 inch. */
 function textWidth(sectPr: Element | undefined): number {
-  const pgSz = sectPr ? childElements(sectPr).find((e) => e.localName === 'pgSz') : undefined;
-  const pgMar = sectPr ? childElements(sectPr).find((e) => e.localName === 'pgMar') : undefined;
+  const pgSz = wChild(sectPr, 'pgSz');
+  const pgMar = wChild(sectPr, 'pgMar');
   const orientLandscape = pgSz?.getAttributeNS(W_NS, 'orient') === 'landscape';
   const width = twips(pgSz, 'w', orientLandscape ? 16838 : 11906);
   const left = twips(pgMar, 'left', 1440);

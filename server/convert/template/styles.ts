@@ -1,6 +1,6 @@
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Document as XmlDocument } from '@xmldom/xmldom';
+import { W_NS, wChild } from './wordml.ts';
 
-const W_NS = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
 export type StyleType = 'paragraph' | 'character' | 'table' | 'numbering';
 
@@ -15,13 +15,6 @@ export interface TemplateStyle {
 
 const TYPES = new Set<string>(['paragraph', 'character', 'table', 'numbering']);
 
-function child(el: Element, name: string): Element | undefined {
-  for (let n = el.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1 && (n as Element).localName === name && (n as Element).namespaceURI === W_NS) return n as Element;
-  }
-  return undefined;
-}
-
 /** Reads the styles of a parsed styles.xml. */
 export function readStyles(doc: XmlDocument): TemplateStyle[] {
   const out: TemplateStyle[] = [];
@@ -32,8 +25,8 @@ export function readStyles(doc: XmlDocument): TemplateStyle[] {
     const id = el.getAttributeNS(W_NS, 'styleId') ?? '';
     const type = el.getAttributeNS(W_NS, 'type') || 'paragraph';
     if (!id || !TYPES.has(type)) continue;
-    const name = child(el, 'name')?.getAttributeNS(W_NS, 'val') || id;
-    const aliases = (child(el, 'aliases')?.getAttributeNS(W_NS, 'val') ?? '')
+    const name = wChild(el, 'name')?.getAttributeNS(W_NS, 'val') || id;
+    const aliases = (wChild(el, 'aliases')?.getAttributeNS(W_NS, 'val') ?? '')
       .split(',')
       .map((a) => a.trim())
       .filter(Boolean);
