@@ -6,16 +6,12 @@ export const ERRORS = {
   api_access_denied: { status: 403, message: 'Your plan (Solo) has no access to the public API; use the app or MCP, or change the plan.' },
   forbidden: { status: 403, message: 'Forbidden.' },
   not_found: { status: 404, message: 'Not found.' },
-  method_not_allowed: { status: 405, message: 'Method not allowed.' },
-  conflict: { status: 409, message: 'Conflict.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.' },
   bad_request: { status: 400, message: 'Malformed request.' },
   validation_error: { status: 422, message: 'The request failed validation.' },
   rate_limit_exceeded: { status: 429, message: 'The monthly conversion quota is exhausted.' },
-  too_many_requests: { status: 429, message: 'Too many failed attempts; slow down.' },
   internal_error: { status: 500, message: 'Server error; retry, or report it if it persists.' },
-  service_unavailable: { status: 503, message: 'The service is not available right now.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConversionRecord } from '../../store/database.ts';
 import { ApiError } from '../errors.ts';
-import type { Conversion } from '../schemas/index.ts';
+import { IdParamsSchema, ERROR_RESPONSES, type Conversion } from '../schemas/index.ts';
 
 export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -43,13 +43,12 @@ function find(app: FastifyInstance, id: string): ConversionRecord {
   return record;
 }
 
-const errors = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
 
 /** Conversion records: read, download, list (newest first), delete. */
 export async function conversionRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string } }>(
     '/api/v1/conversions/:id',
-    { schema: { summary: 'A conversion record', params: Type.Object({ id: Type.String() }), response: { 200: Type.Ref('Conversion'), ...errors } } },
+    { schema: { summary: 'A conversion record', params: IdParamsSchema, response: { 200: Type.Ref('Conversion'), ...ERROR_RESPONSES } } },
     async (request) => conversionOut(find(app, request.params.id)),
   );
 
@@ -58,8 +57,8 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         summary: 'Download the .docx of a conversion',
-        params: Type.Object({ id: Type.String() }),
-        response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...errors },
+        params: IdParamsSchema,
+        response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...ERROR_RESPONSES },
       },
     },
     async (request, reply) => {
@@ -86,7 +85,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
           offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Records to skip (default 0)' })),
           limit: Type.Optional(Type.String({ pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$', description: 'Records to return, 1 to 200 (default 50)' })),
         }),
-        response: { 200: Type.Ref('ConversionList'), ...errors },
+        response: { 200: Type.Ref('ConversionList'), ...ERROR_RESPONSES },
       },
     },
     async (request) => {
@@ -100,7 +99,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/conversions/:id',
-    { schema: { summary: 'Delete a conversion and its output', params: Type.Object({ id: Type.String() }), response: { 204: Type.Null(), ...errors } } },
+    { schema: { summary: 'Delete a conversion and its output', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const record = find(app, request.params.id);
       await app.services.store.deleteConversion(record.conversion_id);

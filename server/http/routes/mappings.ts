@@ -3,15 +3,13 @@ import { Type } from 'typebox';
 import type { MappingRules } from '../../convert/index.ts';
 import type { MappingRecord } from '../../store/database.ts';
 import { ApiError } from '../errors.ts';
-import type { MappingCreate } from '../schemas/index.ts';
+import { IdParamsSchema, ERROR_RESPONSES, type MappingCreate } from '../schemas/index.ts';
 
 /** The mapping as the API shows it. */
 export function mappingOut(m: MappingRecord) {
   return { id: m.id, name: m.name, template_id: m.template_id, version: m.version, rules: m.rules, created_at: m.created_at, updated_at: m.updated_at, builtin: m.builtin };
 }
 
-const errors = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
-const params = Type.Object({ id: Type.String() });
 
 /** Style mappings: list (optionally of one template), create, read, update (version + 1), delete. */
 export async function mappingRoutes(app: FastifyInstance): Promise<void> {
@@ -28,7 +26,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Style mappings',
         querystring: Type.Object({ template_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only the mappings of this template' })) }),
-        response: { 200: Type.Array(Type.Ref('Mapping')), ...errors },
+        response: { 200: Type.Array(Type.Ref('Mapping')), ...ERROR_RESPONSES },
       },
     },
     async (request) => store.listMappings(request.query.template_id).map(mappingOut),
@@ -36,20 +34,20 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: MappingCreate }>(
     '/api/v1/mappings',
-    { schema: { summary: 'Create a mapping; unknown style names come back as warnings', body: Type.Ref('MappingCreate'), response: { 201: Type.Ref('MappingWithWarnings'), ...errors } } },
+    { schema: { summary: 'Create a mapping; unknown style names come back as warnings', body: Type.Ref('MappingCreate'), response: { 201: Type.Ref('MappingWithWarnings'), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const { mapping, warnings } = await app.services.createMapping({ ...request.body, rules: request.body.rules as MappingRules });
       return reply.status(201).send({ ...mappingOut(mapping), warnings });
     },
   );
 
-  app.get<{ Params: { id: string } }>('/api/v1/mappings/:id', { schema: { summary: 'A mapping', params, response: { 200: Type.Ref('Mapping'), ...errors } } }, async (request) =>
+  app.get<{ Params: { id: string } }>('/api/v1/mappings/:id', { schema: { summary: 'A mapping', params: IdParamsSchema, response: { 200: Type.Ref('Mapping'), ...ERROR_RESPONSES } } }, async (request) =>
     mappingOut(find(request.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Body: { name?: string; rules?: MappingRules } }>(
     '/api/v1/mappings/:id',
-    { schema: { summary: 'Rename a mapping or replace its rules (version + 1)', params, body: Type.Ref('MappingPatch'), response: { 200: Type.Ref('MappingWithWarnings'), ...errors } } },
+    { schema: { summary: 'Rename a mapping or replace its rules (version + 1)', params: IdParamsSchema, body: Type.Ref('MappingPatch'), response: { 200: Type.Ref('MappingWithWarnings'), ...ERROR_RESPONSES } } },
     async (request) => {
       const m = find(request.params.id);
       if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be changed; create your own.');
@@ -62,7 +60,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/mappings/:id',
-    { schema: { summary: 'Delete a mapping', params, response: { 204: Type.Null(), ...errors } } },
+    { schema: { summary: 'Delete a mapping', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const m = find(request.params.id);
       if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be deleted.');

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { nextMonth, PLAN_LIMITS, quotaOf } from '../../services.ts';
 import type { Settings } from '../../store/database.ts';
+import { ERROR_RESPONSES } from '../schemas/index.ts';
 
-const errors = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
 
 const SettingsSchema = Type.Object({
   plan: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]),
@@ -24,10 +24,10 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
       limits: PLAN_LIMITS[settings.plan],
     };
   };
-  app.get('/api/settings', { schema: { summary: 'Settings, plan limits and this month\'s usage', response: errors } }, async () => view());
+  app.get('/api/settings', { schema: { summary: 'Settings, plan limits and this month\'s usage', response: ERROR_RESPONSES } }, async () => view());
   app.patch<{ Body: Partial<Settings> }>(
     '/api/settings',
-    { schema: { summary: 'Change settings', body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }), response: errors } },
+    { schema: { summary: 'Change settings', body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }), response: ERROR_RESPONSES } },
     async (request) => {
       await store.updateSettings(request.body);
       return view();

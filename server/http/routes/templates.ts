@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { TemplateRecord } from '../../store/database.ts';
 import { PLAN_LIMITS } from '../../services.ts';
 import { ApiError } from '../errors.ts';
-import type { TemplateOut } from '../schemas/index.ts';
+import { IdParamsSchema, ERROR_RESPONSES, type TemplateOut } from '../schemas/index.ts';
 import { contentDisposition, DOCX_TYPE } from './conversions.ts';
 
 /** The template as the API shows it. */
@@ -12,8 +12,6 @@ export function templateOut(t: TemplateRecord): TemplateOut {
   return { id: t.id, name: t.name, description: t.description, version: t.version, created_at: t.created_at, updated_at: t.updated_at, builtin: t.builtin, size: t.size };
 }
 
-const errors = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
-const params = Type.Object({ id: Type.String() });
 /** Reads a multipart upload: the file's bytes and the text fields. */
 async function readUpload(request: FastifyRequest): Promise<{ bytes?: Uint8Array; fields: Record<string, string>; filename?: string }> {
   if (!request.isMultipart()) throw new ApiError('unsupported_media_type', 'Send the template as multipart/form-data with a "file" field.');
@@ -57,13 +55,13 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     return t;
   };
 
-  app.get('/api/v1/templates', { schema: { summary: 'Templates (oldest first; the built-in one first)', response: { 200: Type.Array(Type.Ref('Template')), ...errors } } }, async () =>
+  app.get('/api/v1/templates', { schema: { summary: 'Templates (oldest first; the built-in one first)', response: { 200: Type.Array(Type.Ref('Template')), ...ERROR_RESPONSES } } }, async () =>
     store.listTemplates().map(templateOut),
   );
 
   app.post(
     '/api/v1/templates',
-    { schema: { summary: 'Upload a .docx template', consumes: ['multipart/form-data'], response: { 201: Type.Ref('Template'), ...errors } } as never },
+    { schema: { summary: 'Upload a .docx template', consumes: ['multipart/form-data'], response: { 201: Type.Ref('Template'), ...ERROR_RESPONSES } } as never },
     async (request, reply) => {
       const { bytes, fields, filename } = await readUpload(request);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
@@ -79,19 +77,19 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Params: { id: string } }>('/api/v1/templates/:id', { schema: { summary: 'A template', params, response: { 200: Type.Ref('Template'), ...errors } } }, async (request) =>
+  app.get<{ Params: { id: string } }>('/api/v1/templates/:id', { schema: { summary: 'A template', params: IdParamsSchema, response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } }, async (request) =>
     templateOut(find(request.params.id)),
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/templates/:id/styles',
-    { schema: { summary: "A template's styles (the names a mapping uses)", params, response: { 200: Type.Array(Type.Ref('TemplateStyle')), ...errors } } },
+    { schema: { summary: "A template's styles (the names a mapping uses)", params: IdParamsSchema, response: { 200: Type.Array(Type.Ref('TemplateStyle')), ...ERROR_RESPONSES } } },
     async (request) => (await app.services.template(find(request.params.id))).styles.map(({ name, id, type }) => ({ name, id, type })),
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/templates/:id/download',
-    { schema: { summary: "The template's .docx", params, response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...errors } } },
+    { schema: { summary: "The template's .docx", params: IdParamsSchema, response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const t = find(request.params.id);
       const bytes = await store.templateBytes(t);
@@ -102,7 +100,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
 
   app.patch<{ Params: { id: string }; Body: { name?: string; description?: string } }>(
     '/api/v1/templates/:id',
-    { schema: { summary: "Rename a template or change its description (version + 1)", params, body: Type.Ref('TemplatePatch'), response: { 200: Type.Ref('Template'), ...errors } } },
+    { schema: { summary: "Rename a template or change its description (version + 1)", params: IdParamsSchema, body: Type.Ref('TemplatePatch'), response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } },
     async (request) => {
       const t = editable(request.params.id);
       const patch = { ...request.body, version: t.version + 1, updated_at: app.services.now().toISOString() };
@@ -112,7 +110,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
 
   app.put<{ Params: { id: string } }>(
     '/api/v1/templates/:id/file',
-    { schema: { summary: "Replace a template's .docx (version + 1)", consumes: ['multipart/form-data'], params, response: { 200: Type.Ref('Template'), ...errors } } as never },
+    { schema: { summary: "Replace a template's .docx (version + 1)", consumes: ['multipart/form-data'], params: IdParamsSchema, response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } as never },
     async (request) => {
       const t = editable((request.params as { id: string }).id);
       const { bytes, fields } = await readUpload(request);
@@ -127,7 +125,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/templates/:id',
-    { schema: { summary: 'Delete a template and its mappings', params, response: { 204: Type.Null(), ...errors } } },
+    { schema: { summary: 'Delete a template and its mappings', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const t = editable(request.params.id);
       await store.deleteTemplate(t.id);

@@ -161,7 +161,11 @@ export const ApiKeySchema = Type.Object(
   { $id: 'ApiKey' },
 );
 
+/** The `:id` path parameter of every resource route. */
 export const IdParamsSchema = Type.Object({ id: Type.String() });
+
+/** Every route's error responses: the envelope. */
+export const ERROR_RESPONSES = { '4xx': Type.Ref('Error'), '5xx': Type.Ref('Error') };
 
 /** Every shared schema, registered once with Fastify (and so in the OpenAPI document's components). */
 export const SHARED_SCHEMAS = [
