@@ -68,11 +68,7 @@ export class Authenticator {
     const key = match?.[1];
     if (!key || !isWellFormed(key)) throw new ApiError('invalid_api_key');
     const hash = hashKey(this.keySecret, key);
-    let found: { id: string; revoked: boolean } | undefined;
-    // Every stored hash is compared, in constant time each, so timing says nothing about which one matched.
-    for (const record of this.store.listKeys()) {
-      if (keysEqual(hash, record.hash)) found = { id: record.id, revoked: record.revoked_at !== null };
-    }
+    const found = this.store.matchKey((stored) => keysEqual(hash, stored));
     if (!found || found.revoked) throw new ApiError('invalid_api_key');
     if (!PLAN_LIMITS[this.store.settings().plan].api) throw new ApiError('api_access_denied');
     await this.store.touchKey(found.id, this.now());

@@ -303,9 +303,14 @@ export class Store {
     return this.data.api_keys.map((k) => ({ ...k }));
   }
 
-  getKey(id: string): ApiKeyRecord | undefined {
-    const k = this.data.api_keys.find((x) => x.id === id);
-    return k && { ...k };
+  /**
+   * The key whose stored hash `equal` accepts. Every record is compared (each in constant time by the caller's
+   * `equal`), so the time taken says nothing about which one matched; no record is copied on this hot path.
+   */
+  matchKey(equal: (storedHash: string) => boolean): { id: string; revoked: boolean } | undefined {
+    let found: { id: string; revoked: boolean } | undefined;
+    for (const record of this.data.api_keys) if (equal(record.hash)) found = { id: record.id, revoked: record.revoked_at !== null };
+    return found;
   }
 
   async addKey(record: ApiKeyRecord): Promise<ApiKeyRecord> {
