@@ -1,5 +1,5 @@
 import { loadSecret } from '../auth/secret.ts';
-import { callServer, findRunningServer } from '../client.ts';
+import { callServer, findRunningServer } from './running-server.ts';
 import { Services } from '../services.ts';
 import { SETTING_KEYS, type ApiKeyRecord, type Plan, type Settings } from '../store/database.ts';
 import { DataDirLockedError } from '../store/lock.ts';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { lockOwner } from './store/lock.ts';
-import { dataPaths } from './store/paths.ts';
-import type { Discovery } from './serve.ts';
+import { lockOwner } from '../store/lock.ts';
+import { dataPaths } from '../store/paths.ts';
+import type { Discovery } from '../serve.ts';
 
 /** A running server of this data directory, found through its discovery file, or undefined. */
 export function findRunningServer(dataDir: string): { discovery: Discovery; adminToken: string; ca?: string } | undefined {
