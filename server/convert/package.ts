@@ -185,11 +185,12 @@ function relationships(rels: string | null): { id: string; type: string; target:
   return out;
 }
 
-function addRelationship(rels: string, type: string, target: string, id?: string, external = false): string {
+/** Adds an internal relationship with the first free `rIdN`. */
+function addRelationship(rels: string, type: string, target: string): string {
   const ids = new Set(relationships(rels).map((r) => r.id));
-  let newId = id;
-  for (let n = ids.size + 1; newId === undefined || ids.has(newId); n++) newId = `rId${n}`;
-  const entry = `<Relationship Id="${newId}" Type="${type}" Target="${target}"${external ? ' TargetMode="External"' : ''}/>`;
+  let n = ids.size + 1;
+  while (ids.has(`rId${n}`)) n += 1;
+  const entry = `<Relationship Id="rId${n}" Type="${type}" Target="${target}"/>`;
   return rels.replace(/<\/Relationships>\s*$/, `${entry}</Relationships>`);
 }
 
