@@ -41,3 +41,7 @@ try {
 } finally {
   rmSync(temp, { recursive: true, force: true });
 }
+
+// The UI (dist/ui/), served by the local server at `/` and shown by the desktop window.
+const { build: viteBuild } = await import('vite');
+await viteBuild({ configFile: join(root, 'renderer', 'vite.config.ts'), logLevel: 'warn' });

@@ -80,7 +80,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       allowedHosts: hostNames,
       https: !options.http,
       logger: options.logger ?? false,
-      ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key } } : {}),
+      ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key }, certificate: { fingerprint: tls.fingerprint, path: tls.certPath } } : {}),
     });
     try {
       await app.listen({ host: isIP(host) === 6 ? host : host === 'localhost' ? '127.0.0.1' : host, port });

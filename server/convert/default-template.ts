@@ -119,7 +119,11 @@ export function defaultTemplate(): Uint8Array {
   });
   const parts = new Map(compileParts(doc));
   const stylesXml = parts.get('word/styles.xml');
-  if (typeof stylesXml === 'string') parts.set('word/styles.xml', stylesXml.replace(/<\/w:styles>\s*$/, `${TABLE_NORMAL}${TABLE_STYLE}</w:styles>`));
+  if (typeof stylesXml === 'string') {
+    // docx writes a "Normal Table" of its own in some versions; a second style with the same id is one Word may repair.
+    const tableNormal = stylesXml.includes('w:styleId="TableNormal"') ? '' : TABLE_NORMAL;
+    parts.set('word/styles.xml', stylesXml.replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`));
+  }
   const core = parts.get('docProps/core.xml');
   if (typeof core === 'string') parts.set('docProps/core.xml', core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'));
   cached = zipParts(parts, 9);

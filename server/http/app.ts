@@ -12,8 +12,9 @@ import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { mappingRoutes } from './routes/mappings.ts';
-import { settingsRoutes } from './routes/settings.ts';
+import { settingsRoutes, type ServerInfo } from './routes/settings.ts';
 import { templateRoutes } from './routes/templates.ts';
+import { uiRoutes } from './routes/ui.ts';
 import { SHARED_SCHEMAS } from './schemas/index.ts';
 
 /** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
@@ -39,6 +40,10 @@ export interface AppOptions {
   logger?: boolean;
   /** Certificate and key: the app then serves HTTPS when it listens. */
   httpsOptions?: { cert: string; key: string };
+  /** Folder of the built UI served at `/` (default: the package's dist/ui); false serves none. */
+  uiDir?: string | false;
+  /** The certificate's fingerprint and path, shown on the settings page. */
+  certificate?: { fingerprint: string; path: string };
 }
 
 declare module 'fastify' {
@@ -48,6 +53,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
     authenticator: Authenticator;
+    /** Where this server listens, for the settings page. */
+    serverInfo(): ServerInfo;
   }
 }
 
@@ -77,6 +84,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('services', services);
   app.decorate('authenticator', authenticator);
   app.decorateRequest('principal', null);
+  app.decorate('serverInfo', (): ServerInfo => {
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : null;
+    const https = Boolean(options.httpsOptions);
+    const host = typeof address === 'object' && address?.family === 'IPv6' ? `[${address.address}]` : '127.0.0.1';
+    return {
+      url: port === null ? null : `${https ? 'https' : 'http'}://${host}:${port}`,
+      port,
+      https,
+      fingerprint: options.certificate?.fingerprint ?? null,
+      cert_path: options.certificate?.path ?? null,
+    };
+  });
 
   // JSON and multipart only: any other Content-Type gets 415 (Fastify would otherwise accept text/plain).
   app.removeContentTypeParser('text/plain');
@@ -102,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(mappingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(settingsRoutes);
+  await app.register(uiRoutes, { uiDir: options.uiDir });
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok', service: 'docwright' }));

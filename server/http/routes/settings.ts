@@ -12,16 +12,35 @@ const SettingsSchema = Type.Object({
   port: Type.Integer({ minimum: 1, maximum: 65535 }),
 });
 
+/** The running server as the settings page shows it (null fields under `inject`, where nothing listens). */
+export interface ServerInfo {
+  url: string | null;
+  port: number | null;
+  https: boolean;
+  /** SHA-256 fingerprint of the server's certificate, as browsers show it. */
+  fingerprint: string | null;
+  cert_path: string | null;
+}
+
+/** GET/PATCH /api/settings answer. */
+export interface SettingsView {
+  settings: Settings;
+  usage: { month: string; conversions: number; quota: number | null; resets_at: string };
+  limits: (typeof PLAN_LIMITS)[keyof typeof PLAN_LIMITS];
+  server: ServerInfo;
+}
+
 /** Settings and usage (the settings area: the app's session or the CLI only). */
 export async function settingsRoutes(app: FastifyInstance): Promise<void> {
   const store = app.services.store;
-  const view = () => {
+  const view = (): SettingsView => {
     const settings = store.settings();
     const now = app.services.now();
     return {
       settings,
       usage: { month: now.toISOString().slice(0, 7), conversions: store.usage(now), quota: quotaOf(settings), resets_at: nextMonth(now).toISOString() },
       limits: PLAN_LIMITS[settings.plan],
+      server: app.serverInfo(),
     };
   };
   app.get('/api/settings', { schema: { summary: 'Settings, plan limits and this month\'s usage', response: ERROR_RESPONSES } }, async () => view());

@@ -1,0 +1,125 @@
+// The one client of the local server: every page calls these functions; none builds a URL by hand. The app's own
+// session cookie (set by the one-launch link) authenticates every request; the UI never holds an API key.
+import type { Static } from 'typebox';
+import type {
+  ApiKeyCreatedSchema,
+  ApiKeySchema,
+  Conversion,
+  MappingSchema,
+  MappingWithWarningsSchema,
+  RulesSchema,
+  TemplateOut,
+  TemplateStyleSchema,
+} from '../../../server/http/schemas/index.ts';
+import type { SettingsView } from '../../../server/http/routes/settings.ts';
+import { plainMessage } from './messages.ts';
+
+export type { Conversion, SettingsView };
+export type Template = TemplateOut;
+export type TemplateStyle = Static<typeof TemplateStyleSchema>;
+export type Mapping = Static<typeof MappingSchema>;
+export type MappingWithWarnings = Static<typeof MappingWithWarningsSchema>;
+export type Rules = Static<typeof RulesSchema>;
+export type ApiKey = Static<typeof ApiKeySchema>;
+export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;
+export type Settings = SettingsView['settings'];
+export interface ConversionPage {
+  items: Conversion[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+/** An error answered by the server (its envelope), or a failure to reach it; `message` is in plain words. */
+export class ApiProblem extends Error {
+  override name = 'ApiProblem';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(plainMessage(status, code, detail));
+  }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: {} };
+  if (body instanceof FormData) init.body = body;
+  else if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)['Content-Type'] = 'application/json';
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiProblem(0, 'unreachable', 'The Docwright server could not be reached.');
+  }
+  if (!response.ok) throw await problemOf(response);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+async function problemOf(response: Response): Promise<ApiProblem> {
+  try {
+    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+    const code = typeof body.error?.code === 'string' ? body.error.code : 'unknown';
+    const message = typeof body.error?.message === 'string' ? body.error.message : response.statusText;
+    return new ApiProblem(response.status, code, message);
+  } catch {
+    return new ApiProblem(response.status, 'unknown', response.statusText);
+  }
+}
+
+async function bytes(path: string): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(path, { credentials: 'same-origin' });
+  } catch {
+    throw new ApiProblem(0, 'unreachable', 'The Docwright server could not be reached.');
+  }
+  if (!response.ok) throw await problemOf(response);
+  return response.blob();
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+export const api = {
+  settings: () => request<SettingsView>('GET', '/api/settings'),
+  updateSettings: (patch: Partial<Settings>) => request<SettingsView>('PATCH', '/api/settings', patch),
+
+  keys: () => request<ApiKey[]>('GET', '/api/settings/api-keys'),
+  createKey: (name: string) => request<ApiKeyCreated>('POST', '/api/settings/api-keys', { name }),
+  revokeKey: (keyId: string) => request<ApiKey>('DELETE', `/api/settings/api-keys/${id(keyId)}`),
+
+  templates: () => request<Template[]>('GET', '/api/v1/templates'),
+  templateStyles: (templateId: string) => request<TemplateStyle[]>('GET', `/api/v1/templates/${id(templateId)}/styles`),
+  uploadTemplate: (file: File, name: string, description: string) => {
+    const form = new FormData();
+    form.set('name', name);
+    if (description.trim()) form.set('description', description);
+    form.set('file', file, file.name);
+    return request<Template>('POST', '/api/v1/templates', form);
+  },
+  replaceTemplateFile: (templateId: string, file: File) => {
+    const form = new FormData();
+    form.set('file', file, file.name);
+    return request<Template>('PUT', `/api/v1/templates/${id(templateId)}/file`, form);
+  },
+  updateTemplate: (templateId: string, patch: { name?: string; description?: string }) => request<Template>('PATCH', `/api/v1/templates/${id(templateId)}`, patch),
+  deleteTemplate: (templateId: string) => request<unknown>('DELETE', `/api/v1/templates/${id(templateId)}`),
+
+  mappings: (templateId?: string) => request<Mapping[]>('GET', templateId ? `/api/v1/mappings?template_id=${id(templateId)}` : '/api/v1/mappings'),
+  createMapping: (body: { name: string; template_id: string; rules: Rules }) => request<MappingWithWarnings>('POST', '/api/v1/mappings', body),
+  updateMapping: (mappingId: string, patch: { name?: string; rules?: Rules }) => request<MappingWithWarnings>('PATCH', `/api/v1/mappings/${id(mappingId)}`, patch),
+  deleteMapping: (mappingId: string) => request<unknown>('DELETE', `/api/v1/mappings/${id(mappingId)}`),
+
+  convert: (body: { markdown: string; template_id: string; mapping_id: string; filename?: string }) =>
+    request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }),
+  conversions: (offset = 0, limit = 50) => request<ConversionPage>('GET', `/api/v1/conversions?offset=${offset}&limit=${limit}`),
+  deleteConversion: (conversionId: string) => request<unknown>('DELETE', `/api/v1/conversions/${id(conversionId)}`),
+  /** The .docx of a conversion. */
+  download: (conversionId: string) => bytes(`/api/v1/conversions/${id(conversionId)}/download`),
+  /** Where the browser can fetch a conversion's .docx itself (same origin, session cookie). */
+  downloadUrl: (conversionId: string) => `/api/v1/conversions/${id(conversionId)}/download`,
+};

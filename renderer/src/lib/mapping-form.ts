@@ -1,0 +1,77 @@
+// The mapping editor's model: one entry per mapping key, each a style of the template of the right type.
+import type { Rules, TemplateStyle } from './api.ts';
+
+export type StyleKind = 'paragraph' | 'table';
+
+export interface RuleField {
+  /** Path in the rules object, e.g. `heading.1`, `paragraph`, `table.style`. */
+  key: string;
+  label: string;
+  kind: StyleKind;
+}
+
+/** Every style a mapping can set, in the order the editor shows them. */
+export const RULE_FIELDS: readonly RuleField[] = [
+  ...(['1', '2', '3', '4', '5', '6'] as const).map((level) => ({ key: `heading.${level}`, label: `Heading ${level}`, kind: 'paragraph' as const })),
+  { key: 'paragraph', label: 'Paragraph', kind: 'paragraph' },
+  { key: 'list_bullet', label: 'Bulleted list', kind: 'paragraph' },
+  { key: 'list_ordered', label: 'Numbered list', kind: 'paragraph' },
+  { key: 'code_block', label: 'Code block', kind: 'paragraph' },
+  { key: 'blockquote', label: 'Block quote', kind: 'paragraph' },
+  { key: 'table.style', label: 'Table', kind: 'table' },
+];
+
+/** The form's values: style names by field key ('' = not mapped: Word's default formatting) and the header row. */
+export interface MappingForm {
+  values: Record<string, string>;
+  headerRow: boolean;
+}
+
+const fold = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** The template's style a mapped name refers to, matched like Word does (name, ignoring case and spaces, or id). */
+export function matchStyle(styles: readonly TemplateStyle[], name: string, kind: StyleKind): TemplateStyle | undefined {
+  const wanted = fold(name);
+  const found = styles.find((s) => s.name === name) ?? styles.find((s) => fold(s.name) === wanted) ?? styles.find((s) => s.id === name || fold(s.id) === wanted);
+  return found && found.type === kind ? found : undefined;
+}
+
+/** The form for existing rules: names that match a style are shown as the style's own name. */
+export function formOf(rules: Rules | undefined, styles: readonly TemplateStyle[]): MappingForm {
+  const values: Record<string, string> = {};
+  for (const field of RULE_FIELDS) {
+    const raw = read(rules ?? {}, field.key) ?? '';
+    values[field.key] = raw === '' ? '' : (matchStyle(styles, raw, field.kind)?.name ?? raw);
+  }
+  return { values, headerRow: rules?.table?.header_row ?? true };
+}
+
+/** The rules to send for a form (unmapped keys are left out). */
+export function rulesOf(form: MappingForm): Rules {
+  const rules: Rules = {};
+  const heading: NonNullable<Rules['heading']> = {};
+  for (const field of RULE_FIELDS) {
+    const value = form.values[field.key]?.trim() ?? '';
+    if (field.key.startsWith('heading.')) {
+      if (value) heading[field.key.slice('heading.'.length) as keyof typeof heading] = value;
+    } else if (field.key === 'table.style') {
+      rules.table = { ...(value ? { style: value } : {}), header_row: form.headerRow };
+    } else if (value) {
+      (rules as Record<string, string>)[field.key] = value;
+    }
+  }
+  if (Object.keys(heading).length > 0) rules.heading = heading;
+  return rules;
+}
+
+function read(rules: Rules, key: string): string | undefined {
+  if (key.startsWith('heading.')) return rules.heading?.[key.slice('heading.'.length) as keyof NonNullable<Rules['heading']>];
+  if (key === 'table.style') return rules.table?.style;
+  const value = (rules as Record<string, unknown>)[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Styles of one kind, sorted by name, for a dropdown. */
+export function stylesOfKind(styles: readonly TemplateStyle[], kind: StyleKind): TemplateStyle[] {
+  return styles.filter((s) => s.type === kind).sort((a, b) => a.name.localeCompare(b.name));
+}

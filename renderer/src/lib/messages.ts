@@ -1,0 +1,73 @@
+// Errors in plain words: the user sees what happened and what to do, never a status code or raw JSON.
+
+/** A sentence for an error the server answered (its envelope's code and message) or a failure to reach it. */
+export function plainMessage(status: number, code: string, detail: string): string {
+  switch (code) {
+    case 'unreachable':
+      return 'Docwright’s server is not answering. Is it still running? Start it again and reload this page.';
+    case 'unauthorized':
+    case 'missing_api_key':
+    case 'invalid_api_key':
+      return 'This window is not signed in to the running Docwright. Open the link that Docwright printed when it started.';
+    case 'rate_limit_exceeded':
+      return `This month’s conversions are used up. ${sentence(detail)}`;
+    case 'payload_too_large':
+      return 'That file is too large. Markdown can be up to 10 MB and a template up to 50 MB.';
+    case 'unsupported_media_type':
+      return 'That file type is not accepted here.';
+    case 'not_found':
+      return `It no longer exists: ${lowerFirst(sentence(detail))} Reload the list.`;
+    case 'forbidden':
+      return sentence(detail);
+    case 'validation_error':
+      return `Something in the request is not right: ${lowerFirst(sentence(detail))}`;
+    case 'internal_error':
+      return 'Docwright ran into a problem on its side. Try again; if it keeps happening, restart Docwright.';
+    default:
+      return status >= 500 ? 'Docwright ran into a problem on its side. Try again.' : sentence(detail || 'That did not work.');
+  }
+}
+
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed) return '';
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+function lowerFirst(text: string): string {
+  // Keep identifiers (`rules.heading`) and names as they are; only a capitalised first word is lowered.
+  return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+}
+
+/** A warning code from a conversion (`missing_style: Heading 7`) in words a user understands. */
+export function describeWarning(warning: string): string {
+  const at = warning.indexOf(':');
+  const code = at < 0 ? warning : warning.slice(0, at);
+  const detail = at < 0 ? '' : warning.slice(at + 1).trim();
+  switch (code) {
+    case 'missing_style':
+      return `The template has no style “${detail}”; Word’s built-in formatting was used instead.`;
+    case 'list_depth_exceeded':
+      return `Lists nest deeper than 3 levels (${detail}); deeper items were kept at level 3.`;
+    case 'unsupported_html':
+      return `Raw HTML (${detail}) was kept as text.`;
+    case 'invalid_front_matter':
+      return `The front matter could not be read (${detail}); the document properties were left empty.`;
+    default:
+      return warning;
+  }
+}
+
+/** Bytes as a short size (`12 KB`). */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A timestamp in the user's locale. */
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
