@@ -9,6 +9,7 @@ import { defaultDataDir } from './store/paths.ts';
 // The server and admin commands load their modules (Fastify, the keychain, TLS) only when run, so that
 // `docwright convert` starts fast.
 const serverModules = () => import('./cli/server-commands.ts');
+const mcpModule = () => import('./mcp/stdio.ts');
 
 function readInput(path: string): string {
   try {
@@ -128,6 +129,16 @@ export function buildProgram(): Command {
       });
     });
 
+  program
+    .command('mcp')
+    .description('MCP for AI agents on standard input/output: through the running server, else one started for the session')
+    .addHelpText('after', '\nAuthenticates with the running server\'s admin token, or with DOCWRIGHT_API_KEY when set.')
+    .action(async () => {
+      const { runStdio } = await mcpModule();
+      const apiKey = process.env.DOCWRIGHT_API_KEY?.trim();
+      await runStdio({ dataDir: dataDir(), ...(apiKey ? { apiKey } : {}) });
+    });
+
   const keys = program.command('keys').description('API keys (shown once when created)');
   keys
     .command('create')
@@ -176,7 +187,7 @@ export function buildProgram(): Command {
       if (key === undefined) return print(JSON.stringify(settings, null, 2));
       if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
       const value = settings[key as keyof typeof settings];
-      print(value === null ? 'unlimited' : String(value));
+      print(value === null ? (key === 'mcp_output_dir' ? 'none' : 'unlimited') : String(value));
     });
   config
     .command('set')
@@ -188,7 +199,7 @@ export function buildProgram(): Command {
       const patch = parseSetting(key, value);
       const settings = await withAdmin(dataDir(), (ops) => ops.updateSettings(patch));
       const shown = settings[key as keyof typeof settings];
-      print(`${key} = ${shown === null ? 'unlimited' : String(shown)}${key === 'port' ? ' (used from the next start)' : ''}`);
+      print(`${key} = ${shown === null ? (key === 'mcp_output_dir' ? 'none' : 'unlimited') : String(shown)}${key === 'port' ? ' (used from the next start)' : ''}`);
     });
 
   program

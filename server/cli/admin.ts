@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { loadSecret } from '../auth/secret.ts';
 import { callServer, findRunningServer } from './running-server.ts';
 import { Services } from '../services.ts';
@@ -97,7 +99,17 @@ export function parseSetting(key: string, value: string): Partial<Settings> {
       return { retention_days: int(1, 3650) };
     case 'port':
       return { port: int(1, 65535) };
+    case 'mcp_output_dir':
+      return { mcp_output_dir: outputDir(value) };
     default:
       throw new CliError(`unknown setting ${key}; use one of ${SETTING_KEYS.join(', ')}`);
   }
+}
+
+/** `config set mcp_output_dir FOLDER|none`: an existing folder, stored absolute (relative to the current one). */
+function outputDir(value: string): string | null {
+  if (['none', 'off', ''].includes(value.trim().toLowerCase())) return null;
+  const dir = resolve(value);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`mcp_output_dir must be an existing folder; ${dir} is not one`);
+  return dir;
 }

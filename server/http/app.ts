@@ -16,6 +16,7 @@ import { settingsRoutes, type ServerInfo } from './routes/settings.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { uiRoutes } from './routes/ui.ts';
 import { SHARED_SCHEMAS } from './schemas/index.ts';
+import { mcpRoutes } from '../mcp/http.ts';
 
 /** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
 export const BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024;
@@ -122,6 +123,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(mappingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(settingsRoutes);
+  await app.register(mcpRoutes);
   await app.register(uiRoutes, { uiDir: options.uiDir });
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

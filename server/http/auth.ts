@@ -57,11 +57,11 @@ export class Authenticator {
   }
 
   /** The public API: a Bearer key (any plan with API access), or the app's own session or the CLI. */
-  async forApi(request: FastifyRequest): Promise<Principal> {
+  async forApi(request: FastifyRequest, options: { anyPlan?: boolean } = {}): Promise<Principal> {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') {
-      if (this.session(request)) return { kind: 'session' };
-      if (this.admin(request)) return { kind: 'admin' };
+      if (!options.anyPlan && this.session(request)) return { kind: 'session' };
+      if (!options.anyPlan && this.admin(request)) return { kind: 'admin' };
       throw new ApiError('missing_api_key');
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -70,9 +70,19 @@ export class Authenticator {
     const hash = hashKey(this.keySecret, key);
     const found = this.store.matchKey((stored) => keysEqual(hash, stored));
     if (!found || found.revoked) throw new ApiError('invalid_api_key');
-    if (!PLAN_LIMITS[this.store.settings().plan].api) throw new ApiError('api_access_denied');
+    if (!options.anyPlan && !PLAN_LIMITS[this.store.settings().plan].api) throw new ApiError('api_access_denied');
     await this.store.touchKey(found.id, this.now());
     return { kind: 'key', keyId: found.id };
+  }
+
+  /**
+   * MCP (`/mcp`): a Bearer key on every plan (SPEC.md: MCP access on all plans, Solo included), or the CLI's admin
+   * token, with which `docwright mcp` (stdio, on this machine) reaches the running server when no key is given.
+   */
+  async forMcp(request: FastifyRequest): Promise<Principal> {
+    const header = request.headers.authorization;
+    if ((header === undefined || header.trim() === '') && this.admin(request)) return { kind: 'admin' };
+    return this.forApi(request, { anyPlan: true });
   }
 
   /** The settings area: only the owner of the desktop session, or the CLI on this machine; never an API key. */

@@ -6,6 +6,7 @@ export const ERRORS = {
   api_access_denied: { status: 403, message: 'Your plan (Solo) has no access to the public API; use the app or MCP, or change the plan.' },
   forbidden: { status: 403, message: 'Forbidden.' },
   not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: { status: 405, message: 'This method is not allowed here.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.' },
   bad_request: { status: 400, message: 'Malformed request.' },

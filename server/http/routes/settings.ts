@@ -1,7 +1,10 @@
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { nextMonth, PLAN_LIMITS, quotaOf } from '../../services.ts';
 import type { Settings } from '../../store/database.ts';
+import { ApiError } from '../errors.ts';
 import { ERROR_RESPONSES } from '../schemas/index.ts';
 
 
@@ -10,6 +13,9 @@ const SettingsSchema = Type.Object({
   monthly_quota: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null: the plan\'s limit (Solo 20, others unlimited)' }),
   retention_days: Type.Integer({ minimum: 1, maximum: 3650 }),
   port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  mcp_output_dir: Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()], {
+    description: 'The one folder (absolute path, existing) where MCP agents may write converted files; null: none',
+  }),
 });
 
 /** The running server as the settings page shows it (null fields under `inject`, where nothing listens). */
@@ -48,6 +54,10 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
     '/api/settings',
     { schema: { summary: 'Change settings', body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }), response: ERROR_RESPONSES } },
     async (request) => {
+      const dir = request.body.mcp_output_dir;
+      if (typeof dir === 'string' && (!isAbsolute(dir) || !statSync(dir, { throwIfNoEntry: false })?.isDirectory())) {
+        throw new ApiError('validation_error', 'mcp_output_dir must be the absolute path of an existing folder');
+      }
       await store.updateSettings(request.body);
       return view();
     },

@@ -1,0 +1,49 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import { ApiError, envelope, ERRORS } from '../http/errors.ts';
+import { createMcpServer } from './server.ts';
+
+/**
+ * MCP over Streamable HTTP at `/mcp`, stateless: each POST gets a fresh server and transport (no session to keep,
+ * so nothing to leak and any number of clients at once), answering with plain JSON. The app's Host and Origin
+ * guards run first (its onRequest hook), then a Bearer key is required, on every plan.
+ */
+export async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  const authenticate = async (request: Parameters<typeof app.authenticator.forMcp>[0]) => {
+    request.principal = await app.authenticator.forMcp(request);
+  };
+
+  app.post(
+    '/mcp',
+    // JSON-RPC escapes the markdown (quotes, newlines), so the body may be larger than the markdown it carries.
+    { schema: { hide: true }, bodyLimit: 2 * (app.initialConfig.bodyLimit ?? 1024 * 1024), onRequest: authenticate },
+    async (request, reply) => {
+      const server = createMcpServer(app.services, { logError: (error) => request.log.error({ err: error }, 'MCP tool failed') });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // The transport writes the raw response itself (a Node request listener); Fastify must not send one too.
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (error) {
+        request.log.error({ err: error }, 'MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          reply.raw.end(JSON.stringify(envelope('internal_error', ERRORS.internal_error.message)));
+        }
+      }
+    },
+  );
+
+  // Stateless: no stream for server-initiated messages (GET) and no session to end (DELETE). 405 tells MCP
+  // clients so (they then carry on with POST alone).
+  const notAllowed = async () => {
+    throw new ApiError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { Allow: 'POST' });
+  };
+  app.get('/mcp', { schema: { hide: true }, onRequest: authenticate }, notAllowed);
+  app.delete('/mcp', { schema: { hide: true }, onRequest: authenticate }, notAllowed);
+}
