@@ -42,6 +42,9 @@ try {
   rmSync(temp, { recursive: true, force: true });
 }
 
-// The UI (dist/ui/), served by the local server at `/` and shown by the desktop window.
+// 3. The Electron shell (dist/main/).
+await (await import('./build-electron.mjs')).buildElectron(root);
+
+// 4. The UI (dist/ui/), served by the local server at `/` and shown by the desktop window.
 const { build: viteBuild } = await import('vite');
 await viteBuild({ configFile: join(root, 'renderer', 'vite.config.ts'), logLevel: 'warn' });

@@ -1,0 +1,30 @@
+// Builds the Electron shell into dist/main/: the main process (main/main.ts with the embedded server, one ES
+// module), the preload script (CommonJS: sandboxed preloads cannot be ES modules) and the icons.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Bundles main/ into `<root>/dist/main/` (or `out`, for tests). */
+export async function buildElectron(root, out = join(root, 'dist', 'main')) {
+  mkdirSync(out, { recursive: true });
+  const common = { absWorkingDir: root, bundle: true, target: 'node20', logLevel: 'warning', sourcemap: 'linked' };
+  await build({
+    ...common,
+    entryPoints: ['main/main.ts'],
+    outfile: join(out, 'main.js'),
+    platform: 'node',
+    format: 'esm',
+    // Electron is the runtime; the keychain's native module is loaded from node_modules (unpacked from the asar).
+    external: ['electron', '@napi-rs/keyring'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  await build({
+    ...common,
+    entryPoints: ['main/preload.ts'],
+    outfile: join(out, 'preload.cjs'),
+    platform: 'browser',
+    format: 'cjs',
+    external: ['electron'],
+  });
+  for (const icon of ['icon.png', 'tray.png', 'tray@2x.png']) copyFileSync(join(root, 'main', 'assets', icon), join(out, icon));
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// `npm start`: the desktop app where Electron's binary is installed; elsewhere (no binary, or no display) the same
+// server with the UI in the browser, at the link it prints. Arguments go to either (e.g. `npm start -- --port 0`).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The Electron binary's path, or undefined where it is not installed (the npm package is, its binary is not). */
+export function electronBinary(require = createRequire(import.meta.url)) {
+  try {
+    const path = require('electron');
+    return typeof path === 'string' && existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The desktop app, or the server with the reason why not. */
+export function chooseLaunch({ electron, platform = process.platform, env = process.env }) {
+  if (!electron) {
+    return { mode: 'server', reason: 'The Electron binary is not installed here, so Docwright starts its server with the UI in your browser instead.' };
+  }
+  if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
+    return { mode: 'server', reason: 'There is no display here (DISPLAY is not set), so Docwright starts its server with the UI in your browser instead.' };
+  }
+  return { mode: 'electron' };
+}
+
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let time = 0;
+  for (const entry of readdirSync(path)) time = Math.max(time, newest(join(path, entry)));
+  return time;
+}
+
+/** Whether dist/ lacks the app or is older than its sources. */
+export function buildNeeded(dir = root) {
+  const bundle = join(dir, 'dist', 'main', 'main.js');
+  if (!existsSync(bundle) || !existsSync(join(dir, 'dist', 'ui', 'index.html'))) return true;
+  const built = statSync(bundle).mtimeMs;
+  return ['main', 'server', 'renderer'].some((folder) => newest(join(dir, folder)) > built);
+}
+
+/** Runs a child with this terminal; its exit code becomes ours. SIGTERM and SIGHUP are passed on (Ctrl-C reaches it directly). */
+function run(command, args) {
+  const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, ELECTRON_RUN_AS_NODE: undefined } });
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  process.on('SIGINT', () => undefined);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+async function main(args) {
+  const electron = electronBinary();
+  const launch = chooseLaunch({ electron });
+  if (launch.mode === 'server') {
+    console.log(launch.reason);
+    run(process.execPath, [join(root, 'bin', 'docwright.js'), 'serve', ...args]);
+    return;
+  }
+  if (buildNeeded()) {
+    const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+    if (build.status !== 0) process.exit(build.status ?? 1);
+  }
+  // Chromium refuses to run as root with its OS sandbox (containers, CI), so root goes without it; users keep it.
+  const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
+  if (asRoot) console.log('Running as root: Chromium\'s OS sandbox is off (--no-sandbox); start Docwright as a normal user to keep it.');
+  run(electron, [...(asRoot ? ['--no-sandbox'] : []), root, ...args]);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv.slice(2));

@@ -1,0 +1,104 @@
+// electron-builder.yml, loaded and validated by electron-builder's own code (its loader and its JSON-schema check),
+// without downloading Electron; then what the installers must hold.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, matchesGlob, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const root = resolve(import.meta.dirname, '../..');
+const require = createRequire(import.meta.url);
+
+type Config = Record<string, unknown> & {
+  appId?: string;
+  productName?: string;
+  directories?: { output?: string; buildResources?: string };
+  files?: string[];
+  asar?: boolean;
+  asarUnpack?: string[];
+  icon?: string;
+  npmRebuild?: boolean;
+  electronFuses?: Record<string, boolean>;
+  linux?: { target?: string[]; maintainer?: string };
+  win?: { target?: string[] };
+  mac?: { target?: string[] };
+};
+interface ConfigModule {
+  getConfig(projectDir: string, configPath: string | null, configFromOptions: Config | null): Promise<Config>;
+  validateConfiguration(config: Config, debugLogger: unknown): Promise<void>;
+}
+const builder = require('app-builder-lib/out/util/config/config.js') as ConfigModule;
+const { DebugLogger } = require('builder-util/out/DebugLogger.js') as { DebugLogger: new (enabled: boolean) => unknown };
+
+/** The configuration as electron-builder loads it (merged with package.json, files normalised). */
+async function loadConfig(): Promise<Config> {
+  return builder.getConfig(root, join(root, 'electron-builder.yml'), null);
+}
+
+/** The file as written. */
+function rawConfig(): Config {
+  return parse(readFileSync(join(root, 'electron-builder.yml'), 'utf8')) as Config;
+}
+
+/** Width and height of a PNG, from its IHDR chunk. */
+function pngSize(path: string): { width: number; height: number } {
+  const bytes = readFileSync(path);
+  expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+describe('electron-builder.yml', () => {
+  it('passes electron-builder’s own validation', async () => {
+    const config = await loadConfig();
+    await expect(builder.validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
+  });
+
+  it('would be refused if it were wrong (the validation does check)', async () => {
+    const config = await loadConfig();
+    await expect(builder.validateConfiguration({ ...config, asarUnpak: ['x'] }, new DebugLogger(false))).rejects.toThrow(/asarUnpak/);
+    await expect(builder.validateConfiguration({ ...config, nsis: { oneClick: 'sometimes' } }, new DebugLogger(false))).rejects.toThrow(/Invalid configuration/);
+  });
+
+  it('names the app and builds AppImage and deb, NSIS, and dmg', async () => {
+    const config = rawConfig();
+    expect(config.appId).toBe('app.docwright.desktop');
+    expect(config.productName).toBe('Docwright');
+    expect(config.linux?.target).toEqual(['AppImage', 'deb']);
+    expect(config.linux?.maintainer).toMatch(/<.+@.+>/);
+    expect(config.win?.target).toEqual(['nsis']);
+    expect(config.mac?.target).toEqual(['dmg']);
+  });
+
+  it('packs the built app only (no sources, tests or source maps), outside dist/', async () => {
+    const config = rawConfig();
+    expect(config.directories?.output).toBe('release');
+    const files = config.files ?? [];
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/main/**/*', 'dist/ui/**/*', '!**/*.map']));
+    const included = files.filter((pattern) => !pattern.startsWith('!'));
+    for (const source of ['main/main.ts', 'server/serve.ts', 'renderer/src/App.svelte', 'test/main/security.test.ts', 'dist/cli.js']) {
+      expect(included.some((pattern) => matchesGlob(source, pattern)), source).toBe(false);
+    }
+    expect(included.some((pattern) => matchesGlob('dist/main/main.js', pattern))).toBe(true);
+    expect(included.some((pattern) => matchesGlob('dist/main/preload.cjs', pattern))).toBe(true);
+    const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { main?: string; scripts?: Record<string, string> };
+    expect(included.some((pattern) => packageJson.main !== undefined && matchesGlob(packageJson.main, pattern))).toBe(true);
+    expect(packageJson.scripts?.dist).toMatch(/build\.mjs && electron-builder/);
+  });
+
+  it('keeps the keychain’s native module outside the asar, where it can be loaded', async () => {
+    const config = rawConfig();
+    expect(config.asar).toBe(true);
+    expect(config.npmRebuild).toBe(false);
+    const native = 'node_modules/@napi-rs/keyring-linux-x64-gnu/keyring.linux-x64-gnu.node';
+    expect((config.asarUnpack ?? []).some((pattern) => matchesGlob(native, pattern))).toBe(true);
+    expect((config.asarUnpack ?? []).some((pattern) => matchesGlob('node_modules/@napi-rs/keyring/index.js', pattern))).toBe(true);
+  });
+
+  it('turns off Electron’s Node switches in the binary, and has a large enough icon', async () => {
+    const config = rawConfig();
+    expect(config.electronFuses).toMatchObject({ runAsNode: false, enableNodeOptionsEnvironmentVariable: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true });
+    const size = pngSize(join(root, config.icon ?? 'missing'));
+    expect(size.width).toBeGreaterThanOrEqual(512);
+    expect(size.height).toBe(size.width);
+  });
+});

@@ -1,0 +1,109 @@
+// The real desktop app, driven by Playwright's Electron support: it starts the embedded server, shows the UI in a
+// hardened window, converts pasted markdown and saves the .docx through the preload API, keeps the server running
+// when the window closes, and logs without secrets. Runs wherever the Electron binary exists; here it may not.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { _electron, type ElectronApplication, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildNeeded, electronBinary } from '../../scripts/start.mjs';
+import { call, trustingAgent } from '../helpers/docwright-process.ts';
+import { part, validateDocx } from '../helpers/docx.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const binary = electronBinary();
+if (!binary) {
+  console.log(
+    'Electron test skipped: the Electron binary is not installed here (the electron package is, without its binary: ' +
+      'ELECTRON_SKIP_BINARY_DOWNLOAD or no network at install). It runs wherever `require("electron")` names an existing file.',
+  );
+}
+
+describe.skipIf(!binary)('the desktop app (Electron)', () => {
+  let home: string;
+  let app: ElectronApplication;
+  let page: Page;
+  let origin: string;
+
+  beforeAll(async () => {
+    if (buildNeeded(root)) expect(spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status).toBe(0);
+    home = mkdtempSync(join(tmpdir(), 'docwright-electron-'));
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+    app = await _electron.launch({
+      executablePath: binary,
+      args: [root, '--port=0'],
+      env: { ...env, DOCWRIGHT_HOME: home, DOCWRIGHT_KEYCHAIN: 'off' },
+      timeout: 60_000,
+    });
+    page = await app.firstWindow();
+    // The one-launch link sets the session cookie, then redirects to the UI at `/`.
+    await page.waitForURL((url) => url.protocol === 'https:' && url.hostname === '127.0.0.1' && url.pathname === '/', { timeout: 30_000 });
+    origin = new URL(page.url()).origin;
+    // Native dialogs and the OS browser cannot be driven: record what the app asks of them instead.
+    await app.evaluate(({ dialog, shell }, target) => {
+      const opened: string[] = [];
+      Object.assign(globalThis, { __opened: opened });
+      dialog.showSaveDialog = (async () => ({ canceled: false, filePath: target })) as typeof dialog.showSaveDialog;
+      shell.openExternal = async (url: string) => {
+        opened.push(url);
+      };
+    }, join(home, 'saved.docx'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('runs the UI without Node in the page, with only window.docwright exposed', async () => {
+    expect(await page.evaluate(() => ({ require: typeof (globalThis as { require?: unknown }).require, process: typeof (globalThis as { process?: unknown }).process }))).toEqual({
+      require: 'undefined',
+      process: 'undefined',
+    });
+    expect(await page.evaluate(() => (window.docwright ? Object.keys(window.docwright).sort() : []))).toEqual(['isDesktop', 'openFiles', 'revealInFolder', 'saveAllToFolder', 'saveFile']);
+  });
+
+  it('opens no windows, never leaves the server, and sends http(s) links to the OS browser', async () => {
+    expect(await page.evaluate(() => window.open('https://example.com/docs') === null)).toBe(true);
+    expect(await page.evaluate(() => window.open('file:///etc/passwd') === null)).toBe(true);
+    await page.evaluate(() => {
+      location.href = 'https://example.org/elsewhere';
+    });
+    await page.waitForTimeout(500);
+    expect(new URL(page.url()).origin).toBe(origin);
+    expect(app.windows()).toHaveLength(1);
+    expect(await app.evaluate(() => (globalThis as { __opened?: string[] }).__opened)).toEqual(['https://example.com/docs', 'https://example.org/elsewhere']);
+  });
+
+  it('converts pasted markdown and saves a valid .docx through the native Save dialog', async () => {
+    await page.getByLabel('Paste markdown').fill('# Hello from Electron\n\nA paragraph with **bold** text.\n');
+    await page.getByRole('button', { name: 'Convert' }).click();
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    const saved = join(home, 'saved.docx');
+    await expect.poll(() => existsSync(saved), { timeout: 15_000 }).toBe(true);
+    const bytes = new Uint8Array(readFileSync(saved));
+    expect((await validateDocx(bytes)).ok).toBe(true);
+    expect(part(bytes, 'word/document.xml')).toContain('Hello from Electron');
+  });
+
+  it('keeps the server running when the window closes, and a second launch brings the window back', async () => {
+    const cert = join(home, 'tls', 'localhost-cert.pem');
+    await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.close());
+    await expect.poll(() => app.windows().length).toBe(0);
+    expect((await call(trustingAgent(cert), `${origin}/api/health`)).status).toBe(200);
+    const reopened = app.waitForEvent('window');
+    await app.evaluate(({ app: electronApp }) => electronApp.emit('second-instance'));
+    page = await reopened;
+    await page.waitForURL((url) => url.origin === origin && url.pathname === '/');
+  });
+
+  it('logs into the OS log folder without the session token', async () => {
+    const logs = await app.evaluate(({ app: electronApp }) => electronApp.getPath('logs'));
+    const text = readFileSync(join(logs, 'docwright.log'), 'utf8');
+    expect(text).toContain(`Server at ${origin}`);
+    expect(text).not.toMatch(/token=(?!\[redacted\])/);
+    expect(text).not.toMatch(/dw_[A-Za-z0-9]{10}/);
+  });
+});
