@@ -134,7 +134,7 @@ describe('a server already running: docwright mcp relays to it', () => {
   let home: string;
   let server: RunningServer;
 
-  it('with the admin token (no key given): converts through the running server, alongside an HTTP client', async () => {
+  it('with the admin token (no key given): converts through the running server, alongside an HTTP client; carries on when it stops', async () => {
     home = tempDir();
     server = await startServer({ dataDir: home, port: 0 });
     servers.push(server);
@@ -160,10 +160,19 @@ describe('a server already running: docwright mcp relays to it', () => {
     } finally {
       await http.close();
     }
+    // The server stops (the user quits the app) while the AI app keeps its MCP process: the next call finds no
+    // server, so the process starts one itself (on the configured port) and answers.
+    await server.store.updateSettings({ port: await freePort() });
+    await server.close();
+    const after = structured(await convert(stdio.client, '# After the server stopped'));
+    expect(stdio.stderr()).toContain('started one at');
     await closeStdio(stdio);
     stdios.pop();
     expect(stdio.errors).toEqual([]);
-    expect(existsSync(dataPaths(home).discovery)).toBe(true);
+    expect(existsSync(dataPaths(home).discovery)).toBe(false);
+    server = await startServer({ dataDir: home, port: 0 });
+    servers.push(server);
+    expect(server.store.getConversion(after.conversion_id)?.channel).toBe('mcp');
   });
 
   it('with DOCWRIGHT_API_KEY: works on Solo, and once the key is revoked every request is refused (invalid_api_key)', async () => {
