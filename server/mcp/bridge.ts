@@ -49,10 +49,7 @@ export class Relay {
   async close(): Promise<void> {
     const connection = await this.connection?.catch(() => undefined);
     this.connection = undefined;
-    if (connection) {
-      await connection.transport.close().catch(() => undefined);
-      connection.close();
-    }
+    if (connection) await dispose(connection);
   }
 
   private connect(): Promise<Connection> {
@@ -101,26 +98,32 @@ export class Relay {
 
   /** Sends one message; when the server went away (or restarted with a new admin token), finds it again once. */
   private async send(message: JSONRPCMessage): Promise<void> {
-    const connection = await this.connect();
+    const current = this.connect();
+    const connection = await current;
     try {
       await connection.transport.send(message);
     } catch (error) {
       const restarted = (error instanceof StreamableHTTPError && error.code === 401 && connection.upstream.auth === 'admin') || refused(error);
       if (!restarted) throw error;
-      if (this.connection) {
-        const stale = this.connection;
+      // Concurrent requests fail together: the first one drops the stale connection, all use the new one.
+      if (this.connection === current) {
         this.connection = undefined;
-        void stale.then((c) => (c.transport.close().catch(() => undefined), c.close())).catch(() => undefined);
+        await dispose(connection);
       }
       await (await this.connect()).transport.send(message);
     }
   }
 }
 
+async function dispose(connection: Connection): Promise<void> {
+  await connection.transport.close().catch(() => undefined);
+  connection.close();
+}
+
 /** A connection the server never accepted: it is not running (any more). Safe to retry: nothing was done. */
 function refused(error: unknown): boolean {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return code === 'ECONNREFUSED';
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  return e?.code === 'ECONNREFUSED' || e?.cause?.code === 'ECONNREFUSED';
 }
 
 function describe(error: unknown): string {

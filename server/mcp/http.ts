@@ -1,5 +1,5 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, envelope, ERRORS } from '../http/errors.ts';
 import { createMcpServer } from './server.ts';
 
@@ -9,7 +9,7 @@ import { createMcpServer } from './server.ts';
  * guards run first (its onRequest hook), then a Bearer key is required, on every plan.
  */
 export async function mcpRoutes(app: FastifyInstance): Promise<void> {
-  const authenticate = async (request: Parameters<typeof app.authenticator.forMcp>[0]) => {
+  const authenticate = async (request: FastifyRequest) => {
     request.principal = await app.authenticator.forMcp(request);
   };
 

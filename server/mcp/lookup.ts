@@ -41,15 +41,12 @@ export function findMapping(services: Services, wanted: string, template?: Templ
  * its oldest mapping; nothing takes the built-in pair.
  */
 export function resolvePair(services: Services, template?: string, mapping?: string): { template: TemplateRecord; mapping: MappingRecord } {
-  if (template === undefined && mapping === undefined) {
-    return { template: findTemplate(services, BUILTIN_TEMPLATE_ID), mapping: findMapping(services, BUILTIN_MAPPING_ID) };
-  }
   const chosenTemplate = template === undefined ? undefined : findTemplate(services, template);
   if (mapping !== undefined) {
     const chosenMapping = findMapping(services, mapping, chosenTemplate);
     return { template: chosenTemplate ?? findTemplate(services, chosenMapping.template_id), mapping: chosenMapping };
   }
-  if (!chosenTemplate) throw new ApiError('validation_error', 'template is required');
+  if (!chosenTemplate) return { template: findTemplate(services, BUILTIN_TEMPLATE_ID), mapping: findMapping(services, BUILTIN_MAPPING_ID) };
   const first = services.store.listMappings(chosenTemplate.id)[0];
   if (!first) {
     throw new ApiError('validation_error', `mapping is required: template "${chosenTemplate.name}" has no mapping yet; create one in the app (or POST /api/v1/mappings), or pass a mapping of another template`);
