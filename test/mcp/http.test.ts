@@ -1,7 +1,7 @@
 // MCP over Streamable HTTP at /mcp on a real HTTPS server (startServer on a real port, its generated certificate
 // trusted by undici), spoken to by the SDK's own client: the Bearer key on every plan (Solo included, where the REST
 // API answers 403), the Solo quota, a revoked key, and the same Host/Origin guards as the rest of the server.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -106,6 +106,24 @@ describe('tools over HTTPS', () => {
     const download = await call(agent, url(record.download_url), { headers: bearer() });
     expect(download.status).toBe(200);
     expect(download.bytes.equals(Buffer.from(embeddedDocx(result)))).toBe(true);
+  });
+
+  it('mcp_output_dir: PATCH /api/settings takes an existing absolute folder or null (else 422); then output_path writes there', async () => {
+    const folder = join(dir, 'exports');
+    mkdirSync(folder);
+    for (const bad of ['relative/folder', join(dir, 'missing'), join(dir, 'db.json'), '']) {
+      const res = await call(agent, url('/api/settings'), { method: 'PATCH', headers: admin(), body: { mcp_output_dir: bad } });
+      expect(res.status, bad).toBe(422);
+      expect(res.json().error.code).toBe('validation_error');
+    }
+    const set = await call(agent, url('/api/settings'), { method: 'PATCH', headers: admin(), body: { mcp_output_dir: folder } });
+    expect(set.json().settings.mcp_output_dir).toBe(folder);
+    const saved = structured(await mcp.client.callTool({ name: 'convert_markdown', arguments: { markdown: '# Saved', output_path: 'saved.docx' } }));
+    expect(saved.saved_to).toBe(join(realpathSync(folder), 'saved.docx'));
+    expect(existsSync(join(folder, 'saved.docx'))).toBe(true);
+    const off = await call(agent, url('/api/settings'), { method: 'PATCH', headers: admin(), body: { mcp_output_dir: null } });
+    expect(off.json().settings.mcp_output_dir).toBeNull();
+    expect(toolError(await mcp.client.callTool({ name: 'convert_markdown', arguments: { markdown: '# x', output_path: 'again.docx' } })).code).toBe('forbidden');
   });
 
   it('Solo: the REST API is 403 for the key, MCP works; 20 conversions a month, the 21st is rate_limit_exceeded with the reset date', async () => {
