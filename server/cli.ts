@@ -118,7 +118,12 @@ export function buildProgram(): Command {
       const server = await startServer({ dataDir: dataDir(), ...(port !== undefined ? { port } : {}), ...(opts.host ? { host: opts.host } : {}), http: opts.http ?? false });
       for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
       print(`Docwright is running at ${server.discovery.url}`);
-      print(`Session link:  ${server.uiLink} (signs a browser in to the settings area; keep it private)`);
+      print(`Open the app:  ${server.uiLink}`);
+      print('               (this launch only; keep it private)');
+      if (server.discovery.cert_path) {
+        print('               Your browser warns once about the certificate Docwright made for this computer:');
+        print('               check that it shows the fingerprint below, then proceed.');
+      }
       if (server.discovery.cert_path) print(`Certificate:   ${server.discovery.cert_path} (curl --cacert it; SHA-256 ${server.discovery.fingerprint})`);
       print(`Data:          ${dataDir()}`);
       print('Stop with Ctrl+C.');

@@ -51,7 +51,7 @@ describe('npm start without a usable Electron', () => {
         const timer = setTimeout(() => fail(new Error(`no URL printed; stdout: ${stdout}; stderr: ${stderr}`)), 30_000);
         child.stdout.on('data', (d: Buffer) => {
           stdout += d.toString();
-          const m = /Docwright is running at (\S+)[\s\S]*Session link/.exec(stdout);
+          const m = /Docwright is running at (\S+)[\s\S]*Open the app:/.exec(stdout);
           if (m?.[1]) {
             clearTimeout(timer);
             done(m[1]);
@@ -59,7 +59,7 @@ describe('npm start without a usable Electron', () => {
         });
       });
       expect(stdout.split('\n')[0]).toBe(expected.mode === 'server' ? expected.reason : '');
-      expect(stdout).toMatch(/Session link: +https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=/);
+      expect(stdout).toMatch(/Open the app: +https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=/);
       const health = await call(trustingAgent(join(home, 'tls', 'localhost-cert.pem')), `${url}/api/health`);
       expect(health.status).toBe(200);
       expect(existsSync(join(home, 'server.json'))).toBe(true);
