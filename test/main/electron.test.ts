@@ -79,7 +79,7 @@ describe.skipIf(!binary)('the desktop app (Electron)', () => {
 
   it('converts pasted markdown and saves a valid .docx through the native Save dialog', async () => {
     await page.getByLabel('Paste markdown').fill('# Hello from Electron\n\nA paragraph with **bold** text.\n');
-    await page.getByRole('button', { name: 'Convert' }).click();
+    await page.getByRole('button', { name: 'Convert', exact: true }).click();
     await page.getByRole('button', { name: 'Save' }).first().click();
     const saved = join(home, 'saved.docx');
     await expect.poll(() => existsSync(saved), { timeout: 15_000 }).toBe(true);

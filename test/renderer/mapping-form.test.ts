@@ -1,0 +1,57 @@
+// The mapping editor's model (renderer/src/lib/mapping-form.ts): rules ⇄ form, styles matched the way Word does.
+import { describe, expect, test } from 'vitest';
+import { formOf, matchStyle, RULE_FIELDS, rulesOf, stylesOfKind } from '../../renderer/src/lib/mapping-form.ts';
+import { describeWarning, plainMessage } from '../../renderer/src/lib/messages.ts';
+
+const STYLES = [
+  { name: 'Normal', id: 'Normal', type: 'paragraph' as const },
+  { name: 'heading 1', id: 'Heading1', type: 'paragraph' as const },
+  { name: 'Corp Body', id: 'CorpBody', type: 'paragraph' as const },
+  { name: 'Corp Table', id: 'CorpTable', type: 'table' as const },
+  { name: 'Strong', id: 'Strong', type: 'character' as const },
+];
+
+describe('mapping form', () => {
+  test('one field per mapping key, each with the style type it needs', () => {
+    expect(RULE_FIELDS.map((f) => f.key)).toEqual(['heading.1', 'heading.2', 'heading.3', 'heading.4', 'heading.5', 'heading.6', 'paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'table.style']);
+    expect(RULE_FIELDS.find((f) => f.key === 'table.style')?.kind).toBe('table');
+    expect(stylesOfKind(STYLES, 'paragraph').map((s) => s.name)).toEqual(['Corp Body', 'heading 1', 'Normal']);
+  });
+
+  test('names match like Word: case and spaces ignored, ids accepted, the wrong type is no match', () => {
+    expect(matchStyle(STYLES, 'Heading 1', 'paragraph')?.id).toBe('Heading1');
+    expect(matchStyle(STYLES, 'corp  body', 'paragraph')?.id).toBe('CorpBody');
+    expect(matchStyle(STYLES, 'Heading1', 'paragraph')?.name).toBe('heading 1');
+    expect(matchStyle(STYLES, 'Corp Table', 'paragraph')).toBeUndefined();
+    expect(matchStyle(STYLES, 'Strong', 'paragraph')).toBeUndefined();
+  });
+
+  test('rules → form shows the template’s own names and keeps unknown ones; form → rules round-trips', () => {
+    const rules = { heading: { '1': 'Heading 1' }, paragraph: 'Old Body', table: { style: 'corp table', header_row: false } };
+    const form = formOf(rules, STYLES);
+    expect(form.values['heading.1']).toBe('heading 1');
+    expect(form.values.paragraph).toBe('Old Body');
+    expect(form.values['table.style']).toBe('Corp Table');
+    expect(form.values.code_block).toBe('');
+    expect(form.headerRow).toBe(false);
+    expect(rulesOf(form)).toEqual({ heading: { '1': 'heading 1' }, paragraph: 'Old Body', table: { style: 'Corp Table', header_row: false } });
+    expect(rulesOf(formOf(undefined, STYLES))).toEqual({ table: { header_row: true } });
+  });
+});
+
+describe('messages in plain words', () => {
+  test('API errors become sentences without codes or JSON', () => {
+    expect(plainMessage(429, 'rate_limit_exceeded', 'The monthly quota of 20 conversions is used up; it resets on 2026-12-01T00:00:00.000Z.')).toBe(
+      'This month’s conversions are used up. The monthly quota of 20 conversions is used up; it resets on 2026-12-01T00:00:00.000Z.',
+    );
+    expect(plainMessage(422, 'validation_error', 'file is not a Word document')).toBe('Something in the request is not right: file is not a Word document.');
+    expect(plainMessage(500, 'internal_error', 'Server error')).toMatch(/^Docwright ran into a problem on its side/);
+    expect(plainMessage(0, 'unreachable', '')).toMatch(/not answering/);
+  });
+
+  test('warning codes are described', () => {
+    expect(describeWarning('missing_style: Corp Quote')).toBe('The template has no style “Corp Quote”; Word’s built-in formatting was used instead.');
+    expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than 3 levels/);
+    expect(describeWarning('something_new: x')).toBe('something_new: x');
+  });
+});
