@@ -31,7 +31,8 @@ try {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   await build({
     ...common,
-    entryPoints: { cli: 'server/cli-entry.ts' },
+    // The conversion worker is an entry of its own (dist/convert-worker.js), sharing the engine's chunk with the CLI.
+    entryPoints: { cli: 'server/cli-entry.ts', 'convert-worker': 'server/convert-pool/worker.ts' },
     outdir: 'dist',
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey } from './auth/keys.ts';
-import { convert, ConvertInputError, readTemplate, resolveStyles, type MappingRules, type Template } from './convert/index.ts';
+import { ConvertInputError, readTemplate, resolveStyles, type MappingRules, type Template } from './convert/index.ts';
+import { ConvertLimitError, ConvertPool, type PoolOptions } from './convert-pool/pool.ts';
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './http/errors.ts';
@@ -44,25 +45,59 @@ export function outputFilename(requested: string | undefined): string {
   return `${base && base !== '.' && base !== '..' ? base : 'document'}.docx`;
 }
 
+/** A template version's cache key: its id, version and content hash. */
+function templateKey(record: TemplateRecord): string {
+  return `${record.id}:${record.version}:${record.sha256}`;
+}
+
 /** The operations every channel shares (REST API, UI, MCP): conversions against the quota, templates, mappings. */
 export class Services {
   private parsed = new Map<string, Template>();
+  private bytes = new Map<string, Uint8Array>();
+  private pool: ConvertPool | null = null;
 
   constructor(
     readonly store: Store,
     readonly now: () => Date = () => new Date(),
+    /** The conversion workers' number and limits (environment variables otherwise; see ConvertPool). */
+    private readonly poolOptions: PoolOptions = {},
   ) {}
 
-  /** A template read once per version and cached (conversions never re-read it). */
+  /** The worker threads that convert, started at the first conversion (or by `warm`). */
+  get convertPool(): ConvertPool {
+    this.pool ??= new ConvertPool(this.poolOptions);
+    return this.pool;
+  }
+
+  /** Ends the conversion workers. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close();
+  }
+
+  /** A template read once per version and cached (for its styles; conversions read it once per worker). */
   async template(record: TemplateRecord): Promise<Template> {
-    const key = `${record.id}:${record.version}:${record.sha256}`;
+    const key = templateKey(record);
     let template = this.parsed.get(key);
     if (!template) {
-      template = readTemplate(await this.store.templateBytes(record));
+      template = readTemplate(await this.templateBytes(record));
       for (const old of this.parsed.keys()) if (old.startsWith(`${record.id}:`)) this.parsed.delete(old);
       this.parsed.set(key, template);
     }
     return template;
+  }
+
+  /** A template's bytes, read from disk once per version. */
+  private async templateBytes(record: TemplateRecord): Promise<Uint8Array> {
+    const key = templateKey(record);
+    let bytes = this.bytes.get(key);
+    if (!bytes) {
+      bytes = await this.store.templateBytes(record);
+      for (const old of this.bytes.keys()) if (old.startsWith(`${record.id}:`)) this.bytes.delete(old);
+      this.bytes.set(key, bytes);
+    }
+    return bytes;
   }
 
   /** Converts, counting against the monthly quota exactly once, and stores the output and its record. */
@@ -82,12 +117,15 @@ export class Services {
       });
     }
     try {
-      const template = await this.template(templateRecord);
+      const template = { key: templateKey(templateRecord), bytes: await this.templateBytes(templateRecord) };
       let result;
       try {
-        result = convert({ markdown: request.markdown, template, mapping: mapping.rules, created: now });
+        result = await this.convertPool.run({ markdown: request.markdown, template, mapping: mapping.rules, created: now });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);
+        if (error instanceof ConvertLimitError) {
+          throw new ApiError('document_too_complex', `markdown: ${error.message}; split the document or simplify its nesting.`);
+        }
         throw error;
       }
       reservation.commit();

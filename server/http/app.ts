@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Services } from '../services.ts';
+import type { PoolOptions } from '../convert-pool/pool.ts';
 import type { Store } from '../store/store.ts';
 import { Authenticator, type Principal } from './auth.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
@@ -41,6 +42,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Certificate and key: the app then serves HTTPS when it listens. */
   httpsOptions?: { cert: string; key: string };
+  /** Conversion workers: number, time and memory limits (server/convert-pool/pool.ts). */
+  convert?: PoolOptions;
   /** Folder of the built UI served at `/` (default: the package's dist/ui); false serves none. */
   uiDir?: string | false;
   /** The certificate's fingerprint and path, shown on the settings page. */
@@ -74,7 +77,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false }, plugins: [] },
   } as Parameters<typeof Fastify>[0]).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
-  const services = new Services(options.store, now);
+  const services = new Services(options.store, now, options.convert);
+  app.addHook('onClose', () => services.close());
   const authenticator = new Authenticator({
     store: options.store,
     secret: options.secret,

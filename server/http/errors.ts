@@ -11,6 +11,7 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.' },
   bad_request: { status: 400, message: 'Malformed request.' },
   validation_error: { status: 422, message: 'The request failed validation.' },
+  document_too_complex: { status: 422, message: 'markdown: the document took too long or too much memory to convert; split it or simplify its nesting.' },
   rate_limit_exceeded: { status: 429, message: 'The monthly conversion quota is exhausted.' },
   internal_error: { status: 500, message: 'Server error; retry, or report it if it persists.' },
 } as const;

@@ -1,0 +1,262 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ConvertInputError } from '../convert/errors.ts';
+import type { ConversionStats, MappingRules } from '../convert/index.ts';
+import type { JobMessage, ResultMessage } from './protocol.ts';
+
+/** Sizes and limits of the pool; each defaults to its environment variable, else to the value given here. */
+export interface PoolOptions {
+  /** Worker threads (DOCWRIGHT_WORKERS; default: the cores available, at least 1). */
+  size?: number;
+  /** Longest a conversion may run, in ms (DOCWRIGHT_CONVERT_TIMEOUT_MS; default 30,000). */
+  timeoutMs?: number;
+  /** Heap of a worker, in MB (DOCWRIGHT_CONVERT_MEMORY_MB; default 1024). */
+  memoryMb?: number;
+  /** Templates each worker keeps read (default 8; the least recently used goes first). */
+  templatesPerWorker?: number;
+}
+
+export interface PoolJob {
+  markdown: string;
+  mapping: MappingRules;
+  created: Date;
+  /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once. */
+  template: { key: string; bytes: Uint8Array };
+}
+
+export interface PoolResult {
+  docx: Uint8Array;
+  warnings: string[];
+  stats: ConversionStats;
+}
+
+/** A conversion stopped for exceeding the pool's time or memory limit, or a limit of the engine (its stack). */
+export class ConvertLimitError extends Error {
+  override name = 'ConvertLimitError';
+  constructor(
+    readonly limit: 'time' | 'memory' | 'engine',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The worker running a conversion died (or the pool closed) before answering. */
+export class ConvertWorkerError extends Error {
+  override name = 'ConvertWorkerError';
+}
+
+interface Task {
+  job: PoolJob;
+  resolve: (result: PoolResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  task: (Task & { id: number; timer: NodeJS.Timeout }) | null;
+  /** The template keys the worker holds, least recently used first (a mirror of its cache). */
+  templates: string[];
+  /** The last 'error' the worker emitted (its exit follows). */
+  error: (Error & { code?: string }) | null;
+}
+
+function fromEnv(name: string, min: number): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min} (got "${raw}")`);
+  return value;
+}
+
+/**
+ * Where the worker's code is: next to this file in the sources (through tsx-worker.mjs, which loads TypeScript in
+ * the thread), or `convert-worker.js` in dist/ in the build, whichever chunk of dist/ this module was bundled into.
+ */
+export function workerEntry(): URL {
+  const here = import.meta.url;
+  if (/\.[cm]?ts$/.test(new URL(here).pathname)) return new URL('./tsx-worker.mjs', here);
+  for (const candidate of ['./convert-worker.js', '../convert-worker.js']) {
+    const url = new URL(candidate, here);
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  throw new Error(`convert-worker.js not found next to ${here}; rebuild with npm run build`);
+}
+
+/**
+ * Runs conversions in worker threads, so the event loop (the HTTP server) never waits for one. A conversion past
+ * the time limit, or a worker past its heap limit, is stopped by ending its worker, which is replaced; a worker
+ * that dies for any other reason fails only the conversion it ran. Jobs wait in order when every worker is busy.
+ */
+export class ConvertPool {
+  readonly size: number;
+  readonly timeoutMs: number;
+  readonly memoryMb: number;
+  private readonly templatesPerWorker: number;
+  private readonly entry: URL;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Workers started, workers ended by a limit or a crash, and templates sent to a worker, since the pool was made. */
+  readonly counters = { started: 0, replaced: 0, templatesSent: 0 };
+
+  constructor(options: PoolOptions = {}) {
+    this.size = Math.max(1, options.size ?? fromEnv('DOCWRIGHT_WORKERS', 1) ?? availableParallelism());
+    this.timeoutMs = options.timeoutMs ?? fromEnv('DOCWRIGHT_CONVERT_TIMEOUT_MS', 1) ?? 30_000;
+    this.memoryMb = options.memoryMb ?? fromEnv('DOCWRIGHT_CONVERT_MEMORY_MB', 16) ?? 1024;
+    this.templatesPerWorker = Math.max(1, options.templatesPerWorker ?? 8);
+    this.entry = workerEntry();
+  }
+
+  /** Converts in a worker. Rejects with ConvertInputError, ConvertLimitError or ConvertWorkerError. */
+  run(job: PoolJob): Promise<PoolResult> {
+    if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Starts every worker now instead of at the first conversions (the first ones then do not wait for a start). */
+  warm(): void {
+    while (!this.closed && this.slots.length < this.size) this.spawn();
+  }
+
+  /** The worker threads running now (for diagnostics and tests). */
+  get workers(): readonly Worker[] {
+    return this.slots.map((slot) => slot.worker);
+  }
+
+  /** Conversions running and waiting. */
+  get load(): { running: number; queued: number } {
+    return { running: this.slots.filter((slot) => slot.task).length, queued: this.queue.length };
+  }
+
+  /** Ends every worker; running and waiting conversions fail. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const error = new ConvertWorkerError('The server is shutting down.');
+    for (const task of this.queue.splice(0)) task.reject(error);
+    const slots = this.slots.splice(0);
+    for (const slot of slots) this.finish(slot, error);
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      let slot = this.slots.find((s) => s.task === null);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      const task = this.queue.shift();
+      if (task) this.start(slot, task);
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(this.entry, {
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: this.memoryMb },
+      name: 'docwright-convert',
+    });
+    worker.unref();
+    const slot: Slot = { worker, task: null, templates: [], error: null };
+    worker.on('message', (message: ResultMessage) => this.onMessage(slot, message));
+    worker.on('error', (error: Error) => {
+      slot.error = error;
+    });
+    worker.on('exit', () => this.onExit(slot));
+    this.slots.push(slot);
+    this.counters.started += 1;
+    return slot;
+  }
+
+  private start(slot: Slot, task: Task): void {
+    const id = this.nextId++;
+    const { key, bytes } = task.job.template;
+    const known = slot.templates.indexOf(key);
+    if (known >= 0) slot.templates.splice(known, 1);
+    slot.templates.push(key);
+    const evict = slot.templates.length > this.templatesPerWorker ? slot.templates.splice(0, slot.templates.length - this.templatesPerWorker) : [];
+    const message: JobMessage = {
+      id,
+      markdown: task.job.markdown,
+      mapping: task.job.mapping,
+      created: task.job.created,
+      templateKey: key,
+      evict,
+      ...(known >= 0 ? {} : { templateBytes: bytes }),
+    };
+    const timer = setTimeout(() => this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+    slot.task = { ...task, id, timer };
+    if (known < 0) this.counters.templatesSent += 1;
+    slot.worker.ref();
+    try {
+      slot.worker.postMessage(message);
+    } catch (error) {
+      this.finish(slot, error instanceof Error ? error : new Error(String(error)));
+      this.forget(slot, key);
+      this.dispatch();
+    }
+  }
+
+  private onMessage(slot: Slot, message: ResultMessage): void {
+    const task = slot.task;
+    if (!task || task.id !== message.id) return;
+    if (message.ok) {
+      this.finish(slot, null, { docx: message.docx, warnings: message.warnings, stats: message.stats });
+    } else {
+      // The worker forgot the template of a failed job (it may not have read); so does the mirror.
+      this.forget(slot, task.job.template.key);
+      if (message.kind === 'input') this.finish(slot, new ConvertInputError((message.code ?? 'markdown_invalid') as ConvertInputError['code'], message.message));
+      else if (message.kind === 'too_complex') this.finish(slot, new ConvertLimitError('engine', `the document is nested too deeply or is too large for the converter (${message.message})`));
+      else this.finish(slot, new ConvertWorkerError(`conversion failed in the worker: ${message.message}`));
+    }
+    this.dispatch();
+  }
+
+  /** The worker ended: by our terminate (already handled), by its heap limit, or by a crash. */
+  private onExit(slot: Slot): void {
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    if (slot.task) {
+      this.counters.replaced += 1;
+      const error = slot.error;
+      if (error?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        this.finish(slot, new ConvertLimitError('memory', `the conversion needed more than ${this.memoryMb} MB of memory`));
+      } else {
+        this.finish(slot, new ConvertWorkerError(`the conversion worker stopped${error ? `: ${error.message}` : ''}`));
+      }
+    }
+    this.dispatch();
+  }
+
+  /** Ends a worker whose conversion ran past a limit; its replacement starts when a job needs it. */
+  private stop(slot: Slot, error: Error): void {
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    this.counters.replaced += 1;
+    this.finish(slot, error);
+    void slot.worker.terminate();
+    this.dispatch();
+  }
+
+  /** Settles the slot's task, if any, and marks the slot free. */
+  private finish(slot: Slot, error: Error | null, result?: PoolResult): void {
+    const task = slot.task;
+    if (!task) return;
+    slot.task = null;
+    clearTimeout(task.timer);
+    slot.worker.unref();
+    if (error) task.reject(error);
+    else if (result) task.resolve(result);
+  }
+
+  private forget(slot: Slot, key: string): void {
+    const index = slot.templates.indexOf(key);
+    if (index >= 0) slot.templates.splice(index, 1);
+  }
+}

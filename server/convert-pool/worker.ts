@@ -1,0 +1,46 @@
+// A conversion worker: runs the pure engine on the jobs the pool sends, with the templates it was sent read once
+// and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
+import { parentPort } from 'node:worker_threads';
+import { convert, ConvertInputError, readTemplate, type Template } from '../convert/index.ts';
+import type { JobMessage, ResultMessage } from './protocol.ts';
+
+const port = parentPort;
+if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker thread');
+
+const templates = new Map<string, Template>();
+
+/** A RangeError from deep in the engine is the input exhausting the stack or a string's maximum length. */
+function tooComplex(error: unknown): boolean {
+  return error instanceof RangeError && /call stack|string length|array length|allocation/i.test(error.message);
+}
+
+function run(job: JobMessage): ResultMessage {
+  for (const key of job.evict) templates.delete(key);
+  try {
+    let template = templates.get(job.templateKey);
+    if (!template) {
+      if (!job.templateBytes) return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
+      template = readTemplate(job.templateBytes);
+      templates.set(job.templateKey, template);
+    }
+    const result = convert({ markdown: job.markdown, template, mapping: job.mapping, created: job.created });
+    return { id: job.id, ok: true, docx: result.docx, warnings: result.warnings, stats: result.stats };
+  } catch (error) {
+    // Forgotten on any failure (it may be the template that failed); the pool's mirror of this cache does the same.
+    templates.delete(job.templateKey);
+    if (error instanceof ConvertInputError) return { id: job.id, ok: false, kind: 'input', code: error.code, message: error.message };
+    if (tooComplex(error)) return { id: job.id, ok: false, kind: 'too_complex', message: (error as Error).message };
+    return { id: job.id, ok: false, kind: 'internal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+}
+
+port.on('message', (job: JobMessage) => {
+  const result = run(job);
+  if (result.ok) {
+    // The bytes move to the main thread instead of being copied (a whole buffer of its own, as fflate returns).
+    const docx = result.docx.byteOffset === 0 && result.docx.byteLength === result.docx.buffer.byteLength ? result.docx : result.docx.slice();
+    port.postMessage({ ...result, docx }, [docx.buffer as ArrayBuffer]);
+  } else {
+    port.postMessage(result);
+  }
+});

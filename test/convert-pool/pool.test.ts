@@ -1,0 +1,228 @@
+// The conversion pool with real worker threads: conversions never hold up the server's other requests, a
+// conversion past the time or memory limit ends with a clean 422 and its quota reservation released, a dead worker
+// fails only its own conversion, and the built bundle's worker entry works as the sources' does.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { generateMarkdown } from '../../bench/generate.ts';
+import type { PoolOptions } from '../../server/convert-pool/pool.ts';
+import { buildApp } from '../../server/http/app.ts';
+import { Services } from '../../server/services.ts';
+import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
+import { call, type HttpResult } from '../helpers/docwright-process.ts';
+import { fixture, validateDocx } from '../helpers/docx.ts';
+
+/** One line of nested `- ` items: minutes in the parser (its thematic-break check at every marker). */
+const PATHOLOGICAL = `${'- '.repeat(10_000)}x`;
+const ROOT = resolve(import.meta.dirname, '../..');
+
+interface Server {
+  app: FastifyInstance;
+  store: Store;
+  base: string;
+  key: string;
+  convert: (markdown: string, extra?: Record<string, unknown>) => Promise<HttpResult>;
+  get: (path: string) => Promise<HttpResult>;
+  close: () => Promise<void>;
+}
+
+const opened: Server[] = [];
+
+/** The real app on a real loopback port (plain HTTP), a fresh data directory and an API key. */
+async function openServer(convert: PoolOptions): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'dw-pool-'));
+  const store = await Store.open(dir);
+  const secret = randomBytes(32);
+  const app = await buildApp({ store, secret, convert });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const { key } = await app.services.createApiKey('pool test', secret);
+  const auth = { authorization: `Bearer ${key}` };
+  const server: Server = {
+    app,
+    store,
+    base,
+    key,
+    convert: (markdown, extra = {}) =>
+      call(undefined, `${base}/api/v1/convert`, {
+        method: 'POST',
+        headers: auth,
+        body: { markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: 'json', ...extra },
+      }),
+    get: (path) => call(undefined, `${base}${path}`, { headers: auth }),
+    close: async () => {
+      await app.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  opened.push(server);
+  return server;
+}
+
+/** Resolves once `predicate` holds, checking every 10 ms. */
+async function until(predicate: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 10));
+  }
+}
+
+afterEach(async () => {
+  for (const server of opened.splice(0)) await server.close();
+});
+
+describe('conversions in worker threads', () => {
+  it('GETs and other conversions answer while a pathological conversion runs; it ends in 422 document_too_complex without using the quota', async () => {
+    const server = await openServer({ size: 2, timeoutMs: 4_000 });
+    const pool = server.app.services.convertPool;
+    await server.store.updateSettings({ monthly_quota: 2 });
+    // Both workers started and warm, so the time limit measures the conversion, not a thread's start.
+    pool.warm();
+    expect((await Promise.all([server.convert('# warm'), server.convert('warm')])).map((r) => r.status)).toEqual([200, 200]);
+    await server.store.updateSettings({ monthly_quota: 4 });
+
+    let slowDone = false;
+    const slow = server.convert(PATHOLOGICAL).finally(() => {
+      slowDone = true;
+    });
+    await until(() => pool.load.running === 1, 'the pathological conversion to start');
+
+    const health = await server.get('/api/health');
+    expect(health.status).toBe(200);
+    const list = await server.get('/api/v1/conversions');
+    expect(list.status).toBe(200);
+    expect(list.json().total).toBe(2);
+    expect(slowDone, 'the GETs answered before the pathological conversion ended').toBe(false);
+
+    const other = await server.convert('# Other\n\nconverted by the second worker');
+    expect(other.status, other.bytes.toString()).toBe(200);
+
+    const res = await slow;
+    expect(res.status).toBe(422);
+    expect(res.json()).toEqual({ error: { code: 'document_too_complex', message: expect.stringMatching(/^markdown: .*longer than 4 s.*split the document/) } });
+    // Quota 4: two warm-ups and `other` used 3; the refused one used none, so exactly one more fits.
+    expect((await server.convert('one more')).status).toBe(200);
+    const spent = await server.convert('over the quota');
+    expect(spent.status).toBe(429);
+    expect(pool.counters.replaced).toBe(1);
+  });
+
+  it('a conversion past the memory limit ends in 422 document_too_complex and the worker is replaced', async () => {
+    const server = await openServer({ size: 1, memoryMb: 32, timeoutMs: 60_000 });
+    const res = await server.convert(generateMarkdown(300 * 1024));
+    expect(res.status).toBe(422);
+    expect(res.json().error).toEqual({ code: 'document_too_complex', message: expect.stringMatching(/more than 32 MB of memory/) });
+    expect(server.store.usage(new Date())).toBe(0);
+    const after = await server.convert('# Still converting');
+    expect(after.status).toBe(200);
+    expect(server.app.services.convertPool.counters).toMatchObject({ started: 2, replaced: 1 });
+  });
+
+  it('a worker that dies mid-conversion fails only that conversion (500, quota released); the next one converts', async () => {
+    const server = await openServer({ size: 1, timeoutMs: 60_000 });
+    const pool = server.app.services.convertPool;
+    const dying = server.convert(PATHOLOGICAL);
+    await until(() => pool.load.running === 1, 'the conversion to start');
+    await Promise.all(pool.workers.map((worker) => worker.terminate()));
+    const res = await dying;
+    expect(res.status).toBe(500);
+    expect(res.json()).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
+    expect(server.store.usage(new Date())).toBe(0);
+    expect((await server.get('/api/health')).status).toBe(200);
+    const next = await server.convert('# After the crash');
+    expect(next.status).toBe(200);
+    expect(server.store.usage(new Date())).toBe(1);
+  });
+
+  it('each worker reads a template once per version: bytes go to a worker only when it lacks that version', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-'));
+    const store = await Store.open(dir);
+    const services = new Services(store, () => new Date(), { size: 1 });
+    try {
+      const corporate = fixture('templates', 'corporate.docx');
+      const at = new Date().toISOString();
+      const template = await store.addTemplate({ id: '3a3a3a3a-0000-4000-8000-000000000001', name: 'Corporate', description: '', version: 1, created_at: at, updated_at: at }, corporate);
+      const convert = (templateId: string) => services.convert({ markdown: '# Title\n\nBody', template_id: templateId, mapping_id: BUILTIN_MAPPING_ID, channel: 'api' });
+      for (let i = 0; i < 3; i++) await convert(BUILTIN_TEMPLATE_ID);
+      for (let i = 0; i < 3; i++) await convert(template.id);
+      expect(services.convertPool.counters.templatesSent).toBe(2);
+      await store.updateTemplate(template.id, { version: 2, updated_at: new Date().toISOString() }, corporate);
+      const { docx } = await convert(template.id);
+      await convert(template.id);
+      expect(services.convertPool.counters.templatesSent).toBe(3);
+      expect((await validateDocx(docx)).ok).toBe(true);
+    } finally {
+      await services.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the built bundle (dist/)', () => {
+  const children: ChildProcess[] = [];
+  let home: string;
+
+  beforeAll(async () => {
+    // `npm test` builds first (pretest); a lone run builds when the bundle is missing or older than the pool.
+    const worker = join(ROOT, 'dist/convert-worker.js');
+    if (!existsSync(worker) || statSync(worker).mtimeMs < statSync(join(ROOT, 'server/convert-pool/pool.ts')).mtimeMs) {
+      const build = spawn(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'ignore' });
+      const [code] = (await once(build, 'exit')) as [number | null];
+      expect(code).toBe(0);
+    }
+    home = mkdtempSync(join(tmpdir(), 'dw-pool-dist-'));
+  });
+
+  afterAll(async () => {
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+    }
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('dist/cli.js serve converts in dist/convert-worker.js workers, and stops a pathological conversion at the limit', async () => {
+    const env = { ...process.env, DOCWRIGHT_HOME: home, DOCWRIGHT_KEYCHAIN: 'off', DOCWRIGHT_CONVERT_TIMEOUT_MS: '3000', DOCWRIGHT_WORKERS: '2' };
+    const serve = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), 'serve', '--port', '0', '--http'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(serve);
+    let stdout = '';
+    const url = await new Promise<string>((done, fail) => {
+      serve.stdout?.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        const m = /Docwright is running at (\S+)/.exec(stdout);
+        if (m?.[1]) done(m[1]);
+      });
+      serve.on('exit', (code) => fail(new Error(`serve exited with ${code}: ${stdout}`)));
+    });
+    const keys = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), 'keys', 'create', 'dist test'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    let key = '';
+    keys.stdout?.on('data', (d: Buffer) => (key += d.toString()));
+    await once(keys, 'exit');
+    key = key.trim();
+    expect(key).toMatch(/^dw_/);
+    const post = (markdown: string) =>
+      call(undefined, `${url}/api/v1/convert`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: { markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID },
+      });
+    const ok = await post('# From the bundle\n\n- a\n- b');
+    expect(ok.status, ok.bytes.toString()).toBe(200);
+    expect((await validateDocx(new Uint8Array(ok.bytes))).ok).toBe(true);
+    const slow = await post(PATHOLOGICAL);
+    expect(slow.status).toBe(422);
+    expect(slow.json().error.code).toBe('document_too_complex');
+    expect((await post('# Still serving')).status).toBe(200);
+  });
+});
