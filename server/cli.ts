@@ -109,22 +109,36 @@ export function buildProgram(): Command {
     .command('serve')
     .description('start the local API server (HTTPS on 127.0.0.1) and print its URL and the UI link')
     .option('-p, --port <port>', 'port (default: the port setting, 47823)')
-    .option('--host <host>', 'address to bind: 127.0.0.1 (default), localhost or ::1')
+    .option('--host <host>', 'address to bind: 127.0.0.1 (default), localhost or ::1; a team server: 0.0.0.0, :: or an address of this machine (with --allow-remote, --cert, --key)')
     .option('--http', 'plain HTTP instead of HTTPS (loopback only)')
-    .action(async (opts: { port?: string; host?: string; http?: boolean }) => {
+    .option('--allow-remote', 'team server: allow a --host beyond loopback (HTTPS with --cert/--key only)')
+    .option('--cert <file>', "your server certificate (PEM; intermediates may follow), served instead of Docwright's own")
+    .option('--key <file>', "the key of --cert (PEM, unencrypted, readable only by the server's user)")
+    .option('--public-host <name...>', "host names clients use, accepted besides the certificate's names (DNS rebinding defence)")
+    .action(async (opts: { port?: string; host?: string; http?: boolean; allowRemote?: boolean; cert?: string; key?: string; publicHost?: string[] }) => {
       const port = opts.port === undefined ? undefined : Number(opts.port);
       if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliError('--port must be a number from 0 to 65535');
       const { startServer } = await serverModules();
-      const server = await startServer({ dataDir: dataDir(), ...(port !== undefined ? { port } : {}), ...(opts.host ? { host: opts.host } : {}), http: opts.http ?? false });
+      const server = await startServer({
+        dataDir: dataDir(),
+        ...(port !== undefined ? { port } : {}),
+        ...(opts.host ? { host: opts.host } : {}),
+        http: opts.http ?? false,
+        // Team server (server/http/listen.ts).
+        allowRemote: opts.allowRemote ?? false,
+        ...(opts.cert !== undefined ? { tlsCert: opts.cert } : {}),
+        ...(opts.key !== undefined ? { tlsKey: opts.key } : {}),
+        ...(opts.publicHost ? { publicHosts: opts.publicHost.flatMap((h) => h.split(',')).filter(Boolean) } : {}),
+      });
       for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
       print(`Docwright is running at ${server.discovery.url}`);
       print(`Open the app:  ${server.uiLink}`);
       print('               (this launch only; keep it private)');
-      if (server.discovery.cert_path) {
+      if (server.discovery.cert_path && !opts.cert) {
         print('               Your browser warns once about the certificate Docwright made for this computer:');
         print('               check that it shows the fingerprint below, then proceed.');
       }
-      if (server.discovery.cert_path) print(`Certificate:   ${server.discovery.cert_path} (curl --cacert it; SHA-256 ${server.discovery.fingerprint})`);
+      if (server.discovery.cert_path) print(`Certificate:   ${server.discovery.cert_path} (${opts.cert ? 'yours' : 'curl --cacert it'}; SHA-256 ${server.discovery.fingerprint})`);
       print(`Data:          ${dataDir()}`);
       print('Stop with Ctrl+C.');
       await new Promise<void>((done) => {
@@ -234,9 +248,12 @@ export function buildProgram(): Command {
         api_access: PLAN_LIMITS[settings.plan].api,
         keychain,
         data_dir: dataDir(),
+        fingerprint: running?.discovery.fingerprint ?? null,
+        cert_path: running?.discovery.cert_path ?? null,
       };
       if (opts.json) return print(JSON.stringify(status, null, 2));
       print(running ? `Running at ${status.url} (pid ${status.pid})` : 'Not running (start it: docwright serve)');
+      if (status.fingerprint) print(`Certificate: ${status.cert_path} (SHA-256 ${status.fingerprint})`);
       print(`Plan: ${status.plan}; key secret in the ${keychain === 'keychain' ? 'OS keychain' : '0600 file in the data directory'}; data in ${status.data_dir}`);
     });
   return program;

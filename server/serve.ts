@@ -5,7 +5,8 @@ import packageJson from '../package.json' with { type: 'json' };
 import type { FastifyInstance } from 'fastify';
 import { loadSecret } from './auth/secret.ts';
 import { buildApp } from './http/app.ts';
-import { loadOrCreateCertificate } from './http/tls.ts';
+import { allowedHostNames, checkListen, hostName, localUrlHost, nameCovers, networkWarning, isLoopback, ServeError } from './http/listen.ts';
+import { loadAdminCertificate, loadOrCreateCertificate } from './http/tls.ts';
 import { writeFileAtomic } from './store/files.ts';
 import { dataPaths } from './store/paths.ts';
 import { Store } from './store/store.ts';
@@ -18,6 +19,13 @@ export interface ServeOptions {
   host?: string;
   /** Plain HTTP instead of HTTPS; only on loopback. */
   http?: boolean;
+  /** Team server: the explicit opt-in to listen beyond loopback (--allow-remote, or the allow_remote policy). */
+  allowRemote?: boolean;
+  /** The admin's certificate and key (PEM files), served instead of the generated localhost certificate. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Host names accepted in the Host header besides loopback and the certificate's names (--public-host). */
+  publicHosts?: string[];
   logger?: boolean;
 }
 
@@ -47,12 +55,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
-/** Thrown for a configuration the server refuses to start with. */
-export class ServeError extends Error {
-  override name = 'ServeError';
-}
+export { ServeError };
 
 /**
  * Starts the server: takes the data directory, loads the key-hashing secret from the keychain, generates or loads
@@ -60,25 +63,33 @@ export class ServeError extends Error {
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  if (!LOOPBACK.has(host)) {
-    throw new ServeError(`Refusing to listen on ${host}: Docwright serves only this computer (127.0.0.1, localhost, ::1).`);
-  }
+  const http = options.http ?? false;
+  const allowRemote = options.allowRemote ?? false;
+  // Team server (server/http/listen.ts): checked, with the admin's certificate, before the data directory is touched.
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw new ServeError('--cert and --key go together: give both PEM files.');
+  checkListen({ host, http, allowRemote, certificate: options.tlsCert !== undefined });
+  const adminCertificate = options.tlsCert !== undefined && options.tlsKey !== undefined ? loadAdminCertificate(options.tlsCert, options.tlsKey) : undefined;
+  const publicHosts = (options.publicHosts ?? []).map((name) => {
+    const parsed = hostName(name);
+    if (!parsed) throw new ServeError(`--public-host ${name} is not a host name or IP address.`);
+    return parsed;
+  });
   const store = await Store.open(options.dataDir);
   const paths = dataPaths(options.dataDir);
   try {
     const secret = await loadSecret(options.dataDir);
-    const tls = options.http ? undefined : await loadOrCreateCertificate(paths.tls);
+    const tls = http ? undefined : (adminCertificate ?? (await loadOrCreateCertificate(paths.tls)));
     const adminToken = randomBytes(32).toString('base64url');
     const uiToken = randomBytes(32).toString('base64url');
     const port = options.port ?? store.settings().port;
-    const hostNames = ['127.0.0.1', 'localhost', '[::1]'];
+    const hostNames = allowedHostNames({ host, certificateNames: adminCertificate?.names ?? [], publicHosts });
     const app = await buildApp({
       store,
       secret: secret.secret,
       adminToken,
       uiToken,
       allowedHosts: hostNames,
-      https: !options.http,
+      https: !http,
       logger: options.logger ?? false,
       ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key }, certificate: { fingerprint: tls.fingerprint, path: tls.certPath } } : {}),
     });
@@ -89,11 +100,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (code === 'EADDRINUSE' || code === 'EACCES') {
         throw new ServeError(`Port ${port} is not available (${code}); another program uses it. Choose another: docwright serve --port N, or docwright config set port N.`);
       }
+      if (code === 'EADDRNOTAVAIL') throw new ServeError(`Cannot listen on ${host}: it is not an address of this computer (see ip address); use 0.0.0.0 for all of them.`);
       throw error;
     }
     const address = app.server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
-    const urlHost = isIP(host) === 6 ? `[${host}]` : '127.0.0.1';
+    const urlHost = localUrlHost(host);
     const url = `${tls ? 'https' : 'http'}://${urlHost}:${actualPort}`;
     await writeFileAtomic(paths.adminToken, adminToken, 0o600);
     const discovery: Discovery = {
@@ -119,7 +131,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       discovery,
       uiLink: `${url}/auth/session?token=${uiToken}`,
       adminToken,
-      warnings: secret.warning ? [secret.warning] : [],
+      warnings: [
+        ...(secret.warning ? [secret.warning] : []),
+        ...(adminCertificate?.warnings ?? []),
+        ...publicHosts.filter((n) => adminCertificate && !adminCertificate.names.some((c) => nameCovers(c, n))).map((n) => `--public-host ${n} is not among the certificate's names; clients that check the certificate will refuse it.`),
+        ...(isLoopback(host) ? [] : [networkWarning(host, actualPort, hostNames)]),
+      ],
       async close() {
         if (closed) return;
         closed = true;

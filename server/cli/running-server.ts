@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
+import type { PeerCertificate } from 'node:tls';
 import { lockOwner } from '../store/lock.ts';
 import { dataPaths } from '../store/paths.ts';
 import type { Discovery } from '../serve.ts';
@@ -26,7 +27,11 @@ export interface ClientResponse {
   body: unknown;
 }
 
-/** Calls the running server as the CLI (admin token), trusting exactly its certificate. */
+/**
+ * Calls the running server as the CLI (admin token), trusting exactly its certificate: the one of the discovery file,
+ * pinned by fingerprint. That also covers a team server's certificate from the admin's CA, whose names need not
+ * include the loopback address the CLI connects to.
+ */
 export function callServer(server: { discovery: Discovery; adminToken: string; ca?: string }, method: string, path: string, body?: unknown): Promise<ClientResponse> {
   const url = new URL(path, server.discovery.url);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -36,7 +41,7 @@ export function callServer(server: { discovery: Discovery; adminToken: string; c
       url,
       {
         method,
-        ...(server.ca ? { ca: server.ca } : {}),
+        ...(server.ca ? { ca: server.ca, allowPartialTrustChain: true, checkServerIdentity: pinned(server.discovery.fingerprint) } : {}),
         headers: {
           'x-docwright-admin': server.adminToken,
           ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
@@ -62,4 +67,9 @@ export function callServer(server: { discovery: Discovery; adminToken: string; c
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** Accepts exactly the certificate with this SHA-256 fingerprint, whatever name it is for. */
+function pinned(fingerprint: string | null): (host: string, cert: PeerCertificate) => Error | undefined {
+  return (_host, cert) => (fingerprint !== null && cert.fingerprint256 === fingerprint ? undefined : new Error(`the server's certificate (${cert.fingerprint256}) is not the one in its discovery file (${fingerprint ?? 'none'})`));
 }

@@ -93,7 +93,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : null;
     const https = Boolean(options.httpsOptions);
-    const host = typeof address === 'object' && address?.family === 'IPv6' ? `[${address.address}]` : '127.0.0.1';
+    // A team server bound to every interface (0.0.0.0, ::) is shown at its loopback address, one bound to an address at that.
+    const bound = typeof address === 'object' && address ? address.address : '127.0.0.1';
+    const host = bound === '0.0.0.0' ? '127.0.0.1' : bound === '::' ? '[::1]' : bound.includes(':') ? `[${bound}]` : bound;
     return {
       url: port === null ? null : `${https ? 'https' : 'http'}://${host}:${port}`,
       port,
