@@ -129,7 +129,8 @@ export function loadAdminCertificate(certFile: string, keyFile: string, now = ne
   }
   const warnings: string[] = [];
   if (Date.parse(leaf.validTo) - now.getTime() < 30 * 86_400_000) warnings.push(`The certificate ${certPath} expires on ${new Date(leaf.validTo).toISOString()}; renew it soon.`);
-  if (process.platform !== 'win32' && (statSync(keyPath).mode & 0o077) !== 0) warnings.push(`The key ${keyPath} is readable by other users; chmod 600 it.`);
+  // Group-readable is the usual set-up (root:docwright 0640); readable by everyone is not.
+  if (process.platform !== 'win32' && (statSync(keyPath).mode & 0o004) !== 0) warnings.push(`The key ${keyPath} is readable by every user of this computer; chmod o-r it (0600, or 0640 for the server's group).`);
   const names = certificateNames(leaf);
   if (!names.some((n) => !n.startsWith('['))) {
     warnings.push(`The certificate ${certPath} names no host (no subjectAltName DNS entry); browsers and HTTP clients will refuse it for a host name.`);
