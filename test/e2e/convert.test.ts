@@ -102,6 +102,7 @@ describe('Convert page', () => {
     expect(await failed.getByRole('alert').innerText()).toBe('empty.md is empty; there is nothing to convert.');
     // Nothing in the UI shows raw JSON.
     expect(await page.locator('main').innerText()).not.toMatch(/"error"|\{"code"/);
+    await world.screenshot(page, 'convert-paste-and-refusals');
     expect(pageErrors(page)).toEqual([]);
   });
 });

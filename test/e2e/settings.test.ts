@@ -81,6 +81,7 @@ describe('Settings page', () => {
     const server = await page.getByRole('region', { name: "This computer's server" }).innerText();
     expect(server).toContain(world.origin);
     expect(server).toContain(String(world.server.discovery.port));
+    await world.screenshot(page, 'settings-server');
   });
 
   test("the Solo plan's quota is shown and enforced in the UI", async () => {

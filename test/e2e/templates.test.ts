@@ -135,6 +135,7 @@ describe('Templates & mappings page', () => {
     const text = await alert.innerText();
     expect(text).toMatch(/^Something in the request is not right: /);
     expect(text).not.toMatch(/[{}]/);
+    await world.screenshot(page, 'templates-upload-refused');
     expect((await api<unknown[]>('/api/v1/templates')).length).toBe(before);
   });
 });
