@@ -7,6 +7,7 @@ import { loadSecret } from './auth/secret.ts';
 import { buildApp } from './http/app.ts';
 import { allowedHostNames, checkListen, hostName, localUrlHost, nameCovers, networkWarning, isLoopback, ServeError } from './http/listen.ts';
 import { loadAdminCertificate, loadOrCreateCertificate } from './http/tls.ts';
+import { applyPolicy, listenAddress, listenPort, loadPolicy, seedFromPolicy } from './policy/index.ts';
 import { writeFileAtomic } from './store/files.ts';
 import { dataPaths } from './store/paths.ts';
 import { Store } from './store/store.ts';
@@ -62,9 +63,10 @@ export { ServeError };
  * the certificate, listens, and writes the discovery file and the CLI's admin token (both removed on close).
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const host = options.host ?? '127.0.0.1';
-  const http = options.http ?? false;
-  const allowRemote = options.allowRemote ?? false;
+  // The organisation's policy (server/policy/): an invalid file stops the start, naming it and the setting; a
+  // locked host/http/allow_remote wins over the options (one that contradicts it is refused), an unlocked one is the default.
+  const policy = loadPolicy();
+  const { host, http, allowRemote } = listenAddress(policy, options);
   // Team server (server/http/listen.ts): checked, with the admin's certificate, before the data directory is touched.
   if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw new ServeError('--cert and --key go together: give both PEM files.');
   checkListen({ host, http, allowRemote, certificate: options.tlsCert !== undefined });
@@ -77,11 +79,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const store = await Store.open(options.dataDir);
   const paths = dataPaths(options.dataDir);
   try {
+    applyPolicy(store, policy);
+    const seeded = await seedFromPolicy(store, policy);
     const secret = await loadSecret(options.dataDir);
     const tls = http ? undefined : (adminCertificate ?? (await loadOrCreateCertificate(paths.tls)));
     const adminToken = randomBytes(32).toString('base64url');
     const uiToken = randomBytes(32).toString('base64url');
-    const port = options.port ?? store.settings().port;
+    const port = listenPort(policy, options.port, store.settings().port);
     const hostNames = allowedHostNames({ host, certificateNames: adminCertificate?.names ?? [], publicHosts });
     const app = await buildApp({
       store,
@@ -90,6 +94,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       uiToken,
       allowedHosts: hostNames,
       https: !http,
+      policy,
       logger: options.logger ?? false,
       ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key }, certificate: { fingerprint: tls.fingerprint, path: tls.certPath } } : {}),
     });
@@ -132,6 +137,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       uiLink: `${url}/auth/session?token=${uiToken}`,
       adminToken,
       warnings: [
+        ...seeded.warnings,
         ...(secret.warning ? [secret.warning] : []),
         ...(adminCertificate?.warnings ?? []),
         ...publicHosts.filter((n) => adminCertificate && !adminCertificate.names.some((c) => nameCovers(c, n))).map((n) => `--public-host ${n} is not among the certificate's names; clients that check the certificate will refuse it.`),

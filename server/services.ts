@@ -5,6 +5,7 @@ import { ConvertLimitError, ConvertPool, type PoolOptions } from './convert-pool
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './http/errors.ts';
+import { applyPolicy, effectiveSettings, keyCreationRefusal, lockedAmong, type EffectiveSettings, type Policy } from './policy/index.ts';
 
 /** Monthly conversions and template count of each plan (SPEC.md Limits); null is unlimited. */
 export const PLAN_LIMITS: Record<Plan, { conversions: number | null; templates: number | null; api: boolean }> = {
@@ -61,7 +62,23 @@ export class Services {
     readonly now: () => Date = () => new Date(),
     /** The conversion workers' number and limits (environment variables otherwise; see ConvertPool). */
     private readonly poolOptions: PoolOptions = {},
-  ) {}
+    /** The organisation's policy (server/policy/), applied to the store's settings; null: none. */
+    readonly policy: Policy | null = null,
+  ) {
+    if (policy) applyPolicy(store, policy);
+  }
+
+  /** Every setting in force (the policy applied): quota, plan, retention, port, host, http, API-key rules. */
+  settings(): EffectiveSettings {
+    return effectiveSettings(this.store.settings(), this.policy);
+  }
+
+  /** Stores the user's settings; a setting the policy locks is refused (403 forbidden) and nothing changes. */
+  async updateSettings(patch: Partial<Settings>): Promise<Settings> {
+    const locked = lockedAmong(Object.keys(patch), this.policy);
+    if (locked) throw new ApiError('forbidden', `${locked.message}.`);
+    return this.store.updateSettings(patch);
+  }
 
   /** The worker threads that convert, started at the first conversion (or by `warm`). */
   get convertPool(): ConvertPool {
@@ -171,6 +188,9 @@ export class Services {
 
   /** Creates an API key: only its keyed hash is stored; the key is returned once. */
   async createApiKey(name: string, secret: Buffer): Promise<{ record: ApiKeyRecord; key: string }> {
+    const active = this.store.listKeys().filter((k) => k.revoked_at === null).length;
+    const refusal = keyCreationRefusal(this.settings(), active, this.policy);
+    if (refusal) throw new ApiError('forbidden', refusal);
     const { key, prefix } = generateKey();
     const record = await this.store.addKey({
       id: `key_${randomBytes(8).toString('hex')}`,
@@ -188,7 +208,7 @@ export class Services {
   async createMapping(input: { name: string; template_id: string; rules: MappingRules }): Promise<{ mapping: MappingRecord; warnings: string[] }> {
     const warnings = await this.mappingWarnings(input.template_id, input.rules);
     const at = this.now().toISOString();
-    const mapping = await this.store.addMapping({ id: randomUUID(), name: input.name, template_id: input.template_id, version: 1, rules: input.rules, created_at: at, updated_at: at, builtin: false });
+    const mapping = await this.store.addMapping({ id: randomUUID(), name: input.name, template_id: input.template_id, version: 1, rules: input.rules, created_at: at, updated_at: at, builtin: false, managed: false });
     return { mapping, warnings };
   }
 }

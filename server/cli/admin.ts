@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { loadSecret } from '../auth/secret.ts';
 import { callServer, findRunningServer } from './running-server.ts';
 import { Services } from '../services.ts';
+import { ApiError } from '../http/errors.ts';
+import { loadPolicy } from '../policy/index.ts';
 import { SETTING_KEYS, type ApiKeyRecord, type Plan, type Settings } from '../store/database.ts';
 import { DataDirLockedError } from '../store/lock.ts';
 import { Store } from '../store/store.ts';
@@ -34,6 +36,8 @@ function failure(body: unknown, fallback: string): CliError {
  * on the data directory directly, holding its lock.
  */
 export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promise<T>): Promise<T> {
+  // An invalid policy file stops every command that reads or writes settings (a PolicyError naming the file).
+  const policy = loadPolicy();
   const server = findRunningServer(dataDir);
   if (server) {
     const call = async (method: string, path: string, body?: unknown) => {
@@ -58,7 +62,8 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
     throw error;
   }
   try {
-    const services = new Services(store);
+    // The policy applies here as in the server: settings in force, locked settings and API-key rules refused.
+    const services = new Services(store, undefined, undefined, policy);
     return await fn({
       running: false,
       createKey: async (name) => {
@@ -73,8 +78,11 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
         return publicKey(record);
       },
       settings: async () => store.settings(),
-      updateSettings: async (patch) => store.updateSettings(patch),
+      updateSettings: async (patch) => services.updateSettings(patch),
     });
+  } catch (error) {
+    if (error instanceof ApiError) throw new CliError(error.message);
+    throw error;
   } finally {
     store.close();
   }

@@ -6,6 +6,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Services } from '../services.ts';
 import type { PoolOptions } from '../convert-pool/pool.ts';
+import type { Policy } from '../policy/index.ts';
 import type { Store } from '../store/store.ts';
 import { Authenticator, type Principal } from './auth.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
@@ -48,6 +49,8 @@ export interface AppOptions {
   uiDir?: string | false;
   /** The certificate's fingerprint and path, shown on the settings page. */
   certificate?: { fingerprint: string; path: string };
+  /** The organisation's policy (server/policy/): managed settings, applied to the store's settings. */
+  policy?: Policy | null;
 }
 
 declare module 'fastify' {
@@ -77,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false }, plugins: [] },
   } as Parameters<typeof Fastify>[0]).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
-  const services = new Services(options.store, now, options.convert);
+  const services = new Services(options.store, now, options.convert, options.policy ?? null);
   app.addHook('onClose', () => services.close());
   const authenticator = new Authenticator({
     store: options.store,

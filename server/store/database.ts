@@ -19,6 +19,8 @@ export interface TemplateRecord {
   size: number;
   sha256: string;
   builtin: boolean;
+  /** Seeded from the organisation's policy folder: read-only for users. */
+  managed: boolean;
 }
 
 export interface MappingRecord {
@@ -30,6 +32,8 @@ export interface MappingRecord {
   created_at: string;
   updated_at: string;
   builtin: boolean;
+  /** Seeded from the organisation's policy folder: read-only for users. */
+  managed: boolean;
 }
 
 export interface ConversionRecord {
@@ -61,6 +65,7 @@ export interface ApiKeyRecord {
 
 /** Settings a user may change (`docwright config`, PATCH /api/settings). */
 export const SETTING_KEYS = ['plan', 'monthly_quota', 'retention_days', 'port', 'mcp_output_dir'] as const;
+export type SettingKey = (typeof SETTING_KEYS)[number];
 
 export interface Settings {
   plan: Plan;
@@ -81,6 +86,8 @@ export interface DatabaseData {
   api_keys: ApiKeyRecord[];
   /** Conversions counted per calendar month (UTC), `YYYY-MM` → count, across every channel. */
   usage: Record<string, number>;
+  /** Settings the user has set (a policy's unlocked value is only the default of the others). */
+  chosen_settings: SettingKey[];
 }
 
 export const DEFAULT_PORT = 47823;
@@ -94,6 +101,7 @@ export function emptyData(): DatabaseData {
     conversions: [],
     api_keys: [],
     usage: {},
+    chosen_settings: [],
   };
 }
 
@@ -138,7 +146,18 @@ function validate(file: string, raw: unknown): DatabaseData {
   if (!isRecord(data.settings)) throw new DatabaseError(file, `The database ${file} is damaged: "settings" is not an object.`);
   if (!isRecord(data.usage)) throw new DatabaseError(file, `The database ${file} is damaged: "usage" is not an object.`);
   const defaults = emptyData().settings;
-  return { ...(data as unknown as DatabaseData), schema_version: SCHEMA_VERSION, settings: { ...defaults, ...(data.settings as Partial<Settings>) } };
+  return withAddedFields({ ...(data as unknown as DatabaseData), schema_version: SCHEMA_VERSION, settings: { ...defaults, ...(data.settings as Partial<Settings>) } });
+}
+
+/**
+ * Fields added after schema 1 take their defaults: records are not managed; the settings a user has chosen are,
+ * for a database from before they were recorded, those that differ from the built-in defaults.
+ */
+function withAddedFields(data: DatabaseData): DatabaseData {
+  for (const record of [...data.templates, ...data.mappings]) record.managed ??= false;
+  const defaults = emptyData().settings;
+  data.chosen_settings ??= SETTING_KEYS.filter((key) => data.settings[key] !== defaults[key]);
+  return data;
 }
 
 /**

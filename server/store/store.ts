@@ -35,6 +35,8 @@ export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).
  */
 export class Store {
   private inFlight = 0;
+  /** Applied to every read of the settings (the organisation's policy, server/policy/); null: none. */
+  private settingsRule: ((stored: Settings, chosen: ReadonlySet<string>) => Settings) | null = null;
 
   private constructor(
     readonly dataDir: string,
@@ -91,6 +93,7 @@ export class Store {
         size: bytes.length,
         sha256: sha256(bytes),
         builtin: true,
+        managed: false,
       });
       changed = true;
     }
@@ -104,6 +107,7 @@ export class Store {
         created_at: BUILTIN_DATE,
         updated_at: BUILTIN_DATE,
         builtin: true,
+        managed: false,
       });
       changed = true;
     }
@@ -121,12 +125,31 @@ export class Store {
 
   // Settings
 
+  /** The settings in force: the user's, with the settings rule (the organisation's policy) applied. */
   settings(): Settings {
+    const stored = { ...this.data.settings };
+    return this.settingsRule ? this.settingsRule(stored, new Set(this.data.chosen_settings)) : stored;
+  }
+
+  /** The settings as the user set them (a locked policy value may keep one out of force). */
+  userSettings(): Settings {
     return { ...this.data.settings };
   }
 
+  /** The settings the user has set; the others follow a policy's default. */
+  chosenSettings(): ReadonlySet<string> {
+    return new Set(this.data.chosen_settings);
+  }
+
+  /** Sets the rule applied to every read of the settings (server/policy/applyPolicy). */
+  useSettingsRule(rule: ((stored: Settings, chosen: ReadonlySet<string>) => Settings) | null): void {
+    this.settingsRule = rule;
+  }
+
+  /** Stores the user's choice of settings (recorded as chosen). */
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
     this.data.settings = { ...this.data.settings, ...patch };
+    this.data.chosen_settings = [...new Set([...this.data.chosen_settings, ...(Object.keys(patch) as (keyof Settings)[])])];
     await this.save();
     return this.settings();
   }
@@ -180,17 +203,17 @@ export class Store {
     return new Uint8Array(await readFile(join(dataPaths(this.dataDir).templates, record.file)));
   }
 
-  async addTemplate(record: Omit<TemplateRecord, 'file' | 'size' | 'sha256' | 'builtin'>, bytes: Uint8Array): Promise<TemplateRecord> {
+  async addTemplate(record: Omit<TemplateRecord, 'file' | 'size' | 'sha256' | 'builtin' | 'managed'> & { managed?: boolean }, bytes: Uint8Array): Promise<TemplateRecord> {
     const file = `${record.id}-v${record.version}.docx`;
     await writeFileAtomic(join(dataPaths(this.dataDir).templates, file), bytes);
-    const full: TemplateRecord = { ...record, file, size: bytes.length, sha256: sha256(bytes), builtin: false };
+    const full: TemplateRecord = { ...record, file, size: bytes.length, sha256: sha256(bytes), builtin: false, managed: record.managed ?? false };
     this.data.templates.push(full);
     await this.save();
     return { ...full };
   }
 
   /** Updates a template's fields and, with new bytes, its file (a new version). */
-  async updateTemplate(id: string, patch: Partial<Pick<TemplateRecord, 'name' | 'description' | 'version' | 'updated_at'>>, bytes?: Uint8Array): Promise<TemplateRecord | undefined> {
+  async updateTemplate(id: string, patch: Partial<Pick<TemplateRecord, 'name' | 'description' | 'version' | 'updated_at' | 'managed'>>, bytes?: Uint8Array): Promise<TemplateRecord | undefined> {
     const record = this.data.templates.find((t) => t.id === id);
     if (!record) return undefined;
     const oldFile = record.file;
@@ -288,7 +311,7 @@ export class Store {
 
   /** Deletes conversions older than the retention limit; returns how many. */
   async purgeExpired(now: Date): Promise<number> {
-    const cutoff = now.getTime() - this.data.settings.retention_days * 86_400_000;
+    const cutoff = now.getTime() - this.settings().retention_days * 86_400_000;
     const expired = this.data.conversions.filter((c) => Date.parse(c.created_at) < cutoff);
     if (expired.length === 0) return 0;
     this.data.conversions = this.data.conversions.filter((c) => Date.parse(c.created_at) >= cutoff);

@@ -7,9 +7,11 @@ import { IdParamsSchema, ERROR_RESPONSES, type MappingCreate } from '../schemas/
 
 /** The mapping as the API shows it. */
 export function mappingOut(m: MappingRecord) {
-  return { id: m.id, name: m.name, template_id: m.template_id, version: m.version, rules: m.rules, created_at: m.created_at, updated_at: m.updated_at, builtin: m.builtin };
+  return { id: m.id, name: m.name, template_id: m.template_id, version: m.version, rules: m.rules, created_at: m.created_at, updated_at: m.updated_at, builtin: m.builtin, managed: m.managed };
 }
 
+
+const managedMessage = (name: string) => `The mapping "${name}" is managed by your organisation; it cannot be changed or deleted here. Create your own to change it.`;
 
 /** Style mappings: list (optionally of one template), create, read, update (version + 1), delete. */
 export async function mappingRoutes(app: FastifyInstance): Promise<void> {
@@ -51,6 +53,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const m = find(request.params.id);
       if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be changed; create your own.');
+      if (m.managed) throw new ApiError('forbidden', managedMessage(m.name));
       const rules = request.body.rules ?? m.rules;
       const warnings = await app.services.mappingWarnings(m.template_id, rules);
       const updated = await store.updateMapping(m.id, { ...request.body, rules, version: m.version + 1, updated_at: app.services.now().toISOString() });
@@ -64,6 +67,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const m = find(request.params.id);
       if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be deleted.');
+      if (m.managed) throw new ApiError('forbidden', managedMessage(m.name));
       await store.deleteMapping(m.id);
       return reply.status(204).send();
     },

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { managedSettings, type ManagedSettings } from '../../policy/index.ts';
 import { nextMonth, PLAN_LIMITS, quotaOf } from '../../services.ts';
 import type { Settings } from '../../store/database.ts';
 import { ApiError } from '../errors.ts';
@@ -30,10 +31,20 @@ export interface ServerInfo {
 
 /** GET/PATCH /api/settings answer. */
 export interface SettingsView {
+  /** The settings in force (the organisation's policy applied). */
   settings: Settings;
   usage: { month: string; conversions: number; quota: number | null; resets_at: string };
   limits: (typeof PLAN_LIMITS)[keyof typeof PLAN_LIMITS];
   server: ServerInfo;
+  /**
+   * Settings the organisation's policy manages: `locked` ones cannot be changed (PATCH answers 403); unlocked ones
+   * are defaults that apply until the user sets them (`in_force`). Empty without a policy.
+   */
+  managed: ManagedSettings;
+  /** The policy file in force, or null. */
+  policy_path: string | null;
+  /** Whether a new API key may be created, and the policy's limit on keys not revoked (null: none). */
+  api_keys: { allowed: boolean; max: number | null; active: number };
 }
 
 /** Settings and usage (the settings area: the app's session or the CLI only). */
@@ -42,11 +53,21 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
   const view = (): SettingsView => {
     const settings = store.settings();
     const now = app.services.now();
+    const policy = app.services.policy;
+    const effective = app.services.settings();
+    const active = store.listKeys().filter((k) => k.revoked_at === null).length;
     return {
       settings,
       usage: { month: now.toISOString().slice(0, 7), conversions: store.usage(now), quota: quotaOf(settings), resets_at: nextMonth(now).toISOString() },
       limits: PLAN_LIMITS[settings.plan],
       server: app.serverInfo(),
+      managed: managedSettings(policy, store.userSettings(), store.chosenSettings()),
+      policy_path: policy?.path ?? null,
+      api_keys: {
+        allowed: effective.allow_api_keys && (effective.max_api_keys === null || active < effective.max_api_keys),
+        max: effective.max_api_keys,
+        active,
+      },
     };
   };
   app.get('/api/settings', { schema: { summary: 'Settings, plan limits and this month\'s usage', response: ERROR_RESPONSES } }, async () => view());
@@ -58,7 +79,7 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
       if (typeof dir === 'string' && (!isAbsolute(dir) || !statSync(dir, { throwIfNoEntry: false })?.isDirectory())) {
         throw new ApiError('validation_error', 'mcp_output_dir must be the absolute path of an existing folder');
       }
-      await store.updateSettings(request.body);
+      await app.services.updateSettings(request.body);
       return view();
     },
   );

@@ -9,7 +9,7 @@ import { contentDisposition, DOCX_TYPE } from './conversions.ts';
 
 /** The template as the API shows it. */
 export function templateOut(t: TemplateRecord): TemplateOut {
-  return { id: t.id, name: t.name, description: t.description, version: t.version, created_at: t.created_at, updated_at: t.updated_at, builtin: t.builtin, size: t.size };
+  return { id: t.id, name: t.name, description: t.description, version: t.version, created_at: t.created_at, updated_at: t.updated_at, builtin: t.builtin, managed: t.managed, size: t.size };
 }
 
 /** Reads a multipart upload: the file's bytes and the text fields. */
@@ -52,6 +52,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
   const editable = (id: string) => {
     const t = find(id);
     if (t.builtin) throw new ApiError('forbidden', 'The built-in template cannot be changed or deleted; upload your own.');
+    if (t.managed) throw new ApiError('forbidden', `The template "${t.name}" is managed by your organisation; it cannot be changed or deleted here. Upload your own to change it.`);
     return t;
   };
 
@@ -69,7 +70,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       const description = checkText(fields, 'description', 2000, false) ?? '';
       app.services.checkTemplate(bytes);
       const limit = PLAN_LIMITS[store.settings().plan].templates;
-      const own = store.listTemplates().filter((t) => !t.builtin).length;
+      const own = store.listTemplates().filter((t) => !t.builtin && !t.managed).length; // the organisation's do not count
       if (limit !== null && own >= limit) throw new ApiError('forbidden', `Your plan allows ${limit} templates; delete one or change the plan.`);
       const at = app.services.now().toISOString();
       const record = await store.addTemplate({ id: randomUUID(), name, description, version: 1, created_at: at, updated_at: at }, bytes);

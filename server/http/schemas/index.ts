@@ -70,6 +70,7 @@ export const TemplateSchema = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     builtin: Type.Boolean({ description: 'The built-in template, which cannot be changed or deleted' }),
+    managed: Type.Boolean({ description: "Seeded by the organisation's policy: read-only (PATCH, PUT and DELETE answer 403)" }),
     size: Type.Integer({ minimum: 0, description: 'Size of the .docx in bytes' }),
   },
   { $id: 'Template' },
@@ -116,6 +117,7 @@ const mappingFields = {
   created_at: Timestamp,
   updated_at: Timestamp,
   builtin: Type.Boolean({ description: 'The built-in mapping, which cannot be changed or deleted' }),
+  managed: Type.Boolean({ description: "Seeded by the organisation's policy: read-only (PATCH and DELETE answer 403)" }),
 };
 
 export const MappingSchema = Type.Object(mappingFields, { $id: 'Mapping' });
