@@ -19,13 +19,18 @@ type Config = Record<string, unknown> & {
   icon?: string;
   npmRebuild?: boolean;
   electronFuses?: Record<string, boolean>;
-  linux?: { target?: string[]; maintainer?: string };
+  linux?: { target?: string[]; maintainer?: string; vendor?: string };
   win?: { target?: string[] };
   mac?: { target?: string[] };
+  nsis?: { oneClick?: boolean; perMachine?: boolean; allowElevation?: boolean; artifactName?: string };
+  msi?: { oneClick?: boolean; perMachine?: boolean; upgradeCode?: string; artifactName?: string };
+  pkg?: { installLocation?: string; allowAnywhere?: boolean; allowCurrentUserHome?: boolean; allowRootDirectory?: boolean; isRelocatable?: boolean; artifactName?: string };
+  rpm?: { packageCategory?: string; artifactName?: string };
+  deb?: { artifactName?: string };
 };
 interface ConfigModule {
   getConfig(projectDir: string, configPath: string | null, configFromOptions: Config | null): Promise<Config>;
-  validateConfiguration(config: Config, debugLogger: unknown): Promise<void>;
+  validateConfiguration(config: Record<string, unknown>, debugLogger: unknown): Promise<void>;
 }
 const builder = require('app-builder-lib/out/util/config/config.js') as ConfigModule;
 const { DebugLogger } = require('builder-util/out/DebugLogger.js') as { DebugLogger: new (enabled: boolean) => unknown };
@@ -59,14 +64,64 @@ describe('electron-builder.yml', () => {
     await expect(builder.validateConfiguration({ ...config, nsis: { oneClick: 'sometimes' } }, new DebugLogger(false))).rejects.toThrow(/Invalid configuration/);
   });
 
-  it('names the app and builds AppImage and deb, NSIS, and dmg', async () => {
+  it('names the app and builds AppImage, deb and rpm, NSIS and MSI, dmg and pkg', async () => {
     const config = rawConfig();
     expect(config.appId).toBe('app.docwright.desktop');
     expect(config.productName).toBe('Docwright');
-    expect(config.linux?.target).toEqual(['AppImage', 'deb']);
+    expect(config.linux?.target).toEqual(['AppImage', 'deb', 'rpm']);
     expect(config.linux?.maintainer).toMatch(/<.+@.+>/);
-    expect(config.win?.target).toEqual(['nsis']);
-    expect(config.mac?.target).toEqual(['dmg']);
+    // rpm (fpm) needs a vendor and a maintainer.
+    expect(config.linux?.vendor).toBe('Docwright');
+    expect(config.win?.target).toEqual(['nsis', 'msi']);
+    expect(config.mac?.target).toEqual(['dmg', 'pkg']);
+  });
+
+  it('installs per machine: NSIS and MSI for all users, the pkg into /Applications only', async () => {
+    const config = rawConfig();
+    // NSIS: oneClick false + perMachine true installs for all users without the per-user/per-machine page.
+    expect(config.nsis).toMatchObject({ oneClick: false, perMachine: true, allowElevation: true });
+    expect(config.msi).toMatchObject({ perMachine: true });
+    // A fixed upgrade code, so that a newer MSI replaces the older one.
+    expect(config.msi?.upgradeCode).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(config.pkg).toMatchObject({ installLocation: '/Applications', allowAnywhere: false, allowCurrentUserHome: false, allowRootDirectory: false, isRelocatable: false });
+    // electron-builder's loader keeps them as written.
+    const loaded = await loadConfig();
+    expect(loaded.nsis).toMatchObject({ perMachine: true });
+    expect(loaded.msi).toMatchObject({ perMachine: true });
+  });
+
+  it('refuses wrong values of the new targets’ options (the validation covers them)', async () => {
+    const config = await loadConfig();
+    const logger = new DebugLogger(false);
+    await expect(builder.validateConfiguration({ ...config, msi: { perMachine: 'yes' } }, logger)).rejects.toThrow(/configuration\.msi\.perMachine should be a boolean/);
+    await expect(builder.validateConfiguration({ ...config, msi: { allUsers: true } }, logger)).rejects.toThrow(/configuration\.msi should be/);
+    await expect(builder.validateConfiguration({ ...config, pkg: { allowAnywhere: 'maybe' } }, logger)).rejects.toThrow(/configuration\.pkg\.allowAnywhere should be/);
+    await expect(builder.validateConfiguration({ ...config, pkg: { installLocaton: '/Applications' } }, logger)).rejects.toThrow(/configuration\.pkg should be/);
+    await expect(builder.validateConfiguration({ ...config, rpm: { packageCategory: ['x'] } }, logger)).rejects.toThrow(/configuration\.rpm\.packageCategory should be/);
+  });
+
+  it('names installers without spaces, as the README’s silent-install commands give them', async () => {
+    const config = rawConfig();
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string };
+    const expand = (pattern: string | undefined, ext: string, arch = 'x64') =>
+      (pattern ?? '').replaceAll('${productName}', config.productName ?? '').replaceAll('${version}', 'VERSION').replaceAll('${ext}', ext).replaceAll('${name}', pkg.name).replaceAll('${arch}', arch);
+    const nsis = expand(config.nsis?.artifactName, 'exe');
+    const msi = expand(config.msi?.artifactName, 'msi');
+    const macPkg = expand(config.pkg?.artifactName, 'pkg');
+    // electron-builder's own patterns for deb and rpm (app-builder-lib FpmTarget).
+    const deb = expand(config.deb?.artifactName ?? '${name}_${version}_${arch}.${ext}', 'deb', 'amd64');
+    const rpm = expand(config.rpm?.artifactName ?? '${name}-${version}.${arch}.${ext}', 'rpm', 'x86_64');
+    for (const name of [nsis, msi, macPkg, deb, rpm]) expect(name).not.toMatch(/\s/);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const command of [`${nsis} /S /allusers`, `msiexec /i ${msi} /qn ALLUSERS=1`, `installer -pkg ${macPkg} -target /`, `apt install ./${deb}`, `dnf install ./${rpm}`]) {
+      expect(readme, command).toContain(command);
+    }
+    // Where each platform's policy file lives, as the README and the configuration's comment say.
+    const yml = readFileSync(join(root, 'electron-builder.yml'), 'utf8');
+    for (const path of ['%ProgramData%\\Docwright\\policy.json', '/Library/Application Support/Docwright/policy.json', '/etc/docwright/policy.json']) {
+      expect(readme, path).toContain(path);
+      expect(yml, path).toContain(path);
+    }
   });
 
   it('packs the built app only (no sources, tests or source maps), outside dist/', async () => {
