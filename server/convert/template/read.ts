@@ -1,21 +1,16 @@
-import { unzipSync } from 'fflate';
 import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
 import { decodeUtf8 } from '../xml.ts';
 import { readStyles, type TemplateStyle } from './styles.ts';
 import { childElements, W_NS, wChild } from './wordml.ts';
+import { unzipPackage } from './zip.ts';
+
+export { TEMPLATE_LIMITS } from './zip.ts';
 
 const REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const OFFICE_DOCUMENT_REL = /\/officeDocument$/;
 const CONTENT_MARKER = 'DOCWRIGHT_CONTENT';
 const PLACEHOLDER = '{{content}}';
-
-/** Limits that keep a hostile template (zip bomb, huge part count) from exhausting memory. */
-export const TEMPLATE_LIMITS = {
-  maxEntries: 2000,
-  maxTotalBytes: 256 * 1024 * 1024,
-  maxCompressionRatio: 200,
-};
 
 /** A .docx template read once and reused for every conversion that names it. */
 export interface Template {
@@ -37,7 +32,8 @@ export interface Template {
 
 /** Reads a .docx (or .dotx) template. Throws ConvertInputError when it is not a usable WordprocessingML package. */
 export function readTemplate(bytes: Uint8Array): Template {
-  const parts = unzipTemplate(bytes);
+  const parts = unzipPackage(bytes);
+  refuseDtds(parts);
   const contentTypes = requirePart(parts, '[Content_Types].xml');
   if (/macroEnabled|vbaProject/i.test(contentTypes) || [...parts.keys()].some((p) => /vbaProject\.bin$/i.test(p))) {
     throw new ConvertInputError('template_invalid', 'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.');
@@ -80,36 +76,28 @@ export function relsPath(part: string): string {
   return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
 }
 
-function unzipTemplate(bytes: Uint8Array): Map<string, Uint8Array> {
-  if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) {
-    throw new ConvertInputError('template_invalid', 'The template is not a .docx file (it is not a zip package).');
+/** Any XML part (UTF-8 or UTF-16) that declares a DTD or entities is refused, whether or not Docwright reads it. */
+function refuseDtds(parts: ReadonlyMap<string, Uint8Array>): void {
+  for (const [name, bytes] of parts) {
+    if (!looksLikeXml(bytes)) continue;
+    // Latin-1 with NULs dropped reads the markup of UTF-8 and of both UTF-16s alike.
+    if (/<!DOCTYPE|<!ENTITY/i.test(latin1.decode(bytes).replace(/\u0000/g, ''))) {
+      throw new ConvertInputError('template_invalid', `The template part ${name} declares a DTD or entities, which .docx files never do.`);
+    }
   }
-  let entries = 0;
-  let total = 0;
-  let files: Record<string, Uint8Array>;
-  try {
-    files = unzipSync(bytes, {
-      filter: (file) => {
-        entries += 1;
-        total += file.originalSize;
-        if (entries > TEMPLATE_LIMITS.maxEntries) throw new Error('too many parts');
-        if (total > TEMPLATE_LIMITS.maxTotalBytes) throw new Error('it unpacks to more than 256 MB');
-        if (file.originalSize > Math.max(1024 * 1024, file.size * TEMPLATE_LIMITS.maxCompressionRatio)) {
-          throw new Error(`part ${file.name} is compressed suspiciously well (zip bomb?)`);
-        }
-        if (file.name.startsWith('/') || file.name.split(/[\\/]/).includes('..')) throw new Error(`unsafe part path ${file.name}`);
-        return !file.name.endsWith('/');
-      },
-    });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new ConvertInputError('template_invalid', `The template is not a usable .docx file: ${detail}.`);
+}
+
+const latin1 = new TextDecoder('latin1');
+/** Bytes before the first markup of an XML part: NULs of UTF-16, byte order marks, whitespace. */
+const PROLOG_NOISE = new Set([0x00, 0xef, 0xbb, 0xbf, 0xfe, 0xff, 0x09, 0x0a, 0x0d, 0x20]);
+
+/** True when the first byte that is not a BOM, NUL or whitespace is "<" (binary parts such as images never are). */
+function looksLikeXml(bytes: Uint8Array): boolean {
+  for (let i = 0; i < Math.min(bytes.length, 64); i++) {
+    const b = bytes[i] ?? 0;
+    if (!PROLOG_NOISE.has(b)) return b === 0x3c;
   }
-  const parts = new Map<string, Uint8Array>();
-  for (const [name, data] of Object.entries(files)) {
-    if (data.length !== 0 || name.length > 0) parts.set(name, data);
-  }
-  return parts;
+  return false;
 }
 
 function requirePart(parts: ReadonlyMap<string, Uint8Array>, name: string): string {
