@@ -260,7 +260,7 @@ export function buildProgram(): Command {
 }
 
 /** Errors of the server modules a user can act on (named, so that checking them needs no import). */
-const USER_ERRORS = new Set(['ServeError', 'DatabaseError', 'DataDirLockedError', 'PolicyError']);
+const USER_ERRORS = new Set(['ServeError', 'DatabaseError', 'DataDirLockedError', 'DataDirError', 'PolicyError']);
 
 /** Runs the command line; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {

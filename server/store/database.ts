@@ -1,7 +1,11 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
-import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Low, type Adapter } from 'lowdb';
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type { ConversionStats, MappingRules } from '../convert/index.ts';
+import { checkRules } from '../convert/mapping.ts';
+import { writeFileAtomic } from './files.ts';
 
 export const SCHEMA_VERSION = 1;
 
@@ -123,6 +127,90 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A file name inside templates/ or outputs/: never a path, so a hand-edited record cannot reach outside them. */
+const FileName = Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$' });
+const Timestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+const Count = Type.Integer({ minimum: 0 });
+
+/** What a database file must hold (after migration); extra fields are kept, wrong ones refused. */
+const DatabaseSchema = Type.Object({
+  schema_version: Type.Literal(SCHEMA_VERSION),
+  settings: Type.Object({
+    plan: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]),
+    monthly_quota: Type.Union([Count, Type.Null()]),
+    retention_days: Type.Integer({ minimum: 1 }),
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    mcp_output_dir: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  }),
+  templates: Type.Array(
+    Type.Object({
+      id: Type.String({ minLength: 1 }),
+      name: Type.String(),
+      description: Type.String(),
+      version: Type.Integer({ minimum: 1 }),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+      file: Type.Union([FileName, Type.Null()]),
+      size: Count,
+      sha256: Type.String(),
+      builtin: Type.Boolean(),
+      managed: Type.Optional(Type.Boolean()),
+    }),
+  ),
+  mappings: Type.Array(
+    Type.Object({
+      id: Type.String({ minLength: 1 }),
+      name: Type.String(),
+      template_id: Type.String(),
+      version: Type.Integer({ minimum: 1 }),
+      rules: Type.Object({}),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+      builtin: Type.Boolean(),
+      managed: Type.Optional(Type.Boolean()),
+    }),
+  ),
+  conversions: Type.Array(
+    Type.Object({
+      conversion_id: Type.String({ minLength: 1 }),
+      status: Type.Literal('completed'),
+      filename: Type.String(),
+      warnings: Type.Array(Type.String()),
+      stats: Type.Object({ headings: Count, paragraphs: Count, lists: Count, tables: Count, code_blocks: Count, images: Count }),
+      created_at: Timestamp,
+      template_id: Type.String(),
+      mapping_id: Type.String(),
+      file: FileName,
+      size: Count,
+      channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')]),
+    }),
+  ),
+  api_keys: Type.Array(
+    Type.Object({
+      id: Type.String({ minLength: 1 }),
+      name: Type.String(),
+      key_prefix: Type.String(),
+      hash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+      created_at: Timestamp,
+      last_used_at: NullableTimestamp,
+      revoked_at: NullableTimestamp,
+    }),
+  ),
+  usage: Type.Record(Type.String({ pattern: '^\\d{4}-\\d{2}$' }), Count, { additionalProperties: false }),
+  chosen_settings: Type.Optional(Type.Array(Type.Union(SETTING_KEYS.map((key) => Type.Literal(key))))),
+});
+const databaseValidator = Compile(DatabaseSchema);
+
+/** `conversions/3/file` → `conversions[3].file`. */
+function fieldPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .filter(Boolean)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : `${i === 0 ? '' : '.'}${part}`))
+    .join('') || '(the whole file)';
+}
+
 /** Checks the shape of a loaded database; a hand-edited file that breaks it is refused, never overwritten. */
 function validate(file: string, raw: unknown): DatabaseData {
   if (!isRecord(raw)) throw new DatabaseError(file, `The database ${file} does not hold a JSON object.`);
@@ -140,13 +228,18 @@ function validate(file: string, raw: unknown): DatabaseData {
     data = migrate(data);
     version += 1;
   }
-  for (const key of ['templates', 'mappings', 'conversions', 'api_keys'] as const) {
-    if (!Array.isArray(data[key])) throw new DatabaseError(file, `The database ${file} is damaged: "${key}" is not a list.`);
+  // Settings added by later versions of the same schema take their defaults.
+  const candidate = { ...data, schema_version: SCHEMA_VERSION, settings: isRecord(data.settings) ? { ...emptyData().settings, ...data.settings } : data.settings };
+  if (!databaseValidator.Check(candidate)) {
+    const first = databaseValidator.Errors(candidate)[0];
+    const detail = first ? `${fieldPath(first.instancePath)} ${first.message}` : 'its shape is wrong';
+    throw new DatabaseError(file, `The database ${file} is damaged: ${detail}.`);
   }
-  if (!isRecord(data.settings)) throw new DatabaseError(file, `The database ${file} is damaged: "settings" is not an object.`);
-  if (!isRecord(data.usage)) throw new DatabaseError(file, `The database ${file} is damaged: "usage" is not an object.`);
-  const defaults = emptyData().settings;
-  return withAddedFields({ ...(data as unknown as DatabaseData), schema_version: SCHEMA_VERSION, settings: { ...defaults, ...(data.settings as Partial<Settings>) } });
+  for (const [i, mapping] of candidate.mappings.entries()) {
+    const rules = checkRules(mapping.rules, `mappings[${i}].rules`);
+    if (!rules.ok) throw new DatabaseError(file, `The database ${file} is damaged: ${rules.errors[0] ?? `mappings[${i}].rules is invalid`}.`);
+  }
+  return withAddedFields(candidate as unknown as DatabaseData);
 }
 
 /**
@@ -160,39 +253,111 @@ function withAddedFields(data: DatabaseData): DatabaseData {
   return data;
 }
 
+/** Thrown by a write of the database that failed (a full disk, a read-only folder); the records are as before. */
+export class DatabaseWriteError extends Error {
+  override name = 'DatabaseWriteError';
+  constructor(
+    message: string,
+    /** The system's error code (ENOSPC, EFBIG, EACCES, EROFS…). */
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * lowdb's adapter for db.json: every write goes to a temporary file that is flushed to disk and renamed over the
+ * old one (so a kill -9 or a full disk leaves either the old or the new file, never a torn one). Writes requested
+ * while one runs are coalesced into the next, which serialises the records as they are when it starts.
+ */
+class AtomicJsonFile implements Adapter<DatabaseData> {
+  private latest: DatabaseData | null = null;
+  private waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  private running = false;
+
+  constructor(private readonly file: string) {}
+
+  async read(): Promise<DatabaseData | null> {
+    return null; // openDatabase reads and checks the file itself
+  }
+
+  write(data: DatabaseData): Promise<void> {
+    this.latest = data;
+    const done = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    if (!this.running) void this.drain();
+    return done;
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0);
+      try {
+        await writeFileAtomic(this.file, JSON.stringify(this.latest));
+        for (const w of batch) w.resolve();
+      } catch (error) {
+        const failure = new DatabaseWriteError(`Could not write ${this.file}: ${(error as Error).message}`, (error as NodeJS.ErrnoException).code);
+        for (const w of batch) w.reject(failure);
+        // Let the callers undo their changes before the next write serialises the records.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    this.running = false;
+  }
+}
+
 /**
  * Opens the lowdb database (atomic writes: a temporary file renamed over the old one). A file that is not valid
  * JSON or not a Docwright database stops the start with a message naming it, after a backup copy is kept.
  */
 export async function openDatabase(file: string): Promise<Low<DatabaseData>> {
   if (existsSync(file)) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new DatabaseError(file, `The database ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+    }
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
+      raw = JSON.parse(text);
     } catch (error) {
-      const backup = backupOf(file);
-      throw new DatabaseError(file, `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and copied to ${backup}. Repair or move it, then start again.`);
+      throw new DatabaseError(file, `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
     }
     let data: DatabaseData;
     try {
       data = validate(file, raw);
     } catch (error) {
       if (error instanceof DatabaseError) {
-        const backup = backupOf(file);
-        throw new DatabaseError(file, `${error.message} It was left as it is and copied to ${backup}.`);
+        throw new DatabaseError(file, `${error.message} It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
       }
       throw error;
     }
-    const db = new Low<DatabaseData>(new JSONFile<DatabaseData>(file), data);
-    return db;
+    return new Low<DatabaseData>(new AtomicJsonFile(file), data);
   }
-  const db = new Low<DatabaseData>(new JSONFile<DatabaseData>(file), emptyData());
+  const db = new Low<DatabaseData>(new AtomicJsonFile(file), emptyData());
   await db.write();
   return db;
 }
 
+/**
+ * Copies the file next to itself, unless the newest backup already holds the same bytes (a start retried); says
+ * where, for the error message.
+ */
 function backupOf(file: string): string {
-  const backup = `${file}.${new Date().toISOString().replace(/[:.]/g, '-')}.bak`;
-  copyFileSync(file, backup);
-  return backup;
+  try {
+    const dir = dirname(file);
+    const prefix = `${basename(file)}.`;
+    const bytes = readFileSync(file);
+    const previous = readdirSync(dir)
+      .filter((name) => name.startsWith(prefix) && name.endsWith('.bak'))
+      .sort()
+      .pop();
+    if (previous && readFileSync(join(dir, previous)).equals(bytes)) return `copied to ${join(dir, previous)}`;
+    const backup = `${file}.${new Date().toISOString().replace(/[:.]/g, '-')}.bak`;
+    copyFileSync(file, backup);
+    return `copied to ${backup}`;
+  } catch (error) {
+    return `no backup copy could be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); copy it somewhere safe first`;
+  }
 }

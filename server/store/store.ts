@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Low } from 'lowdb';
 import { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/index.ts';
 import {
+  DatabaseWriteError,
   openDatabase,
   type ApiKeyRecord,
   type ConversionRecord,
@@ -14,7 +15,7 @@ import {
   type TemplateRecord,
 } from './database.ts';
 import { removeTempFiles, writeFileAtomic } from './files.ts';
-import { acquireLock } from './lock.ts';
+import { acquireLock, DataDirLockedError } from './lock.ts';
 import { dataPaths } from './paths.ts';
 
 /** Ids of the built-in template and mapping: the same on every machine. */
@@ -44,15 +45,28 @@ export class Store {
     private readonly releaseLock: () => void,
   ) {}
 
-  /** Opens (creating if needed) a data directory, taking its lock and cleaning what an interrupted run left. */
+  /**
+   * Opens (creating if needed) a data directory, taking its lock and cleaning what an interrupted run left. A
+   * directory that cannot be created, read or written stops the start with a DataDirError naming it.
+   */
   static async open(dataDir: string): Promise<Store> {
     const paths = dataPaths(dataDir);
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    mkdirSync(paths.templates, { recursive: true, mode: 0o700 });
-    mkdirSync(paths.outputs, { recursive: true, mode: 0o700 });
-    const release = acquireLock(paths.lock);
+    let release: () => void;
     try {
-      for (const dir of [dataDir, paths.templates, paths.outputs]) await removeTempFiles(dir);
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      mkdirSync(paths.templates, { recursive: true, mode: 0o700 });
+      mkdirSync(paths.outputs, { recursive: true, mode: 0o700 });
+      release = acquireLock(paths.lock);
+    } catch (error) {
+      throw dataDirError(dataDir, error);
+    }
+    try {
+      try {
+        for (const dir of [dataDir, paths.templates, paths.outputs]) await removeTempFiles(dir);
+      } catch (error) {
+        throw dataDirError(dataDir, error);
+      }
+      if (!existsSync(paths.database)) refuseWithoutDatabase(dataDir);
       const db = await openDatabase(paths.database);
       const store = new Store(dataDir, db, release);
       await store.ensureBuiltins();
@@ -60,7 +74,7 @@ export class Store {
       return store;
     } catch (error) {
       release();
-      throw error;
+      throw error instanceof DatabaseWriteError ? dataDirError(dataDir, error) : error;
     }
   }
 
@@ -73,9 +87,17 @@ export class Store {
     return this.db.data;
   }
 
-  /** Persists the records (atomic rename of the whole file). */
-  private save(): Promise<void> {
-    return this.db.write();
+  /**
+   * Persists the records (atomic rename of the whole file). When the write fails (a full disk, a read-only
+   * folder) `undo` puts the records back as they were, so an answer of 500 never leaves its change behind.
+   */
+  private async save(undo: () => void): Promise<void> {
+    try {
+      await this.db.write();
+    } catch (error) {
+      undo();
+      throw error;
+    }
   }
 
   private async ensureBuiltins(): Promise<void> {
@@ -111,7 +133,7 @@ export class Store {
       });
       changed = true;
     }
-    if (changed) await this.save();
+    if (changed) await this.save(() => undefined);
   }
 
   /** Deletes files no record names (left by a crash between writing a file and its record). */
@@ -148,9 +170,14 @@ export class Store {
 
   /** Stores the user's choice of settings (recorded as chosen). */
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
-    this.data.settings = { ...this.data.settings, ...patch };
-    this.data.chosen_settings = [...new Set([...this.data.chosen_settings, ...(Object.keys(patch) as (keyof Settings)[])])];
-    await this.save();
+    const before = this.data.settings;
+    const chosenBefore = this.data.chosen_settings;
+    this.data.settings = { ...before, ...patch };
+    this.data.chosen_settings = [...new Set([...chosenBefore, ...(Object.keys(patch) as (keyof Settings)[])])];
+    await this.save(() => {
+      this.data.settings = before;
+      this.data.chosen_settings = chosenBefore;
+    });
     return this.settings();
   }
 
@@ -205,10 +232,14 @@ export class Store {
 
   async addTemplate(record: Omit<TemplateRecord, 'file' | 'size' | 'sha256' | 'builtin' | 'managed'> & { managed?: boolean }, bytes: Uint8Array): Promise<TemplateRecord> {
     const file = `${record.id}-v${record.version}.docx`;
-    await writeFileAtomic(join(dataPaths(this.dataDir).templates, file), bytes);
+    const path = join(dataPaths(this.dataDir).templates, file);
+    await writeFileAtomic(path, bytes);
     const full: TemplateRecord = { ...record, file, size: bytes.length, sha256: sha256(bytes), builtin: false, managed: record.managed ?? false };
     this.data.templates.push(full);
-    await this.save();
+    await this.save(() => {
+      this.data.templates = this.data.templates.filter((t) => t !== full);
+      removeQuietly(path);
+    });
     return { ...full };
   }
 
@@ -217,13 +248,14 @@ export class Store {
     const record = this.data.templates.find((t) => t.id === id);
     if (!record) return undefined;
     const oldFile = record.file;
-    Object.assign(record, patch);
-    if (bytes) {
-      const file = `${record.id}-v${record.version}.docx`;
-      await writeFileAtomic(join(dataPaths(this.dataDir).templates, file), bytes);
-      Object.assign(record, { file, size: bytes.length, sha256: sha256(bytes) });
-    }
-    await this.save();
+    const before = { ...record };
+    const newFile = bytes ? `${record.id}-v${patch.version ?? record.version}.docx` : undefined;
+    if (bytes && newFile) await writeFileAtomic(join(dataPaths(this.dataDir).templates, newFile), bytes);
+    Object.assign(record, patch, bytes && newFile ? { file: newFile, size: bytes.length, sha256: sha256(bytes) } : {});
+    await this.save(() => {
+      Object.assign(record, before);
+      if (newFile && newFile !== oldFile) removeQuietly(join(dataPaths(this.dataDir).templates, newFile));
+    });
     if (bytes && oldFile && oldFile !== record.file) await rm(join(dataPaths(this.dataDir).templates, oldFile), { force: true });
     return { ...record };
   }
@@ -231,9 +263,15 @@ export class Store {
   async deleteTemplate(id: string): Promise<boolean> {
     const index = this.data.templates.findIndex((t) => t.id === id);
     if (index < 0) return false;
-    const [record] = this.data.templates.splice(index, 1);
-    this.data.mappings = this.data.mappings.filter((m) => m.template_id !== id);
-    await this.save();
+    const templates = this.data.templates;
+    const mappings = this.data.mappings;
+    const record = templates[index];
+    this.data.templates = templates.filter((_, i) => i !== index);
+    this.data.mappings = mappings.filter((m) => m.template_id !== id);
+    await this.save(() => {
+      this.data.templates = restore(templates, this.data.templates, [record]);
+      this.data.mappings = restore(mappings, this.data.mappings, mappings.filter((m) => m.template_id === id));
+    });
     if (record?.file) await rm(join(dataPaths(this.dataDir).templates, record.file), { force: true });
     return true;
   }
@@ -251,23 +289,28 @@ export class Store {
 
   async addMapping(record: MappingRecord): Promise<MappingRecord> {
     this.data.mappings.push(record);
-    await this.save();
+    await this.save(() => {
+      this.data.mappings = this.data.mappings.filter((m) => m !== record);
+    });
     return { ...record };
   }
 
   async updateMapping(id: string, patch: Partial<MappingRecord>): Promise<MappingRecord | undefined> {
     const record = this.data.mappings.find((m) => m.id === id);
     if (!record) return undefined;
+    const before = { ...record };
     Object.assign(record, patch);
-    await this.save();
+    await this.save(() => Object.assign(record, before));
     return { ...record };
   }
 
   async deleteMapping(id: string): Promise<boolean> {
-    const before = this.data.mappings.length;
-    this.data.mappings = this.data.mappings.filter((m) => m.id !== id);
-    if (this.data.mappings.length === before) return false;
-    await this.save();
+    const mappings = this.data.mappings;
+    this.data.mappings = mappings.filter((m) => m.id !== id);
+    if (this.data.mappings.length === mappings.length) return false;
+    await this.save(() => {
+      this.data.mappings = restore(mappings, this.data.mappings, mappings.filter((m) => m.id === id));
+    });
     return true;
   }
 
@@ -276,10 +319,14 @@ export class Store {
   /** Stores an output file, then its record (and the usage count the caller committed). */
   async addConversion(record: Omit<ConversionRecord, 'file' | 'size'>, bytes: Uint8Array): Promise<ConversionRecord> {
     const file = `${record.conversion_id}.docx`;
-    await writeFileAtomic(join(dataPaths(this.dataDir).outputs, file), bytes);
+    const path = join(dataPaths(this.dataDir).outputs, file);
+    await writeFileAtomic(path, bytes);
     const full: ConversionRecord = { ...record, file, size: bytes.length };
     this.data.conversions.push(full);
-    await this.save();
+    await this.save(() => {
+      this.data.conversions = this.data.conversions.filter((c) => c !== full);
+      removeQuietly(path);
+    });
     return { ...full };
   }
 
@@ -303,8 +350,12 @@ export class Store {
   async deleteConversion(id: string): Promise<boolean> {
     const index = this.data.conversions.findIndex((c) => c.conversion_id === id);
     if (index < 0) return false;
-    const [record] = this.data.conversions.splice(index, 1);
-    await this.save();
+    const conversions = this.data.conversions;
+    const record = conversions[index];
+    this.data.conversions = conversions.filter((_, i) => i !== index);
+    await this.save(() => {
+      this.data.conversions = restore(conversions, this.data.conversions, [record]);
+    });
     if (record) await rm(join(dataPaths(this.dataDir).outputs, record.file), { force: true });
     return true;
   }
@@ -312,10 +363,13 @@ export class Store {
   /** Deletes conversions older than the retention limit; returns how many. */
   async purgeExpired(now: Date): Promise<number> {
     const cutoff = now.getTime() - this.settings().retention_days * 86_400_000;
-    const expired = this.data.conversions.filter((c) => Date.parse(c.created_at) < cutoff);
+    const conversions = this.data.conversions;
+    const expired = conversions.filter((c) => Date.parse(c.created_at) < cutoff);
     if (expired.length === 0) return 0;
-    this.data.conversions = this.data.conversions.filter((c) => Date.parse(c.created_at) >= cutoff);
-    await this.save();
+    this.data.conversions = conversions.filter((c) => Date.parse(c.created_at) >= cutoff);
+    await this.save(() => {
+      this.data.conversions = restore(conversions, this.data.conversions, expired);
+    });
     for (const c of expired) await rm(join(dataPaths(this.dataDir).outputs, c.file), { force: true });
     return expired.length;
   }
@@ -338,7 +392,9 @@ export class Store {
 
   async addKey(record: ApiKeyRecord): Promise<ApiKeyRecord> {
     this.data.api_keys.push(record);
-    await this.save();
+    await this.save(() => {
+      this.data.api_keys = this.data.api_keys.filter((k) => k !== record);
+    });
     return { ...record };
   }
 
@@ -347,18 +403,90 @@ export class Store {
     if (!record) return undefined;
     if (record.revoked_at === null) {
       record.revoked_at = now.toISOString();
-      await this.save();
+      await this.save(() => {
+        record.revoked_at = null;
+      });
     }
     return { ...record };
   }
 
-  /** Records a key's use; written at most once a minute per key to spare the disk. */
+  /**
+   * Records a key's use; written at most once a minute per key to spare the disk. Best effort: when the disk is
+   * full the request goes on (it may only read) and the time is recorded by a later write.
+   */
   async touchKey(id: string, now: Date): Promise<void> {
     const record = this.data.api_keys.find((k) => k.id === id);
     if (!record) return;
-    const last = record.last_used_at ? Date.parse(record.last_used_at) : 0;
+    const before = record.last_used_at;
+    const last = before ? Date.parse(before) : 0;
     if (now.getTime() - last < 60_000) return;
     record.last_used_at = now.toISOString();
-    await this.save();
+    await this.save(() => {
+      record.last_used_at = before;
+    }).catch(() => undefined);
   }
+}
+
+/** Thrown when the data directory cannot be created, read or written; names it and what the system said. */
+export class DataDirError extends Error {
+  override name = 'DataDirError';
+  constructor(
+    readonly dataDir: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function dataDirError(dataDir: string, error: unknown): Error {
+  if (error instanceof DataDirError || error instanceof DataDirLockedError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EROFS'
+        ? 'it is on a read-only file system'
+        : code === 'ENOSPC' || code === 'EDQUOT'
+          ? 'the disk is full'
+          : code === 'EFBIG'
+            ? 'a file reached the size limit'
+          : code === 'ENOTDIR' || code === 'EEXIST'
+            ? 'a file is in the way of a folder'
+            : (error as Error).message;
+  return new DataDirError(dataDir, `The data directory ${dataDir} cannot be used: ${why}${code && !why.includes(code) ? ` (${code})` : ''}. Make it writable, free some space, or choose another with --data-dir.`);
+}
+
+/**
+ * No db.json but stored files: the records are gone (moved, deleted by hand). Starting afresh would sweep the
+ * templates and outputs as orphans, so the start stops instead.
+ */
+function refuseWithoutDatabase(dataDir: string): void {
+  const paths = dataPaths(dataDir);
+  const stored = [paths.templates, paths.outputs].flatMap((dir) => readdirSync(dir).map((name) => join(dir, name)));
+  if (stored.length > 0) {
+    throw new DataDirError(
+      dataDir,
+      `The database ${paths.database} is missing, but ${stored.length} stored file${stored.length === 1 ? '' : 's'} remain in ${paths.templates} and ${paths.outputs}; restore db.json (a db.json.*.bak copy, if there is one), or move those folders away to start afresh.`,
+    );
+  }
+}
+
+/** Removes a file written for a change that could not be recorded; a failure here leaves an orphan for the next start. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Swept at the next start.
+  }
+}
+
+/**
+ * A list as it was before `removed` were taken out of it (`before`), keeping what other changes did since: items
+ * removed by them stay out, items added by them stay, after the old ones.
+ */
+function restore<T>(before: T[], current: T[], removed: (T | undefined)[]): T[] {
+  const back = new Set(removed);
+  const now = new Set(current);
+  const old = new Set(before);
+  return [...before.filter((x) => back.has(x) || now.has(x)), ...current.filter((x) => !old.has(x))];
 }

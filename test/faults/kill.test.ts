@@ -1,18 +1,21 @@
-// A kill -9 of the server in the middle of 50 concurrent conversions leaves a readable database, and every
-// conversion that was answered 200 is there after restart. The server runs as `docwright serve`, a real child
-// process, killed with SIGKILL three times while conversions and key creations are in flight.
+// A kill -9 of the server in the middle of 50 concurrent conversions, key creations and template uploads leaves a
+// readable database, and every request that was answered 2xx is there after restart, with its file; no temporary
+// or orphaned file survives the restart. The server runs as `docwright serve`, a real child process, killed with
+// SIGKILL while the requests are in flight: 3 times in `npm test`, 20 times in `npm run soak` (SOAK=1).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Agent } from 'undici';
+import { FormData, fetch, type Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defaultTemplate } from '../../server/convert/index.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
 import { call, killAllChildren, runCli, startServe, trustingAgent, type ServeProcess } from '../helpers/docwright-process.ts';
 
 const CONVERSIONS = 50;
 const KEY_CREATIONS = 10;
+const TEMPLATE_UPLOADS = 3;
 const KILL_AFTER = 20;
-const CYCLES = 3;
+const CYCLES = process.env.SOAK ? 20 : 3;
 
 const MARKDOWN = [
   '# Crash test',
@@ -29,6 +32,7 @@ afterAll(async () => {
 interface Database {
   conversions: { conversion_id: string; file: string; size: number }[];
   api_keys: { id: string; revoked_at: string | null }[];
+  templates: { id: string; file: string | null; size: number; builtin: boolean }[];
 }
 
 /** db.json as it is on disk: must parse. */
@@ -41,7 +45,7 @@ function tempFiles(): string[] {
 }
 
 describe('kill -9 in the middle of concurrent conversions', () => {
-  it(`keeps every answered conversion and key across ${CYCLES} SIGKILLs`, async () => {
+  it(`keeps every answered conversion, key and template across ${CYCLES} SIGKILLs`, async () => {
     dir = mkdtempSync(join(tmpdir(), 'dw-crash-'));
     let server: ServeProcess = await startServe(['--data-dir', dir]);
     const certPath = join(dir, 'tls', 'localhost-cert.pem');
@@ -55,6 +59,7 @@ describe('kill -9 in the middle of concurrent conversions', () => {
 
     const answeredConversions = new Set<string>();
     const answeredKeys = new Map<string, string>(); // id → key
+    const answeredTemplates = new Set<string>();
     const started = Date.now();
     let cutOff = 0;
 
@@ -69,7 +74,7 @@ describe('kill -9 in the middle of concurrent conversions', () => {
         killed = true;
         server.child.kill('SIGKILL');
       };
-      const outcomes = { converted: 0, keys: 0, failed: 0, other: [] as number[] };
+      const outcomes = { converted: 0, keys: 0, templates: 0, failed: 0, other: [] as number[] };
 
       const convertOne = async (i: number) => {
         let res;
@@ -90,7 +95,7 @@ describe('kill -9 in the middle of concurrent conversions', () => {
         answeredConversions.add(record.conversion_id);
         outcomes.converted += 1;
         ok += 1;
-        if (ok >= KILL_AFTER) kill();
+        if (ok >= KILL_AFTER && outcomes.templates > 0) kill();
       };
       const createKey = async (i: number) => {
         let res;
@@ -106,9 +111,28 @@ describe('kill -9 in the middle of concurrent conversions', () => {
         outcomes.keys += 1;
       };
 
-      // 50 conversions with 10 key creations interleaved (one after every 5th conversion), all at once.
+      const uploadTemplate = async (i: number) => {
+        const form = new FormData();
+        form.append('name', `crash ${cycle}.${i}`);
+        form.append('file', new Blob([new Uint8Array(defaultTemplate())]), 'crash.docx');
+        let res;
+        try {
+          res = await fetch(`${base}/api/v1/templates`, { method: 'POST', body: form, headers: auth, dispatcher: agent });
+        } catch {
+          outcomes.failed += 1;
+          return;
+        }
+        const body = (await res.json().catch(() => ({}))) as { id?: string };
+        if (res.status !== 201) return void outcomes.other.push(res.status);
+        if (body.id) answeredTemplates.add(body.id);
+        outcomes.templates += 1;
+        if (ok >= KILL_AFTER) kill();
+      };
+
+      // 50 conversions with 10 key creations and 3 template uploads interleaved, all at once.
       const t0 = Date.now();
-      const work: Promise<void>[] = [];
+      // The uploads go first: they take longer than a conversion. The kill lands once 20 conversions and one upload are answered.
+      const work: Promise<void>[] = Array.from({ length: TEMPLATE_UPLOADS }, (_, i) => uploadTemplate(i));
       for (let i = 0; i < CONVERSIONS; i++) {
         work.push(convertOne(i));
         if (i % (CONVERSIONS / KEY_CREATIONS) === 2) work.push(createKey(i));
@@ -131,6 +155,8 @@ describe('kill -9 in the middle of concurrent conversions', () => {
       for (const id of answeredConversions) expect(onDisk.has(id), `conversion ${id} in db.json after the kill`).toBe(true);
       const keysOnDisk = new Set(afterKill.api_keys.map((k) => k.id));
       for (const id of answeredKeys.keys()) expect(keysOnDisk.has(id), `key ${id} in db.json after the kill`).toBe(true);
+      const templatesOnDisk = new Set(afterKill.templates.map((t) => t.id));
+      for (const id of answeredTemplates) expect(templatesOnDisk.has(id), `template ${id} in db.json after the kill`).toBe(true);
 
       // Restart on the same data directory: the dead server's lock is taken over.
       expect(readFileSync(join(dir, 'docwright.lock'), 'utf8').trim()).toBe(String(server.pid));
@@ -169,22 +195,29 @@ describe('kill -9 in the middle of concurrent conversions', () => {
         expect(tempFiles()).toEqual([]);
         const outputs = readdirSync(join(dir, 'outputs')).sort();
         expect(outputs).toEqual(db.conversions.map((c) => c.file).sort());
-        expect(readdirSync(join(dir, 'templates'))).toEqual([]);
+        expect(readdirSync(join(dir, 'templates')).sort()).toEqual(db.templates.flatMap((t) => (t.file ? [t.file] : [])).sort());
+        // Every template answered 201 is listed and downloads its bytes.
+        for (const id of answeredTemplates) {
+          const t = await call(check, `${server.url}/api/v1/templates/${id}/download`, { headers: auth });
+          expect(t.status, `template ${id}`).toBe(200);
+          expect(t.bytes.length).toBe(defaultTemplate().length);
+        }
       } finally {
         await check.close();
       }
       console.log(
-        `cycle ${cycle}: ${outcomes.converted} conversions and ${outcomes.keys} keys answered, ${outcomes.failed} requests cut off by the kill;` +
+        `cycle ${cycle}: ${outcomes.converted} conversions, ${outcomes.keys} keys and ${outcomes.templates} templates answered, ${outcomes.failed} requests cut off by the kill;` +
           ` load ${t1 - t0} ms, restart ${t2 - t1} ms, checks ${Date.now() - t2} ms`,
       );
     }
-    console.log(`${CYCLES} kill cycles in ${Date.now() - started} ms; ${answeredConversions.size} conversions and ${answeredKeys.size} keys answered`);
+    console.log(`${CYCLES} kill cycles in ${Date.now() - started} ms; ${answeredConversions.size} conversions, ${answeredKeys.size} keys and ${answeredTemplates.size} templates answered`);
     expect(answeredKeys.size).toBeGreaterThan(0);
+    expect(answeredTemplates.size).toBeGreaterThan(0);
     // The kills really landed mid-load: some requests never got an answer.
     expect(cutOff).toBeGreaterThan(0);
 
     server.child.kill('SIGTERM');
     await server.exited;
     expect(server.child.exitCode).toBe(0);
-  }, 90_000);
+  }, CYCLES * 30_000);
 });

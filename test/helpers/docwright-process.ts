@@ -41,13 +41,20 @@ export interface ServeProcess {
   url: string;
   /** Everything it wrote to standard error so far. */
   stderr: () => string;
+  /** Everything it wrote to standard output so far. */
+  stdout: () => string;
   /** Resolves when the process has exited (and been reaped, so its pid no longer looks alive). */
   exited: Promise<void>;
 }
 
-/** Starts `docwright serve --port 0 [ARGS]` and waits until it prints its URL. */
-export async function startServe(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `docwright serve --port 0 [ARGS]` and waits until it prints its URL. `wrapper` runs it through another
+ * command, e.g. `['prlimit', '--fsize=20000', '--']` for a file-size limit.
+ */
+export async function startServe(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; wrapper?: string[] } = {}): Promise<ServeProcess> {
+  const argv = [process.execPath, BIN, 'serve', '--port', '0', ...args];
+  const [command = process.execPath, ...rest] = [...(options.wrapper ?? []), ...argv];
+  const child = spawn(command, rest, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -71,7 +78,7 @@ export async function startServe(args: string[], options: { env?: NodeJS.Process
     });
   });
   child.stdout!.resume();
-  return { child, pid: child.pid!, url, stderr: () => stderr, exited };
+  return { child, pid: child.pid!, url, stderr: () => stderr, stdout: () => stdout, exited };
 }
 
 /** Kills (SIGKILL) every child process started here that is still running, and waits for them. */
