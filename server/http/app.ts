@@ -10,6 +10,7 @@ import type { Policy } from '../policy/index.ts';
 import type { Store } from '../store/store.ts';
 import { Authenticator, type Principal } from './auth.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
+import { fastifyServerOptions, loggerOptions, nodeServerOptions, refuseStrayMultipart } from './hardening.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -71,11 +72,10 @@ export type App = FastifyInstance;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
   const app = Fastify({
-    ...(options.httpsOptions ? { https: options.httpsOptions } : {}),
+    ...(options.httpsOptions ? { https: { ...options.httpsOptions, ...nodeServerOptions() } } : { http: nodeServerOptions() }),
+    ...fastifyServerOptions(),
     bodyLimit: BODY_LIMIT,
-    logger: options.logger ? { redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-docwright-admin"]'] } : false,
-    requestTimeout: 120_000,
-    connectionTimeout: 30_000,
+    logger: options.logger ? loggerOptions() : false,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false }, plugins: [] },
   } as Parameters<typeof Fastify>[0]).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
@@ -124,6 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   installGuards(app, options, authenticator);
+  app.addHook('preValidation', refuseStrayMultipart);
   installErrorHandling(app);
 
   await app.register(convertRoutes);
@@ -139,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok', service: 'docwright' }));
   app.get('/auth/session', { schema: { hide: true } }, async (request, reply) => {
     const token = (request.query as { token?: unknown }).token;
-    const session = typeof token === 'string' ? authenticator.openSession(token) : undefined;
+    const session = typeof token === 'string' ? authenticator.openSession(token, request.ip) : undefined;
     if (!session) throw new ApiError('unauthorized', 'This link is not valid for the running server; open the one it printed.');
     reply.setCookie('dw_session', session, { httpOnly: true, sameSite: 'strict', secure: options.https ?? false, path: '/' });
     return reply.redirect('/', 303);

@@ -13,6 +13,9 @@ export const ERRORS = {
   validation_error: { status: 422, message: 'The request failed validation.' },
   document_too_complex: { status: 422, message: 'markdown: the document took too long or too much memory to convert; split it or simplify its nesting.' },
   rate_limit_exceeded: { status: 429, message: 'The monthly conversion quota is exhausted.' },
+  too_many_requests: { status: 429, message: 'Too many failed authentication attempts from this client; wait and retry.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  headers_too_large: { status: 431, message: 'The request head is too large.' },
   internal_error: { status: 500, message: 'Server error; retry, or report it if it persists.' },
 } as const;
 
