@@ -45,7 +45,7 @@ export function checkListen(choice: ListenChoice): void {
   if (choice.http && choice.certificate) throw new ServeError('--cert and --key are for HTTPS; leave out --http.');
   if (isLoopback(host)) return;
   if (isIP(host) === 0) {
-    throw new ServeError(`Refusing to listen on ${host}: --host takes an IP address (127.0.0.1, localhost or ::1 for this computer; 0.0.0.0, :: or one of its addresses for a team server).`);
+    throw new ServeError(`Refusing to listen on ${host}: the address to listen on (--host, or the host policy) must be an IP address (127.0.0.1, localhost or ::1 for this computer; 0.0.0.0, :: or one of its addresses for a team server).`);
   }
   if (choice.http) {
     throw new ServeError(

@@ -157,7 +157,7 @@ describe('docwright serve beyond loopback: refusals', () => {
     expect(await refusal({ host: '0.0.0.0', ...cert })).toMatch(/^Refusing to listen on 0\.0\.0\.0: that makes Docwright reachable from other computers.*opt in with --allow-remote/);
     expect(await refusal({ host: '::', ...cert })).toMatch(/^Refusing to listen on ::: that makes Docwright reachable/);
     expect(await refusal({ host: '0.0.0.0', allowRemote: true })).toMatch(/^Listening on 0\.0\.0\.0 needs your certificate .*--cert CERT\.pem --key KEY\.pem/);
-    expect(await refusal({ host: 'example.com', allowRemote: true, ...cert })).toMatch(/--host takes an IP address/);
+    expect(await refusal({ host: 'example.com', allowRemote: true, ...cert })).toMatch(/^Refusing to listen on example\.com: the address to listen on \(--host, or the host policy\) must be an IP address/);
     expect(await refusal({ host: '0.0.0.0', allowRemote: true, tlsCert: files.cert })).toBe('--cert and --key go together: give both PEM files.');
     expect(await refusal({ allowRemote: true, ...cert, publicHosts: ['evil/host'] })).toBe('--public-host evil/host is not a host name or IP address.');
   });
@@ -276,6 +276,37 @@ describe('docwright serve --host 0.0.0.0 --allow-remote with the admin’s certi
     const adminToken = readFileSync(join(home, 'admin.token'), 'utf8').trim();
     const list = await call(ca, `https://${NAME}:${port}/api/settings/api-keys`, { headers: { 'x-docwright-admin': adminToken } });
     expect(list.json().map((k: { name: string }) => k.name)).toEqual(['team laptop']);
+  });
+});
+
+describe('the opt-in and the address from the policy', () => {
+  const withPolicy = async <T>(policy: unknown, run: () => Promise<T>): Promise<T> => {
+    const file = join(tempDir(), 'policy.json');
+    writeFileSync(file, JSON.stringify(policy));
+    const before = process.env.DOCWRIGHT_POLICY;
+    process.env.DOCWRIGHT_POLICY = file;
+    try {
+      return await run();
+    } finally {
+      if (before === undefined) delete process.env.DOCWRIGHT_POLICY;
+      else process.env.DOCWRIGHT_POLICY = before;
+    }
+  };
+
+  it('a policy with host 0.0.0.0 and allow_remote true is the opt-in; the certificate still comes from the admin', async () => {
+    const policy = { settings: { host: { value: '0.0.0.0', locked: true }, allow_remote: { value: true, locked: true } } };
+    const server = await withPolicy(policy, () => startServer({ dataDir: tempDir(), port: 0, tlsCert: files.cert, tlsKey: files.key }));
+    try {
+      expect(server.discovery).toMatchObject({ host: '0.0.0.0', url: `https://127.0.0.1:${server.discovery.port}` });
+      expect(server.warnings.join('\n')).toContain('reachable from the network: listening on 0.0.0.0');
+      expect((await call(clientOf(pki.caCert), `https://${NAME}:${server.discovery.port}/api/health`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    const noCert = await withPolicy(policy, () => startServer({ dataDir: tempDir(), port: 0 }).then(() => 'started', (e: Error) => e.message));
+    expect(noCert).toMatch(/^Listening on 0\.0\.0\.0 needs your certificate/);
+    const noOptIn = await withPolicy({ settings: { host: { value: '0.0.0.0', locked: true } } }, () => startServer({ dataDir: tempDir(), port: 0, tlsCert: files.cert, tlsKey: files.key }).then(() => 'started', (e: Error) => e.message));
+    expect(noOptIn).toMatch(/^Refusing to listen on 0\.0\.0\.0: .*opt in with --allow-remote \(or the allow_remote policy\)/);
   });
 });
 
