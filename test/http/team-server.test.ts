@@ -310,6 +310,28 @@ describe('the opt-in and the address from the policy', () => {
   });
 });
 
+describe('a team server on one address of the machine', () => {
+  it('listens there only, gives that address to the CLI, and accepts it as Host', async () => {
+    const address = other ?? '127.0.0.2';
+    const server = await startServer({ dataDir: tempDir(), port: 0, host: address, allowRemote: true, tlsCert: files.cert, tlsKey: files.key });
+    try {
+      const port = server.discovery.port;
+      expect(server.discovery.url).toBe(`https://${address}:${port}`);
+      const bound = server.app.server.address();
+      expect(typeof bound === 'object' && bound?.address).toBe(address);
+      expect((await call(clientOf(pki.caCert, address), `https://${NAME}:${port}/api/health`)).status).toBe(200);
+      if (other) {
+        expect((await getWithHost(`https://${address}:${port}/api/health`, pki.caCert, { host: `${address}:${port}` })).status).toBe(200);
+        // Not on loopback: only the address it was given.
+        await expect(call(clientOf(pki.caCert), `https://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+        expect(server.warnings.join('\n')).toContain(`listening on ${address} port ${port} (addresses: ${address})`);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a team server on :: (IPv6, every interface)', () => {
   it('serves the admin’s certificate on [::1], which its discovery file and settings page give', async () => {
     const server = await startServer({ dataDir: tempDir(), port: 0, host: '::', allowRemote: true, tlsCert: files.cert, tlsKey: files.key });
