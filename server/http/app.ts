@@ -10,7 +10,7 @@ import type { Policy } from '../policy/index.ts';
 import type { Store } from '../store/store.ts';
 import { Authenticator, type Principal } from './auth.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
-import { fastifyServerOptions, loggerOptions, nodeServerOptions, refuseStrayMultipart } from './hardening.ts';
+import { fastifyServerOptions, lingerThenClose, loggerOptions, nodeServerOptions, refuseStrayMultipart } from './hardening.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -243,6 +243,8 @@ function installErrorHandling(app: FastifyInstance): void {
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
       case 'FST_REQ_FILE_TOO_LARGE':
+        // The rest of the body is not read: the connection closes shortly after the answer (lingerThenClose).
+        reply.raw.once('finish', () => lingerThenClose(request));
         return send(reply, 'payload_too_large', `The request body is larger than the limit (${Math.round(BODY_LIMIT / 1024 / 1024)} MB of JSON, ${TEMPLATE_LIMIT / 1024 / 1024} MB for a template).`);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return send(reply, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json${request.url.includes('templates') ? ' or multipart/form-data' : ''}.`);

@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { Readable } from 'node:stream';
+import { connect } from 'node:tls';
 import { unzipSync } from 'fflate';
-import { fetch, FormData, request, type Agent } from 'undici';
+import { fetch, FormData, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultTemplate } from '../../server/convert/index.ts';
 import { startServer, type RunningServer } from '../../server/serve.ts';
@@ -226,30 +226,43 @@ describe('path traversal inside the zip', () => {
 });
 
 describe('a 200 MB upload', () => {
-  it('→ 413 payload_too_large as soon as the 50 MB limit is crossed; nothing is stored', async () => {
+  it('→ 413 payload_too_large as soon as the 50 MB limit is crossed; the connection is closed soon after, the rest is never read', async () => {
     const before = snapshot();
     const boundary = `----dw${randomBytes(8).toString('hex')}`;
     const total = 200 * MB;
+    const url = new URL(server.discovery.url);
+    const socket = connect({ host: url.hostname, port: Number(url.port), ca: readFileSync(server.discovery.cert_path ?? '', 'utf8'), servername: 'localhost' });
+    await new Promise((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+    let answer = '';
     let sent = 0;
-    const chunk = randomBytes(MB);
-    async function* body() {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.docx"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-      yield Buffer.from([0x50, 0x4b, 0x03, 0x04]);
-      for (; sent < total; sent += chunk.length) yield chunk;
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    }
-    const started = Date.now();
-    const res = await request(`${server.discovery.url}/api/v1/templates`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      body: Readable.from(body()),
-      dispatcher: agent,
+    let sentAtAnswer = -1;
+    socket.on('data', (d: Buffer) => {
+      if (sentAtAnswer < 0) sentAtAnswer = sent;
+      answer += d.toString('latin1');
     });
-    const answer = (await res.body.json()) as { error: { code: string; message: string } };
-    expect(res.statusCode).toBe(413);
-    expect(answer.error.code).toBe('payload_too_large');
-    expect(answer.error.message).toMatch(/50 MB/);
-    console.log(`200 MB upload: 413 after ${Math.round(sent / MB)} MB sent, ${Date.now() - started} ms`);
+    socket.on('error', () => undefined);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const started = Date.now();
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.docx"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    socket.write(
+      `POST /api/v1/templates HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + total + tail.length}\r\n\r\n${head}`,
+    );
+    const chunk = randomBytes(MB);
+    while (sent < total && !socket.destroyed && sentAtAnswer < 0) {
+      sent += chunk.length;
+      if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once('drain', r)), closed]);
+    }
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 10_000))]);
+    expect(socket.destroyed || socket.readableEnded, 'the server closed the connection').toBe(true);
+    socket.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('payload_too_large');
+    expect(body.error.message).toMatch(/50 MB/);
+    expect(sentAtAnswer).toBeGreaterThan(50 * MB);
+    expect(sentAtAnswer, 'answered long before the 200 MB were sent').toBeLessThan(100 * MB);
+    console.log(`200 MB upload: 413 when ${Math.round(sentAtAnswer / MB)} MB were sent, ${Date.now() - started} ms`);
     expect(snapshot()).toEqual(before);
     expect((await call(agent, `${server.discovery.url}/api/health`)).status).toBe(200);
   });

@@ -21,7 +21,17 @@ async function readUpload(request: FastifyRequest): Promise<{ bytes?: Uint8Array
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       if (part.fieldname !== 'file') throw new ApiError('validation_error', `${part.fieldname}: unexpected file field; send the template as "file".`);
-      const buffer = await part.toBuffer();
+      // Read it here rather than with toBuffer(), which drains the whole request before it reports the limit: the
+      // answer comes as soon as the limit is crossed, and the connection closes shortly after (lingerThenClose).
+      const file = part.file;
+      const chunks: Buffer[] = [];
+      await new Promise<void>((resolve, reject) => {
+        file.on('data', (chunk: Buffer) => chunks.push(chunk));
+        file.once('limit', () => reject(Object.assign(new Error('request file too large'), { code: 'FST_REQ_FILE_TOO_LARGE', statusCode: 413 })));
+        file.once('end', resolve);
+        file.once('error', reject);
+      });
+      const buffer = Buffer.concat(chunks);
       bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
       filename = part.filename;
     } else {
