@@ -1,9 +1,9 @@
-import type { FileChild } from 'docx';
+import type { Xml } from '../ooxml.ts';
 import type { Blockquote } from 'mdast';
 import type { State } from '../state.ts';
 
 /** A blockquote: its blocks one quote level deeper. */
-export function blockquote(state: State, node: Blockquote): FileChild[] {
+export function blockquote(state: State, node: Blockquote): Xml[] {
   const container = state.container;
   state.quoteDepth += 1;
   state.container = 'quote';

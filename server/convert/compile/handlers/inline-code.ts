@@ -1,8 +1,8 @@
-import type { ParagraphChild } from 'docx';
+import type { Xml } from '../ooxml.ts';
 import type { InlineCode } from 'mdast';
 import type { State } from '../state.ts';
 
 /** Inline code in the monospaced font, keeping the surrounding formatting. */
-export function inlineCode(state: State, node: InlineCode): ParagraphChild[] {
+export function inlineCode(state: State, node: InlineCode): Xml[] {
   return state.withInline({ code: true }, () => [state.run(node.value)]);
 }

@@ -1,8 +1,8 @@
-import type { ParagraphChild } from 'docx';
+import type { Xml } from '../ooxml.ts';
 import type { Strong } from 'mdast';
 import type { State } from '../state.ts';
 
 /** Bold. */
-export function strong(state: State, node: Strong): ParagraphChild[] {
+export function strong(state: State, node: Strong): Xml[] {
   return state.withInline({ bold: true }, () => state.inlines(node.children));
 }
