@@ -1,12 +1,12 @@
 // A full disk and an unwritable data directory, on a real `docwright serve` process. A full disk is a file-size
 // limit on the server (prlimit --fsize: every write past it fails with EFBIG, as ENOSPC would); an unwritable
-// directory is a read-only bind mount when the tests run as root (root ignores permissions) and chmod a-w
-// otherwise. Requests that must write answer 500 internal_error and leave nothing behind (the records are rolled
+// directory is chmod a-w, with the server run as user nobody (setpriv) when the tests run as root, whom permissions
+// do not stop. Requests that must write answer 500 internal_error and leave nothing behind (the records are rolled
 // back, no half-written file stays), reads keep working, a start names the directory, and db.json and every stored
 // file are byte for byte what they were.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { FormData, fetch, type Agent } from 'undici';
@@ -14,13 +14,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultTemplate } from '../../server/convert/index.ts';
 import { startServer } from '../../server/serve.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
-import { call, killAllChildren, runCli, startServe, trustingAgent } from '../helpers/docwright-process.ts';
+import { call, killAllChildren, startServe, trustingAgent } from '../helpers/docwright-process.ts';
+
+const isRoot = process.getuid?.() === 0;
+/** How the server is run for the unwritable-directory tests: as nobody when we are root. */
+const AS_USER = isRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'] : [];
+// The key secret in a file of the data directory, which that other user can read (the keychain is ours).
+process.env.DOCWRIGHT_KEYCHAIN = 'off';
 
 const root = mkdtempSync(join(tmpdir(), 'dw-faults-disk-'));
-const mounts: string[] = [];
+chmodSync(root, 0o755);
 afterAll(async () => {
   await killAllChildren();
-  for (const m of mounts.splice(0)) execFileSync('umount', ['-l', m]);
   chmodAll(root, true);
   rmSync(root, { recursive: true, force: true });
 });
@@ -50,21 +55,20 @@ function chmodAll(dir: string, writable: boolean) {
   walk(dir);
 }
 
-const isRoot = process.getuid?.() === 0;
-
-/** Makes the directory unwritable (for root too); returns how to undo it. */
+/** Makes the directory unwritable for the server; returns how to undo it. */
 function makeReadOnly(dir: string): () => void {
-  if (!isRoot) {
-    chmodAll(dir, false);
-    return () => chmodAll(dir, true);
-  }
-  execFileSync('mount', ['--bind', dir, dir]);
-  mounts.push(dir);
-  execFileSync('mount', ['-o', 'remount,bind,ro', dir]);
-  return () => {
-    execFileSync('umount', [dir]);
-    mounts.splice(mounts.indexOf(dir), 1);
+  chmodAll(dir, false);
+  return () => chmodAll(dir, true);
+}
+
+/** Hands the directory to the user the server runs as. */
+function giveAway(dir: string) {
+  if (!isRoot) return;
+  const walk = (path: string) => {
+    chownSync(path, 65534, 65534);
+    if (statSync(path).isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
   };
+  walk(dir);
 }
 
 interface Client {
@@ -205,16 +209,17 @@ describe('a full disk (a file-size limit on the server process)', () => {
 });
 
 describe('an unwritable data directory', () => {
-  it(`at start: docwright serve exits 1 naming the directory (${isRoot ? 'read-only bind mount' : 'chmod a-w'}); nothing changes`, async () => {
+  it(`at start: docwright serve exits 1 naming the directory (chmod a-w${isRoot ? ', run as nobody' : ''}); nothing changes`, async () => {
     const { dir } = await populated(0);
+    giveAway(dir);
     const before = files(dir);
     const undo = makeReadOnly(dir);
     try {
-      const result = await runCli(['serve', '--port', '0', '--data-dir', dir]);
-      expect(result.code, result.stdout).toBe(1);
+      const result = await execFileAsync(AS_USER[0] ?? process.execPath, [...AS_USER.slice(1), ...(AS_USER.length ? [process.execPath] : []), 'bin/docwright.js', 'serve', '--port', '0', '--data-dir', dir]);
+      expect(result.code, result.stderr).toBe(1);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^docwright: The data directory .* cannot be used: (it is on a read-only file system|permission denied)/);
+      expect(lines[0]).toMatch(/^docwright: The data directory .* cannot be used: permission denied/);
       expect(lines[0]).toContain(dir);
     } finally {
       undo();
@@ -224,9 +229,10 @@ describe('an unwritable data directory', () => {
 
   it('while running: writes answer 500 internal_error, reads go on, nothing changes', async () => {
     const { dir, key, conversionIds } = await populated(0);
+    giveAway(dir);
     const before = files(dir);
-    const server = await startServer({ dataDir: dir, port: 0 });
-    const c = await client(server.discovery.url, dir, key);
+    const server = await startServe(['--data-dir', dir], { wrapper: AS_USER });
+    const c = await client(server.url, dir, key);
     const undo = makeReadOnly(dir);
     try {
       await writesFailReadsWork(c, dir, conversionIds);
@@ -234,7 +240,9 @@ describe('an unwritable data directory', () => {
       undo();
     }
     await c.agent.close();
-    await server.close();
+    server.child.kill('SIGTERM');
+    await server.exited;
+    expect(server.child.exitCode).toBe(0);
     expect(files(dir)).toEqual(before);
     await restartAndCheck(dir, key, conversionIds);
   });

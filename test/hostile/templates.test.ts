@@ -139,7 +139,7 @@ describe('zip bombs', () => {
     const kernel: CraftEntry = { name: 'word/media/k', body: await deflateZeros(size), method: 8, size, crc: zerosCrc(size) };
     const bomb = craftOverlappingZip(baseEntries(), kernel, SOAK ? 4000 : 1000);
     expect(bomb.length).toBeLessThan(300 * 1024);
-    await expectRefused(bomb, /more than 2000 parts|more than 256 MB|overlaps another part/);
+    await expectRefused(bomb, /parts, more than 2000|more than 256 MB|overlaps another part/);
     // Under the part count limit the overlap itself is what refuses it.
     await expectRefused(craftOverlappingZip(baseEntries(), kernel, 200), /more than 256 MB|overlaps another part/);
     await expectRefused(craftOverlappingZip(baseEntries(), kernel, 20), /overlaps another part/);
