@@ -1,11 +1,9 @@
-import { Document, Packer } from 'docx';
-import { zipSync, type Zippable } from 'fflate';
 import type { CompiledDocument, DocumentProperties } from './compile/index.ts';
 import { abstractNum, esc, footnotesPart, LINK_ID_MARKER, num, NUM_ID_MARKER, numberingPart, ROOTS, withFootnoteMark, type ListLevel } from './compile/ooxml.ts';
 import { relsPath, siblingPath, type Template } from './template/read.ts';
 import { findStyle } from './template/styles.ts';
 import { zipEntries } from './zip-writer.ts';
-import { decodeUtf8, encodeUtf8, escapeXml, rootNamespaces } from './xml.ts';
+import { decodeUtf8, escapeXml, rootNamespaces } from './xml.ts';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const HYPERLINK_REL = `${REL}/hyperlink`;
@@ -15,8 +13,6 @@ const CONTENT_TYPES = {
   footnotes: 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml',
   core: 'application/vnd.openxmlformats-package.core-properties+xml',
 };
-/** Fixed zip timestamp, so the same input gives the same bytes. */
-const ZIP_MTIME = new Date('2000-01-01T00:00:00Z');
 
 /** Styles the compiled markup refers to by fixed ids, with the Word name to find them by in the template and a definition
  * to add when the template has neither. */
@@ -34,22 +30,6 @@ const SUPPORT_STYLES = [
     xml: '<w:style w:type="paragraph" w:styleId="ListParagraph"><w:name w:val="List Paragraph"/><w:uiPriority w:val="34"/><w:qFormat/><w:pPr><w:ind w:left="720"/><w:contextualSpacing/></w:pPr></w:style>',
   },
 ] as const;
-
-type Compiled = ReadonlyMap<string, string | Uint8Array>;
-interface DocxCompiler {
-  compile(file: Document): Compiled;
-}
-
-/**
- * Lays a docx Document out in memory (the built-in template is made this way). docx's Packer would deflate every
- * part only for us to inflate them again, so its compiler (the part map Packer zips, in docx ≥ 9.15) is used
- * directly; a test pins this.
- */
-export function compileParts(doc: Document): Compiled {
-  const compiler = (Packer as unknown as { compiler?: DocxCompiler }).compiler;
-  if (!compiler || typeof compiler.compile !== 'function') throw new Error('This docx version has no Packer.compiler; Docwright needs docx 9.15 or later.');
-  return compiler.compile(doc);
-}
 
 /** Writes the compiled content into the template: everything of the template is kept but the body's content. */
 export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
@@ -309,16 +289,4 @@ function corePropertiesXml(props: DocumentProperties, created: Date): string {
     `<dcterms:modified xsi:type="dcterms:W3CDTF">${date}</dcterms:modified>` +
     '</cp:coreProperties>'
   );
-}
-
-/** Zips a package, [Content_Types].xml first, with fixed timestamps (same parts, same bytes); images stored as they are. */
-export function zipParts(parts: ReadonlyMap<string, Uint8Array | string>, level: 1 | 6 | 9 = 6): Uint8Array {
-  const files: Zippable = {};
-  const ordered = ['[Content_Types].xml', ...[...parts.keys()].filter((p) => p !== '[Content_Types].xml')];
-  for (const path of ordered) {
-    const data = parts.get(path);
-    if (data === undefined) continue;
-    files[path] = [typeof data === 'string' ? encodeUtf8(data) : data, { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : level }];
-  }
-  return zipSync(files);
 }

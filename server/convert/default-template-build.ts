@@ -1,0 +1,135 @@
+// Lays out the built-in template with the docx library. Only the build (scripts/build.mjs, which embeds the bytes)
+// and runs from the sources use this module; the bundle replaces it with a stub, so docx is never loaded at run time.
+import {
+  AlignmentType,
+  BorderStyle,
+  Document,
+  Footer,
+  PageNumber,
+  Packer,
+  Paragraph,
+  ShadingType,
+  TextRun,
+  type IStylesOptions,
+} from 'docx';
+import { zipSync, type Zippable } from 'fflate';
+import { encodeUtf8 } from './xml.ts';
+
+const FONT = 'Calibri';
+const MONO = 'Consolas';
+const ACCENT = '1F3864';
+const headingSizes = [32, 28, 26, 24, 22, 22];
+
+const styles: IStylesOptions = {
+  default: { document: { run: { font: FONT, size: 22 }, paragraph: { spacing: { after: 120, line: 276 } } } },
+  paragraphStyles: [
+    ...headingSizes.map((size, i) => ({
+      id: `Heading${i + 1}`,
+      name: `heading ${i + 1}`,
+      basedOn: 'Normal',
+      next: 'BodyText',
+      quickFormat: true,
+      run: { size, bold: true, color: ACCENT, italics: i === 5 },
+      paragraph: { spacing: { before: i === 0 ? 360 : 240, after: 120 }, keepNext: true, keepLines: true, outlineLevel: i },
+    })),
+    { id: 'BodyText', name: 'Body Text', basedOn: 'Normal', quickFormat: true, paragraph: { spacing: { after: 120 } } },
+    { id: 'ListBullet', name: 'List Bullet', basedOn: 'Normal', paragraph: { spacing: { after: 60 }, contextualSpacing: true } },
+    { id: 'ListNumber', name: 'List Number', basedOn: 'Normal', paragraph: { spacing: { after: 60 }, contextualSpacing: true } },
+    {
+      id: 'CodeBlock',
+      name: 'Code Block',
+      basedOn: 'Normal',
+      run: { font: MONO, size: 18 },
+      paragraph: { spacing: { before: 0, after: 0, line: 240 }, shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' } },
+    },
+    {
+      id: 'Quote',
+      name: 'Quote',
+      basedOn: 'Normal',
+      quickFormat: true,
+      run: { italics: true, color: '404040' },
+      paragraph: { indent: { left: 720 }, border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } } },
+    },
+    { id: 'Footer', name: 'footer', basedOn: 'Normal', paragraph: { alignment: AlignmentType.CENTER, spacing: { after: 0 } }, run: { size: 18, color: '595959' } },
+    { id: 'FootnoteText', name: 'footnote text', basedOn: 'Normal', run: { size: 18 }, paragraph: { spacing: { after: 0 } } },
+  ],
+  characterStyles: [
+    { id: 'Hyperlink', name: 'Hyperlink', run: { color: '0563C1', underline: {} } },
+    { id: 'FootnoteReference', name: 'footnote reference', run: { superScript: true } },
+  ],
+};
+
+/** The table style is written as XML: docx has no option for table styles. */
+const TABLE_STYLE =
+  '<w:style w:type="table" w:styleId="DocwrightTable"><w:name w:val="Docwright Table"/><w:basedOn w:val="TableNormal"/><w:uiPriority w:val="59"/>' +
+  '<w:pPr><w:spacing w:before="40" w:after="40"/></w:pPr>' +
+  '<w:tblPr><w:tblBorders><w:top w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/><w:left w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/>' +
+  '<w:bottom w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/><w:right w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/>' +
+  '<w:insideH w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/><w:insideV w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/></w:tblBorders>' +
+  '<w:tblCellMar><w:left w:w="108" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr>' +
+  '<w:tblStylePr w:type="firstRow"><w:rPr><w:b/><w:color w:val="FFFFFF"/></w:rPr><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/></w:tcPr></w:tblStylePr>' +
+  '</w:style>';
+const TABLE_NORMAL =
+  '<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:uiPriority w:val="99"/><w:semiHidden/><w:unhideWhenUsed/>' +
+  '<w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>';
+
+type Compiled = ReadonlyMap<string, string | Uint8Array>;
+interface DocxCompiler {
+  compile(file: Document): Compiled;
+}
+
+/**
+ * Lays a docx Document out in memory. docx's Packer would deflate every part only for us to inflate them again, so
+ * its compiler (the part map Packer zips, in docx ≥ 9.15) is used directly; a test pins this.
+ */
+export function compileParts(doc: Document): Compiled {
+  const compiler = (Packer as unknown as { compiler?: DocxCompiler }).compiler;
+  if (!compiler || typeof compiler.compile !== 'function') throw new Error('This docx version has no Packer.compiler; Docwright needs docx 9.15 or later.');
+  return compiler.compile(doc);
+}
+
+/** Fixed zip timestamp, so the same parts give the same bytes. */
+const ZIP_MTIME = new Date('2000-01-01T00:00:00Z');
+
+/** Zips a package, [Content_Types].xml first, with fixed timestamps (same parts, same bytes); images stored as they are. */
+export function zipParts(parts: ReadonlyMap<string, Uint8Array | string>, level: 1 | 6 | 9 = 6): Uint8Array {
+  const files: Zippable = {};
+  const ordered = ['[Content_Types].xml', ...[...parts.keys()].filter((p) => p !== '[Content_Types].xml')];
+  for (const path of ordered) {
+    const data = parts.get(path);
+    if (data === undefined) continue;
+    files[path] = [typeof data === 'string' ? encodeUtf8(data) : data, { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : level }];
+  }
+  return zipSync(files);
+}
+
+/** Lays "Docwright Default" out and zips it (reproducible: the same bytes on every run). */
+export function buildDefaultTemplate(title: string): Uint8Array {
+  const doc = new Document({
+    creator: 'Docwright',
+    title,
+    description: 'The built-in Docwright template.',
+    styles,
+    sections: [
+      {
+        properties: { page: { size: { width: 11906, height: 16838 }, margin: { top: 1418, bottom: 1418, left: 1418, right: 1418, header: 709, footer: 709 } } },
+        footers: {
+          default: new Footer({
+            children: [new Paragraph({ style: 'Footer', children: [new TextRun({ children: ['Page ', PageNumber.CURRENT, ' of ', PageNumber.TOTAL_PAGES] })] })],
+          }),
+        },
+        children: [new Paragraph({ style: 'BodyText', children: [new TextRun('{{content}}')] })],
+      },
+    ],
+  });
+  const parts = new Map(compileParts(doc));
+  const stylesXml = parts.get('word/styles.xml');
+  if (typeof stylesXml === 'string') {
+    // docx writes a "Normal Table" of its own in some versions; a second style with the same id is one Word may repair.
+    const tableNormal = stylesXml.includes('w:styleId="TableNormal"') ? '' : TABLE_NORMAL;
+    parts.set('word/styles.xml', stylesXml.replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`));
+  }
+  const core = parts.get('docProps/core.xml');
+  if (typeof core === 'string') parts.set('docProps/core.xml', core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'));
+  return zipParts(parts, 9);
+}
