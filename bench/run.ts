@@ -1,13 +1,16 @@
 /**
- * `npm run bench`: Docwright against pandoc on generated markdown of about 10 KB, 120 KB and 1.2 MB.
+ * `npm run bench`: Docwright against pandoc and the npm peers (markdown-docx, @mohtasham/md-to-docx) on generated
+ * markdown of about 10 KB, 120 KB and 1.2 MB, then the HTTPS server under load (bench/load.ts).
  *
- *   tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep]
+ *   tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--no-peers] [--no-load] [--load-only]
+ *                    [--connections 1,8,32] [--duration S]
  *
- * Sizes are in KB (1 KB = 1024 bytes). Per size: Docwright in-process (convert(), 1 warm-up then the median of
- * N runs), Docwright as a process (node bin/docwright.js convert IN -o OUT) and pandoc as a process
- * (pandoc -f gfm -t docx --reference-doc=<Docwright's default template>), both the median of N runs, with the
- * children's peak RSS. Then the in-process linearity, a parse/compile/package profile (median of 5, or --runs) and
- * bench/results/latest.json. Inputs and outputs live in a temp dir, never in the repository.
+ * Sizes are in KB (1 KB = 1024 bytes). Per size, in this process: Docwright's convert(), the same conversion in a
+ * worker of the server's pool, and each npm peer called as its README shows (1 warm-up, then the median of N runs);
+ * as processes (each with its peak RSS): Docwright (node bin/docwright.js convert IN -o OUT), pandoc
+ * (pandoc -f gfm -t docx --reference-doc=<Docwright's default template>) and each npm peer (node
+ * bench/peer-cli.mjs). Then the in-process linearity, a parse/compile/package profile (median of 5, or --runs), the
+ * load test, and bench/results/latest.json. Inputs and outputs live in a temp dir, never in the repository.
  */
 import { cpus, loadavg, tmpdir, platform, release } from 'node:os';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -21,8 +24,11 @@ import { toDocx } from '../server/convert/compile/index.ts';
 import { resolveStyles } from '../server/convert/mapping.ts';
 import { readTemplate } from '../server/convert/template/read.ts';
 import { packageDocument } from '../server/convert/package.ts';
+import { ConvertPool } from '../server/convert-pool/pool.ts';
 import { generateMarkdown } from './generate.ts';
+import { printLoad, runLoad, type LoadResult } from './load.ts';
 import { hasTimeBin, median, ProcessError, timeInProcess, timeProcess, versionOf, type ProcessSample } from './measure.ts';
+import { peers } from './peers.mjs';
 import { formatTable, ratio, fixed } from './table.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,10 +41,15 @@ interface Options {
   sizes: number[];
   runs: number | null;
   keep: boolean;
+  peers: boolean;
+  load: boolean;
+  engine: boolean;
+  connections: number[];
+  duration: number;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { sizes: DEFAULT_SIZES, runs: null, keep: false };
+  const options: Options = { sizes: DEFAULT_SIZES, runs: null, keep: false, peers: true, load: true, engine: true, connections: [1, 8, 32], duration: 10 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -58,8 +69,13 @@ function parseArgs(argv: readonly string[]): Options {
       if (!Number.isInteger(n) || n < 1) throw new Error('--runs: expected a positive integer');
       options.runs = n;
     } else if (name === '--keep') options.keep = true;
+    else if (name === '--no-peers') options.peers = false;
+    else if (name === '--no-load') options.load = false;
+    else if (name === '--load-only') options.engine = false;
+    else if (name === '--connections') options.connections = value().split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    else if (name === '--duration') options.duration = Number(value());
     else if (name === '--help' || name === '-h') {
-      console.log('usage: tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep]');
+      console.log('usage: tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--no-peers] [--no-load] [--load-only] [--connections 1,8,32] [--duration S]');
       process.exit(0);
     } else if (name !== '--') throw new Error(`unknown option ${arg}`);
   }
@@ -91,14 +107,27 @@ async function measureProcess(command: string, args: readonly string[], output: 
   };
 }
 
+interface PeerResult {
+  name: string;
+  version: string;
+  /** In this process: median ms, or the error. */
+  inProcess: { ok: true; medianMs: number; outputBytes: number } | { ok: false; reason: string };
+  process: ProcessResult;
+  /** Peer in-process time ÷ Docwright in-process time (> 1: Docwright is faster). */
+  ratioToDocwright: number | null;
+}
+
 interface SizeResult {
   targetKB: number;
   inputBytes: number;
   inputKB: number;
   runs: number;
   inProcess: { samplesMs: number[]; medianMs: number; mbPerSec: number; msPerKB: number; outputBytes: number };
+  /** The same conversion in a worker of the server's pool (its heap settings), median ms. */
+  worker: { medianMs: number };
   docwrightProcess: ProcessResult;
   pandoc: ProcessResult;
+  peers: PeerResult[];
   ratioPandocToInProcess: number | null;
   ratioPandocToProcess: number | null;
 }
@@ -161,19 +190,89 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const started = new Date();
   const loadAtStart = loadavg();
+  const cpuList = cpus();
+  const pandocVersion = versionOf('pandoc', ['--version']);
+  console.log(
+    `Docwright bench — node ${process.version}, ${pandocVersion ?? 'pandoc missing'}, ` +
+      `${peers.map((p) => `${p.name} ${p.version}`).join(', ')}, ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'cpu'}, ` +
+      `load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
+  );
+  const engine = options.engine ? await engineBench(options, pandocVersion) : null;
+  let load: LoadResult | null = null;
+  if (options.load) {
+    load = await runLoad({ connections: options.connections, duration: options.duration, format: 'json', sizeKB: 10 });
+    printLoad(load);
+  }
+
+  const resultsDir = join(repoRoot, 'bench/results');
+  mkdirSync(resultsDir, { recursive: true });
+  const json = {
+    date: started.toISOString(),
+    durationSec: (Date.now() - started.getTime()) / 1000,
+    environment: {
+      node: process.version,
+      pandoc: pandocVersion,
+      pandocFormat: PANDOC_FORMAT,
+      peers: Object.fromEntries(peers.map((p) => [p.name, p.version])),
+      platform: `${platform()} ${release()}`,
+      cpus: cpuList.length,
+      cpuModel: cpuList[0]?.model.trim() ?? null,
+      loadavgAtStart: loadAtStart,
+      loadavgAtEnd: loadavg(),
+      rssSource: hasTimeBin ? '/usr/bin/time -f %M' : '/proc VmHWM polling',
+      docwrightCli: existsSync(cli) ? cliMode() : null,
+    },
+    options,
+    ...(engine ?? {}),
+    load,
+  };
+  const out = join(resultsDir, 'latest.json');
+  writeFileSync(out, `${JSON.stringify(json, null, 2)}\n`);
+  console.log(`\nwrote ${out} (${json.durationSec.toFixed(0)} s)`);
+}
+
+/** Median ms of `runs` conversions in one worker of the server's pool (after warm-ups: a fresh thread compiles). */
+async function timeInWorker(markdown: string, runs: number): Promise<number> {
+  const pool = new ConvertPool({ size: 1, timeoutMs: 600_000 });
+  try {
+    const job = { markdown, mapping: DEFAULT_RULES, created: CREATED, template: { key: 'builtin', bytes: defaultTemplate() } };
+    for (let i = 0; i < Math.max(2, Math.min(runs, 5)); i++) await pool.run(job);
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      await pool.run(job);
+      samples.push(performance.now() - start);
+    }
+    return median(samples);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function timePeer(convertPeer: (markdown: string) => Promise<Uint8Array>, markdown: string, runs: number): Promise<PeerResult['inProcess']> {
+  try {
+    let outputBytes = (await convertPeer(markdown)).byteLength;
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      outputBytes = (await convertPeer(markdown)).byteLength;
+      samples.push(performance.now() - start);
+    }
+    return { ok: true, medianMs: median(samples), outputBytes };
+  } catch (error) {
+    return { ok: false, reason: `error (${error instanceof Error ? error.message.split('\n')[0] : String(error)})` };
+  }
+}
+
+async function engineBench(options: Options, pandocVersion: string | null) {
   const work = mkdtempSync(join(tmpdir(), 'docwright-bench-'));
   const rssFile = join(work, 'rss.txt');
   const referenceDoc = join(work, 'reference.docx');
   writeFileSync(referenceDoc, defaultTemplate());
-
-  const pandocVersion = versionOf('pandoc', ['--version']);
   const cliMissing = !existsSync(cli);
   const nodeCmd = process.execPath;
-  const cpuList = cpus();
-  console.log(
-    `Docwright bench — node ${process.version}, ${pandocVersion ?? 'pandoc missing'}, ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'cpu'}, ` +
-      `load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
-  );
+  const peerCli = join(repoRoot, 'bench/peer-cli.mjs');
+  const activePeers = options.peers ? peers : [];
   if (!cliMissing) console.log(`bin/docwright.js runs ${cliMode()}`);
   console.log(`inputs in ${work}; peak RSS via ${hasTimeBin ? '/usr/bin/time -f %M' : '/proc/<pid>/status VmHWM polling (lower bound)'}`);
 
@@ -189,6 +288,7 @@ async function main(): Promise<void> {
   };
   if (!cliMissing) await warm(nodeCmd, [cli, 'convert', tiny, '-o', join(work, 'warmup-dw.docx')], join(work, 'warmup-dw.docx'));
   if (pandocVersion) await warm('pandoc', pandocArgs(tiny, join(work, 'warmup-pandoc.docx'), referenceDoc, work), join(work, 'warmup-pandoc.docx'));
+  for (const peer of activePeers) await warm(nodeCmd, [peerCli, peer.name, tiny, join(work, `warmup-${peer.name}.docx`)], join(work, `warmup-${peer.name}.docx`));
 
   const results: SizeResult[] = [];
   const markdowns = new Map<number, string>();
@@ -208,6 +308,18 @@ async function main(): Promise<void> {
       outputBytes = convert({ markdown, created: CREATED }).docx.byteLength;
     }, runs);
     const inMedian = median(inSamples);
+    process.stdout.write(', worker');
+    const workerMedian = await timeInWorker(markdown, runs);
+
+    const peerResults: PeerResult[] = [];
+    for (const peer of activePeers) {
+      process.stdout.write(`, ${peer.name}`);
+      const inProcess = await timePeer(peer.convert, markdown, runs);
+      const out = join(work, `doc-${kb}kb.${peer.name}.docx`);
+      process.stdout.write(` (process)`);
+      const proc = await measureProcess(nodeCmd, [peerCli, peer.name, input, out], out, runs, rssFile);
+      peerResults.push({ name: peer.name, version: peer.version, inProcess, process: proc, ratioToDocwright: inProcess.ok ? inProcess.medianMs / inMedian : null });
+    }
 
     process.stdout.write(', docwright process');
     const dwOut = join(work, `doc-${kb}kb.docwright.docx`);
@@ -234,8 +346,10 @@ async function main(): Promise<void> {
         msPerKB: inMedian / (inputBytes / 1024),
         outputBytes,
       },
+      worker: { medianMs: workerMedian },
       docwrightProcess: dw,
       pandoc: pd,
+      peers: peerResults,
       ratioPandocToInProcess: pd.ok ? pd.medianMs / inMedian : null,
       ratioPandocToProcess: pd.ok && dw.ok ? pd.medianMs / dw.medianMs : null,
     });
@@ -246,35 +360,49 @@ async function main(): Promise<void> {
   const profileMarkdown = markdowns.get(profileKB) ?? generateMarkdown(profileKB * 1024);
   const prof = profile(profileMarkdown, profileKB, options.runs ?? 5);
 
-  // Report.
+  // Report: in one process (libraries), then as processes (command lines, with their memory).
   console.log('');
-  const header = [
-    'input KB',
-    'Docwright in-process ms',
-    'Docwright process ms',
-    'pandoc ms',
-    'pandoc/DW in-proc',
-    'pandoc/DW process',
-    'DW MB/s',
-    'DW peak RSS MB',
-    'pandoc peak RSS MB',
-  ];
-  const rows = results.map((r) => [
-    fixed(r.inputKB, 1),
-    fixed(r.inProcess.medianMs, 1),
-    cell(r.docwrightProcess, (p) => fixed(p.medianMs, 1)),
-    cell(r.pandoc, (p) => fixed(p.medianMs, 1)),
-    r.ratioPandocToInProcess === null ? 'n/a' : ratio(r.ratioPandocToInProcess),
-    r.ratioPandocToProcess === null ? 'n/a' : ratio(r.ratioPandocToProcess),
-    fixed(r.inProcess.mbPerSec, 2),
-    r.docwrightProcess.ok ? (r.docwrightProcess.peakRssMiB === null ? '?' : fixed(r.docwrightProcess.peakRssMiB, 1)) : 'n/a',
-    r.pandoc.ok ? (r.pandoc.peakRssMiB === null ? '?' : fixed(r.pandoc.peakRssMiB, 1)) : 'n/a',
-  ]);
-  console.log(formatTable(header, rows, [false, true, true, true, true, true, true, true, true]));
-  console.log('(medians; ratios > 1× mean pandoc is slower; 1 KB = 1024 bytes, 1 MB = 1024 KB)');
+  const peerNames = activePeers.map((p) => p.name);
+  console.log('In-process (a library call, the way a server or script uses it; medians, ms):');
+  console.log(
+    formatTable(
+      ['input KB', 'Docwright', 'Docwright worker', ...peerNames.flatMap((n) => [n, `${n}/DW`]), 'DW MB/s'],
+      results.map((r) => [
+        fixed(r.inputKB, 1),
+        fixed(r.inProcess.medianMs, 1),
+        fixed(r.worker.medianMs, 1),
+        ...r.peers.flatMap((p) => [p.inProcess.ok ? fixed(p.inProcess.medianMs, 1) : p.inProcess.reason, p.ratioToDocwright === null ? 'n/a' : ratio(p.ratioToDocwright)]),
+        fixed(r.inProcess.mbPerSec, 2),
+      ]),
+      [false, true, true, ...peerNames.flatMap(() => [true, true]), true],
+    ),
+  );
+  console.log('(Docwright worker: the same conversion in a worker thread of the server\'s pool, with its heap settings; peer/DW > 1× means Docwright is faster)');
+  console.log('');
+  console.log('As processes (a command run per document, start-up included; medians, ms; peak RSS, MB):');
+  const rss = (p: ProcessResult) => (p.ok ? (p.peakRssMiB === null ? '?' : fixed(p.peakRssMiB, 0)) : 'n/a');
+  console.log(
+    formatTable(
+      ['input KB', 'Docwright', 'pandoc', ...peerNames, 'pandoc/DW', 'pandoc/DW in-proc', 'RSS DW', 'RSS pandoc', ...peerNames.map((n) => `RSS ${n}`)],
+      results.map((r) => [
+        fixed(r.inputKB, 1),
+        cell(r.docwrightProcess, (p) => fixed(p.medianMs, 1)),
+        cell(r.pandoc, (p) => fixed(p.medianMs, 1)),
+        ...r.peers.map((p) => cell(p.process, (x) => fixed(x.medianMs, 1))),
+        r.ratioPandocToProcess === null ? 'n/a' : ratio(r.ratioPandocToProcess),
+        r.ratioPandocToInProcess === null ? 'n/a' : ratio(r.ratioPandocToInProcess),
+        rss(r.docwrightProcess),
+        rss(r.pandoc),
+        ...r.peers.map((p) => rss(p.process)),
+      ]),
+      [false, true, true, ...peerNames.map(() => true), true, true, true, true, ...peerNames.map(() => true)],
+    ),
+  );
+  console.log('(pandoc/DW > 1× means pandoc is slower; 1 KB = 1024 bytes, 1 MB = 1024 KB)');
 
   for (const r of results) {
-    for (const [name, p] of [['Docwright process', r.docwrightProcess], ['pandoc', r.pandoc]] as const) {
+    const procs: [string, ProcessResult][] = [['Docwright process', r.docwrightProcess], ['pandoc', r.pandoc], ...r.peers.map((p): [string, ProcessResult] => [p.name, p.process])];
+    for (const [name, p] of procs) {
       if (!p.ok && p.detail) console.log(`${r.targetKB} KB ${name}: ${p.reason}\n  ${p.detail.split('\n').join('\n  ')}`);
     }
   }
@@ -296,44 +424,19 @@ async function main(): Promise<void> {
     formatTable(
       ['stage', 'ms', 'share'],
       [
-        ['parse (parseMarkdown)', fixed(prof.parseMs, 1), pct(prof.parseMs)],
+        ['parse (parseMarkdown: remark/micromark)', fixed(prof.parseMs, 1), pct(prof.parseMs)],
         ['compile (resolveStyles + toDocx)', fixed(prof.compileMs, 1), pct(prof.compileMs)],
         ['  resolveStyles', fixed(prof.resolveStylesMs, 2), pct(prof.resolveStylesMs)],
         ['  toDocx', fixed(prof.toDocxMs, 1), pct(prof.toDocxMs)],
-        ['package (packageDocument)', fixed(prof.packageMs, 1), pct(prof.packageMs)],
+        ['package (packageDocument: merge + zip)', fixed(prof.packageMs, 1), pct(prof.packageMs)],
         ['total', fixed(prof.totalMs, 1), '100 %'],
         ['readTemplate (once, not in total)', fixed(prof.readTemplateMs, 2), ''],
       ],
       [false, true, true],
     ),
   );
-
-  const resultsDir = join(repoRoot, 'bench/results');
-  mkdirSync(resultsDir, { recursive: true });
-  const json = {
-    date: started.toISOString(),
-    durationSec: (Date.now() - started.getTime()) / 1000,
-    environment: {
-      node: process.version,
-      pandoc: pandocVersion,
-      pandocFormat: PANDOC_FORMAT,
-      platform: `${platform()} ${release()}`,
-      cpus: cpuList.length,
-      cpuModel: cpuList[0]?.model.trim() ?? null,
-      loadavgAtStart: loadAtStart,
-      loadavgAtEnd: loadavg(),
-      rssSource: hasTimeBin ? '/usr/bin/time -f %M' : '/proc VmHWM polling',
-      docwrightCli: cliMissing ? null : cliMode(),
-    },
-    options: { sizes: options.sizes, runs: options.runs },
-    results,
-    linearity: { msPerKB: Object.fromEntries(results.map((r) => [r.targetKB, r.inProcess.msPerKB])), ratio1200to120: linearity },
-    profile: prof,
-  };
-  const out = join(resultsDir, 'latest.json');
-  writeFileSync(out, `${JSON.stringify(json, null, 2)}\n`);
-  console.log(`\nwrote ${out} (${json.durationSec.toFixed(0)} s)`);
   if (!options.keep) rmSync(work, { recursive: true, force: true });
+  return { results, linearity: { msPerKB: Object.fromEntries(results.map((r) => [r.targetKB, r.inProcess.msPerKB])), ratio1200to120: linearity }, profile: prof };
 }
 
 /** How bin/docwright.js will run: its bundle when dist/cli.js is newer than every file in server/, else the sources via tsx. */

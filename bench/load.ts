@@ -1,0 +1,233 @@
+/**
+ * Load test of the real HTTPS server on loopback (part of `npm run bench`; alone: `tsx bench/load.ts`).
+ *
+ *   tsx bench/load.ts [--connections 1,8,32] [--duration S] [--format json|binary] [--size KB]
+ *
+ * The server runs in a child process (bench/load-server.ts: startServer in a fresh data directory, the file secret,
+ * an API key made through Services, its conversion workers started). autocannon, in a worker thread of this
+ * process, POSTs the same generated document to /api/v1/convert with the key, for each number of concurrent
+ * connections: requests per second, latency p50/p99, errors and non-2xx answers, and the server process's peak
+ * resident memory (workers included) while it ran. During the 8-connection run (or the first one of at least 2), a
+ * probe here GETs /api/v1/conversions?limit=1 one request at a time, to show what a GET waits while conversions run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { generateMarkdown } from './generate.ts';
+import { median } from './measure.ts';
+import { fixed, formatTable } from './table.ts';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const BUILTIN_TEMPLATE_ID = '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001';
+const BUILTIN_MAPPING_ID = '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002';
+
+/** The part of autocannon's result this bench reads (the package has no types). */
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number; average: number; max: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+export interface LoadOptions {
+  connections: number[];
+  /** Seconds per connection count. */
+  duration: number;
+  format: 'json' | 'binary';
+  sizeKB: number;
+}
+
+export interface LoadRow {
+  connections: number;
+  requestsPerSec: number;
+  total: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  non2xx: number;
+  peakRssMB: number;
+}
+
+export interface ProbeResult {
+  whileConnections: number | null;
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface LoadResult {
+  workers: number;
+  sizeBytes: number;
+  format: 'json' | 'binary';
+  rows: LoadRow[];
+  idleGet: ProbeResult;
+  busyGet: ProbeResult;
+}
+
+interface ServerInfo {
+  url: string;
+  key: string;
+  cert: string;
+  pid: number;
+  workers: number;
+}
+
+async function startChild(dataDir: string): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/load-server.ts'), dataDir], {
+    cwd: repoRoot,
+    env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const info = await new Promise<ServerInfo>((done, fail) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line) done(JSON.parse(line) as ServerInfo);
+    });
+    child.on('exit', (code) => fail(new Error(`the load server exited (${code}) before it was ready: ${out}`)));
+  });
+  return { child, info };
+}
+
+/** Samples a process's resident memory (VmRSS) every 100 ms; `stop` returns the highest, in MB. */
+function rssSampler(pid: number): { stop: () => number } {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m?.[1]) peak = Math.max(peak, Number(m[1]) / 1024);
+    } catch {
+      // not Linux, or the process is gone
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
+
+/** GETs one conversion record at a time until `until` resolves (at least `min` requests); latencies in ms. */
+async function probe(info: ServerInfo, agent: Agent, until: Promise<unknown>, min = 0): Promise<number[]> {
+  let done = false;
+  void until.then(() => (done = true));
+  const latencies: number[] = [];
+  while (!done || latencies.length < min) {
+    const start = performance.now();
+    const res = await request(`${info.url}/api/v1/conversions?limit=1`, { headers: { authorization: `Bearer ${info.key}` }, dispatcher: agent });
+    await res.body.arrayBuffer();
+    if (res.statusCode !== 200) throw new Error(`GET answered ${res.statusCode}`);
+    latencies.push(performance.now() - start);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return latencies;
+}
+
+function summarise(latencies: number[], whileConnections: number | null): ProbeResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN;
+  return { whileConnections, count: sorted.length, p50: median(sorted), p99, max: sorted[sorted.length - 1] ?? Number.NaN };
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docwright-load-'));
+  const { child, info } = await startChild(dataDir);
+  const agent = new Agent({ connect: { ca: readFileSync(info.cert, 'utf8') } });
+  try {
+    const markdown = generateMarkdown(options.sizeKB * 1024);
+    const body = JSON.stringify({ markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: options.format });
+    const target = {
+      url: `${info.url}/api/v1/convert`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${info.key}`, 'content-type': 'application/json' },
+      body,
+      tlsOptions: { ca: readFileSync(info.cert, 'utf8') },
+      // The load runs in a worker thread, so this thread's GET probe is not delayed by it.
+      workers: 1,
+    };
+    process.stdout.write(`load: server pid ${info.pid} with ${info.workers} conversion workers; warm-up`);
+    await autocannon({ ...target, connections: 2, duration: 3 });
+    const idleGet = summarise(await probe(info, agent, Promise.resolve(), 50), null);
+    const probeAt = options.connections.find((c) => c === 8) ?? options.connections.find((c) => c >= 2) ?? null;
+    let busyGet: ProbeResult = { whileConnections: null, count: 0, p50: Number.NaN, p99: Number.NaN, max: Number.NaN };
+    const rows: LoadRow[] = [];
+    for (const connections of options.connections) {
+      process.stdout.write(`, ${connections} connection${connections === 1 ? '' : 's'}`);
+      const rss = rssSampler(info.pid);
+      const run = autocannon({ ...target, connections, duration: options.duration });
+      const probed = connections === probeAt ? probe(info, agent, run) : null;
+      const result = await run;
+      if (probed) busyGet = summarise(await probed, connections);
+      rows.push({
+        connections,
+        requestsPerSec: result.requests.total / options.duration,
+        total: result.requests.total,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        max: result.latency.max,
+        errors: result.errors + result.timeouts,
+        non2xx: result.non2xx,
+        peakRssMB: rss.stop(),
+      });
+    }
+    process.stdout.write('\n');
+    return { workers: info.workers, sizeBytes: Buffer.byteLength(markdown), format: options.format, rows, idleGet, busyGet };
+  } finally {
+    await agent.close();
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function printLoad(result: LoadResult): void {
+  console.log(
+    `\nServer under load: POST /api/v1/convert, ${fixed(result.sizeBytes / 1024, 1)} KB of markdown, response_format ${result.format}, ` +
+      `HTTPS on loopback, ${result.workers} conversion workers; the load generator shares the same cores.`,
+  );
+  console.log(
+    formatTable(
+      ['connections', 'requests/s', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx', 'peak RSS MB'],
+      result.rows.map((r) => [String(r.connections), fixed(r.requestsPerSec, 1), String(r.total), fixed(r.p50, 0), fixed(r.p99, 0), fixed(r.max, 0), String(r.errors), String(r.non2xx), fixed(r.peakRssMB, 0)]),
+      [true, true, true, true, true, true, true, true, true],
+    ),
+  );
+  const g = (p: ProbeResult) => `p50 ${fixed(p.p50, 1)} ms, p99 ${fixed(p.p99, 1)} ms, max ${fixed(p.max, 1)} ms (${p.count} GETs)`;
+  console.log(`GET /api/v1/conversions?limit=1 idle: ${g(result.idleGet)}`);
+  if (result.busyGet.whileConnections !== null) console.log(`GET while ${result.busyGet.whileConnections} clients convert: ${g(result.busyGet)}`);
+}
+
+function parseArgs(argv: readonly string[]): LoadOptions {
+  const options: LoadOptions = { connections: [1, 8, 32], duration: 10, format: 'json', sizeKB: 10 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => argv[++i] ?? '';
+    if (arg === '--connections') options.connections = value().split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    else if (arg === '--duration') options.duration = Number(value());
+    else if (arg === '--format') options.format = value() === 'binary' ? 'binary' : 'json';
+    else if (arg === '--size') options.sizeKB = Number(value());
+    else if (arg !== '--') throw new Error(`unknown option ${arg}`);
+  }
+  return options;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  printLoad(await runLoad(parseArgs(process.argv.slice(2))));
+}

@@ -1,0 +1,1 @@
+export declare const peers: { name: string; version: string; convert: (markdown: string) => Promise<Uint8Array> }[];
