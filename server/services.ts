@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey } from './auth/keys.ts';
 import { ConvertInputError, readTemplate, resolveStyles, type MappingRules, type Template } from './convert/index.ts';
-import { ConvertLimitError, ConvertPool, type PoolOptions } from './convert-pool/pool.ts';
+import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions } from './convert-pool/pool.ts';
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './http/errors.ts';
@@ -143,6 +143,7 @@ export class Services {
         if (error instanceof ConvertLimitError) {
           throw new ApiError('document_too_complex', `markdown: ${error.message}; split the document or simplify its nesting.`);
         }
+        if (error instanceof ConvertBusyError) throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, { 'Retry-After': '5' });
         throw error;
       }
       reservation.commit();

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
 import type { ConversionStats, MappingRules } from '../convert/index.ts';
-import type { JobMessage, ResultMessage } from './protocol.ts';
+import type { JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
 /** Sizes and limits of the pool; each defaults to its environment variable, else to the value given here. */
 export interface PoolOptions {
@@ -16,6 +16,8 @@ export interface PoolOptions {
   memoryMb?: number;
   /** Templates each worker keeps read (default 8; the least recently used goes first). */
   templatesPerWorker?: number;
+  /** Conversions that may wait for a worker (DOCWRIGHT_CONVERT_QUEUE; default 64); more are refused at once. */
+  maxQueue?: number;
   /** Young generation of a worker's heap, in MB (default 96): the parser allocates much short-lived memory, and a
    * larger young generation makes a 10 KB conversion about 30 % faster than the default (measured: 108 → 73 ms). */
   youngMb?: number;
@@ -46,6 +48,11 @@ export class ConvertLimitError extends Error {
   }
 }
 
+/** Every worker is busy and the queue is full: the conversion was not started. */
+export class ConvertBusyError extends Error {
+  override name = 'ConvertBusyError';
+}
+
 /** The worker running a conversion died (or the pool closed) before answering. */
 export class ConvertWorkerError extends Error {
   override name = 'ConvertWorkerError';
@@ -59,7 +66,9 @@ interface Task {
 
 interface Slot {
   worker: Worker;
-  task: (Task & { id: number; timer: NodeJS.Timeout }) | null;
+  /** Whether the worker has loaded its code (its first conversion's time limit starts then). */
+  ready: boolean;
+  task: (Task & { id: number; timer: NodeJS.Timeout | undefined }) | null;
   /** The template keys the worker holds, least recently used first (a mirror of its cache). */
   templates: string[];
   /** The last 'error' the worker emitted (its exit follows). */
@@ -99,6 +108,7 @@ export class ConvertPool {
   readonly memoryMb: number;
   private readonly templatesPerWorker: number;
   private readonly youngMb: number;
+  private readonly maxQueue: number;
   private readonly entry: URL;
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
@@ -113,12 +123,17 @@ export class ConvertPool {
     this.memoryMb = options.memoryMb ?? fromEnv('DOCWRIGHT_CONVERT_MEMORY_MB', 16) ?? 1024;
     this.templatesPerWorker = Math.max(1, options.templatesPerWorker ?? 8);
     this.youngMb = options.youngMb ?? 96;
+    this.maxQueue = options.maxQueue ?? fromEnv('DOCWRIGHT_CONVERT_QUEUE', 0) ?? 64;
     this.entry = workerEntry();
   }
 
-  /** Converts in a worker. Rejects with ConvertInputError, ConvertLimitError or ConvertWorkerError. */
+  /** Converts in a worker. Rejects with ConvertInputError, ConvertLimitError, ConvertBusyError or ConvertWorkerError. */
   run(job: PoolJob): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
+    const idle = this.slots.length < this.size || this.slots.some((slot) => slot.task === null);
+    if (!idle && this.queue.length >= this.maxQueue) {
+      return Promise.reject(new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} conversions are waiting`));
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       this.dispatch();
@@ -168,8 +183,11 @@ export class ConvertPool {
       name: 'docwright-convert',
     });
     worker.unref();
-    const slot: Slot = { worker, task: null, templates: [], error: null };
-    worker.on('message', (message: ResultMessage) => this.onMessage(slot, message));
+    const slot: Slot = { worker, ready: false, task: null, templates: [], error: null };
+    worker.on('message', (message: ResultMessage | ReadyMessage) => {
+      if ('ready' in message) this.onReady(slot);
+      else this.onMessage(slot, message);
+    });
     worker.on('error', (error: Error) => {
       slot.error = error;
     });
@@ -195,8 +213,7 @@ export class ConvertPool {
       evict,
       ...(known >= 0 ? {} : { templateBytes: bytes }),
     };
-    const timer = setTimeout(() => this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`)), this.timeoutMs);
-    slot.task = { ...task, id, timer };
+    slot.task = { ...task, id, timer: slot.ready ? this.limit(slot) : this.bootLimit(slot) };
     if (known < 0) this.counters.templatesSent += 1;
     slot.worker.ref();
     try {
@@ -206,6 +223,25 @@ export class ConvertPool {
       this.forget(slot, key);
       this.dispatch();
     }
+  }
+
+  /** The conversion's time limit. */
+  private limit(slot: Slot): NodeJS.Timeout {
+    return setTimeout(() => this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+  }
+
+  /** A worker that does not load its code within a minute is broken: its conversion fails, the worker ends. */
+  private bootLimit(slot: Slot): NodeJS.Timeout {
+    return setTimeout(() => this.stop(slot, new ConvertWorkerError('a conversion worker did not start within 60 s')), 60_000);
+  }
+
+  private onReady(slot: Slot): void {
+    slot.ready = true;
+    const task = slot.task;
+    if (!task) return;
+    // The conversion sent before the worker was ready starts now: so does its time limit.
+    clearTimeout(task.timer);
+    task.timer = this.limit(slot);
   }
 
   private onMessage(slot: Slot, message: ResultMessage): void {

@@ -21,6 +21,11 @@ export type FailureKind =
   /** Anything else: a bug. */
   | 'internal';
 
+/** Sent once by a worker when its code is loaded: a conversion's time limit runs from then, not from the start. */
+export interface ReadyMessage {
+  ready: true;
+}
+
 export type ResultMessage =
   | { id: number; ok: true; docx: Uint8Array; warnings: string[]; stats: ConversionStats }
   | { id: number; ok: false; kind: FailureKind; code?: string; message: string };

@@ -2,7 +2,7 @@
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
 import { parentPort } from 'node:worker_threads';
 import { convert, ConvertInputError, readTemplate, type Template } from '../convert/index.ts';
-import type { JobMessage, ResultMessage } from './protocol.ts';
+import type { JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker thread');
@@ -33,6 +33,8 @@ function run(job: JobMessage): ResultMessage {
     return { id: job.id, ok: false, kind: 'internal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }
 }
+
+port.postMessage({ ready: true } satisfies ReadyMessage);
 
 port.on('message', (job: JobMessage) => {
   const result = run(job);

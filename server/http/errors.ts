@@ -17,6 +17,7 @@ export const ERRORS = {
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   headers_too_large: { status: 431, message: 'The request head is too large.' },
   internal_error: { status: 500, message: 'Server error; retry, or report it if it persists.' },
+  server_busy: { status: 503, message: 'Every conversion worker is busy and the queue is full; retry in a few seconds.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

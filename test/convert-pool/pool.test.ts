@@ -142,6 +142,23 @@ describe('conversions in worker threads', () => {
     expect(server.store.usage(new Date())).toBe(1);
   });
 
+  it('with every worker busy and the queue full, a conversion is refused at once: 503 server_busy with Retry-After, no quota used', async () => {
+    const server = await openServer({ size: 1, maxQueue: 1, timeoutMs: 2_000 });
+    const pool = server.app.services.convertPool;
+    const running = server.convert(PATHOLOGICAL);
+    await until(() => pool.load.running === 1, 'the first conversion to start');
+    const waiting = server.convert(PATHOLOGICAL);
+    await until(() => pool.load.queued === 1, 'the second conversion to wait');
+    const refused = await server.convert('# One too many');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(refused.json()).toEqual({ error: { code: 'server_busy', message: expect.stringMatching(/busy/) } });
+    expect((await running).status).toBe(422);
+    expect((await waiting).status).toBe(422);
+    expect(server.store.usage(new Date())).toBe(0);
+    expect((await server.convert('# Room again')).status).toBe(200);
+  });
+
   it('each worker reads a template once per version: bytes go to a worker only when it lacks that version', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dw-pool-'));
     const store = await Store.open(dir);

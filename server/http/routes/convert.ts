@@ -27,7 +27,20 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const body = request.body;
       const channel = request.principal?.kind === 'key' ? 'api' : 'ui';
-      const { record, docx } = await app.services.convert({ ...body, channel });
+      // The server closes connections idle for its connection timeout; a request waiting for its conversion (the
+      // pool bounds that: its time limit, its queue) is not idle, so the timer is off until the answer is ready.
+      // (Requests injected in tests have a mock socket without timers.)
+      const socket = request.raw.socket;
+      const timed = typeof socket.setTimeout === 'function';
+      const idleTimeout = app.server.timeout;
+      if (timed) socket.setTimeout(0);
+      let converted;
+      try {
+        converted = await app.services.convert({ ...body, channel });
+      } finally {
+        if (timed && !socket.destroyed) socket.setTimeout(idleTimeout);
+      }
+      const { record, docx } = converted;
       if (body.response_format === 'json') return conversionOut(record);
       reply.header('Content-Type', DOCX_TYPE);
       reply.header('Content-Disposition', contentDisposition(record.filename));
