@@ -146,7 +146,8 @@ function asText(value: unknown): string | undefined {
 function frontMatter(state: State, yaml: string): DocumentProperties {
   let data: unknown;
   try {
-    data = parseYaml(yaml, { maxAliasCount: 100 });
+    // Errors become a warning of the conversion; YAML's own warnings (unknown tags) are not printed to the console.
+    data = parseYaml(yaml, { maxAliasCount: 100, logLevel: 'error' });
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n')[0] : 'invalid YAML';
     state.warn(`invalid_front_matter: ${detail}`);
