@@ -20,18 +20,6 @@ const common = {
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 };
 
-/** Replaces server/convert/default-template-build.ts by a stub in the bundle. */
-const withoutTemplateBuilder = {
-  name: 'without-template-builder',
-  setup(b) {
-    b.onResolve({ filter: /default-template-build\.ts$/ }, () => ({ path: 'default-template-build', namespace: 'stub' }));
-    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
-      contents: "export function buildDefaultTemplate() { throw new Error('the built-in template is embedded by the build'); }",
-      loader: 'js',
-    }));
-  },
-};
-
 // 1. The built-in template's bytes, from the same code the sources use.
 const temp = mkdtempSync(join(tmpdir(), 'docwright-build-'));
 try {
@@ -50,8 +38,6 @@ try {
     chunkNames: 'chunks/[name]-[hash]',
     sourcemap: 'linked',
     define: { __DOCWRIGHT_DEFAULT_TEMPLATE__: JSON.stringify(template) },
-    // The template is embedded: the code that lays it out (and the docx library) stays out of the bundle.
-    plugins: [withoutTemplateBuilder],
   });
 } finally {
   rmSync(temp, { recursive: true, force: true });

@@ -1,5 +1,16 @@
+import {
+  AlignmentType,
+  BorderStyle,
+  Document,
+  Footer,
+  PageNumber,
+  Paragraph,
+  ShadingType,
+  TextRun,
+  type IStylesOptions,
+} from 'docx';
 import type { MappingRules } from './mapping.ts';
-import { buildDefaultTemplate } from './default-template-build.ts';
+import { compileParts, zipParts } from './package.ts';
 
 /** Name of the built-in template and of its mapping. */
 export const DEFAULT_TEMPLATE_NAME = 'Docwright Default';
@@ -16,18 +27,105 @@ export const DEFAULT_RULES: MappingRules = {
   table: { style: 'Docwright Table', header_row: true },
 };
 
+const FONT = 'Calibri';
+const MONO = 'Consolas';
+const ACCENT = '1F3864';
+const headingSizes = [32, 28, 26, 24, 22, 22];
+
+const styles: IStylesOptions = {
+  default: { document: { run: { font: FONT, size: 22 }, paragraph: { spacing: { after: 120, line: 276 } } } },
+  paragraphStyles: [
+    ...headingSizes.map((size, i) => ({
+      id: `Heading${i + 1}`,
+      name: `heading ${i + 1}`,
+      basedOn: 'Normal',
+      next: 'BodyText',
+      quickFormat: true,
+      run: { size, bold: true, color: ACCENT, italics: i === 5 },
+      paragraph: { spacing: { before: i === 0 ? 360 : 240, after: 120 }, keepNext: true, keepLines: true, outlineLevel: i },
+    })),
+    { id: 'BodyText', name: 'Body Text', basedOn: 'Normal', quickFormat: true, paragraph: { spacing: { after: 120 } } },
+    { id: 'ListBullet', name: 'List Bullet', basedOn: 'Normal', paragraph: { spacing: { after: 60 }, contextualSpacing: true } },
+    { id: 'ListNumber', name: 'List Number', basedOn: 'Normal', paragraph: { spacing: { after: 60 }, contextualSpacing: true } },
+    {
+      id: 'CodeBlock',
+      name: 'Code Block',
+      basedOn: 'Normal',
+      run: { font: MONO, size: 18 },
+      paragraph: { spacing: { before: 0, after: 0, line: 240 }, shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' } },
+    },
+    {
+      id: 'Quote',
+      name: 'Quote',
+      basedOn: 'Normal',
+      quickFormat: true,
+      run: { italics: true, color: '404040' },
+      paragraph: { indent: { left: 720 }, border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } } },
+    },
+    { id: 'Footer', name: 'footer', basedOn: 'Normal', paragraph: { alignment: AlignmentType.CENTER, spacing: { after: 0 } }, run: { size: 18, color: '595959' } },
+    { id: 'FootnoteText', name: 'footnote text', basedOn: 'Normal', run: { size: 18 }, paragraph: { spacing: { after: 0 } } },
+  ],
+  characterStyles: [
+    { id: 'Hyperlink', name: 'Hyperlink', run: { color: '0563C1', underline: {} } },
+    { id: 'FootnoteReference', name: 'footnote reference', run: { superScript: true } },
+  ],
+};
+
+/** The table style is written as XML: docx has no option for table styles. */
+const TABLE_STYLE =
+  '<w:style w:type="table" w:styleId="DocwrightTable"><w:name w:val="Docwright Table"/><w:basedOn w:val="TableNormal"/><w:uiPriority w:val="59"/>' +
+  '<w:pPr><w:spacing w:before="40" w:after="40"/></w:pPr>' +
+  '<w:tblPr><w:tblBorders><w:top w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/><w:left w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/>' +
+  '<w:bottom w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/><w:right w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/>' +
+  '<w:insideH w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/><w:insideV w:val="single" w:sz="4" w:space="0" w:color="A0A0A0"/></w:tblBorders>' +
+  '<w:tblCellMar><w:left w:w="108" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr>' +
+  '<w:tblStylePr w:type="firstRow"><w:rPr><w:b/><w:color w:val="FFFFFF"/></w:rPr><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/></w:tcPr></w:tblStylePr>' +
+  '</w:style>';
+const TABLE_NORMAL =
+  '<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:uiPriority w:val="99"/><w:semiHidden/><w:unhideWhenUsed/>' +
+  '<w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>';
+
 let cached: Uint8Array | undefined;
 
 /** The template's bytes, embedded by the build (scripts/build.mjs); absent when running from the sources. */
 declare const __DOCWRIGHT_DEFAULT_TEMPLATE__: string | undefined;
 
 /**
- * "Docwright Default": A4 with 2.5 cm margins, a named style for every mapping key, code at 9 pt monospace and page
- * numbers in the footer. The build embeds its bytes (and leaves out the code that lays it out, with the docx
- * library); from the sources it is laid out once per process. The same bytes on every run.
+ * Builds "Docwright Default": A4 with 2.5 cm margins, a named style for every mapping key, code at 9 pt monospace
+ * and page numbers in the footer. Reproducible: the same bytes on every run.
  */
 export function defaultTemplate(): Uint8Array {
   if (cached) return cached;
-  cached = typeof __DOCWRIGHT_DEFAULT_TEMPLATE__ === 'string' ? new Uint8Array(Buffer.from(__DOCWRIGHT_DEFAULT_TEMPLATE__, 'base64')) : buildDefaultTemplate(DEFAULT_TEMPLATE_NAME);
+  if (typeof __DOCWRIGHT_DEFAULT_TEMPLATE__ === 'string') {
+    cached = new Uint8Array(Buffer.from(__DOCWRIGHT_DEFAULT_TEMPLATE__, 'base64'));
+    return cached;
+  }
+  const doc = new Document({
+    creator: 'Docwright',
+    title: DEFAULT_TEMPLATE_NAME,
+    description: 'The built-in Docwright template.',
+    styles,
+    sections: [
+      {
+        properties: { page: { size: { width: 11906, height: 16838 }, margin: { top: 1418, bottom: 1418, left: 1418, right: 1418, header: 709, footer: 709 } } },
+        footers: {
+          default: new Footer({
+            children: [new Paragraph({ style: 'Footer', children: [new TextRun({ children: ['Page ', PageNumber.CURRENT, ' of ', PageNumber.TOTAL_PAGES] })] })],
+          }),
+        },
+        children: [new Paragraph({ style: 'BodyText', children: [new TextRun('{{content}}')] })],
+      },
+    ],
+  });
+  const parts = new Map(compileParts(doc));
+  const stylesXml = parts.get('word/styles.xml');
+  if (typeof stylesXml === 'string') {
+    // docx writes a "Normal Table" of its own in some versions; a second style with the same id is one Word may repair.
+    const tableNormal = stylesXml.includes('w:styleId="TableNormal"') ? '' : TABLE_NORMAL;
+    parts.set('word/styles.xml', stylesXml.replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`));
+  }
+  const core = parts.get('docProps/core.xml');
+  if (typeof core === 'string') parts.set('docProps/core.xml', core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'));
+  cached = zipParts(parts, 9);
   return cached;
 }

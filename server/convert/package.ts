@@ -1,9 +1,9 @@
+import { Document, Packer } from 'docx';
+import { zipSync, type Zippable } from 'fflate';
 import type { CompiledDocument, DocumentProperties } from './compile/index.ts';
-import { abstractNum, esc, footnotesPart, LINK_ID_MARKER, num, NUM_ID_MARKER, numberingPart, ROOTS, withFootnoteMark, type ListLevel } from './compile/ooxml.ts';
 import { relsPath, siblingPath, type Template } from './template/read.ts';
 import { findStyle } from './template/styles.ts';
-import { zipEntries } from './zip-writer.ts';
-import { decodeUtf8, escapeXml, rootNamespaces } from './xml.ts';
+import { decodeUtf8, encodeUtf8, escapeXml, rootNamespaces } from './xml.ts';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const HYPERLINK_REL = `${REL}/hyperlink`;
@@ -13,8 +13,10 @@ const CONTENT_TYPES = {
   footnotes: 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml',
   core: 'application/vnd.openxmlformats-package.core-properties+xml',
 };
+/** Fixed zip timestamp, so the same input gives the same bytes. */
+const ZIP_MTIME = new Date('2000-01-01T00:00:00Z');
 
-/** Styles the compiled markup refers to by fixed ids, with the Word name to find them by in the template and a definition
+/** Styles that docx refers to by fixed ids, with the Word name to find them by in the template and a definition
  * to add when the template has neither. */
 const SUPPORT_STYLES = [
   {
@@ -31,30 +33,56 @@ const SUPPORT_STYLES = [
   },
 ] as const;
 
+type Compiled = ReadonlyMap<string, string | Uint8Array>;
+interface DocxCompiler {
+  compile(file: Document): Compiled;
+}
+
+/**
+ * Lays the document out with docx, in memory. docx's Packer would deflate every part only for us to inflate them
+ * again, so its compiler (the part map Packer zips, in docx ≥ 9.15) is used directly; a test pins this.
+ */
+export function compileParts(doc: Document): Compiled {
+  const compiler = (Packer as unknown as { compiler?: DocxCompiler }).compiler;
+  if (!compiler || typeof compiler.compile !== 'function') throw new Error('This docx version has no Packer.compiler; Docwright needs docx 9.15 or later.');
+  return compiler.compile(doc);
+}
+
+function text(parts: Compiled, path: string): string | null {
+  const value = parts.get(path);
+  if (value === undefined) return null;
+  return typeof value === 'string' ? value : decodeUtf8(value);
+}
+
 /** Writes the compiled content into the template: everything of the template is kept but the body's content. */
 export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
+  const doc = new Document({
+    numbering: compiled.numbering,
+    footnotes: compiled.footnotes,
+    sections: [{ children: compiled.children }],
+  });
+  const generated = compileParts(doc);
   const out = new Map<string, Uint8Array | string>(template.parts);
   const main = template.mainPart;
   const mainRelsPath = relsPath(main);
   let mainRels = partText(template, mainRelsPath) ?? emptyRels();
   let contentTypes = partText(template, '[Content_Types].xml') ?? '';
 
-  let body = compiled.children.join('');
-  const footnoteIds = [...compiled.footnotes.keys()].sort((a, b) => a - b);
-  let notes = footnoteIds.map((id) => footnoteXml(id, compiled.footnotes.get(id) ?? [])).join('');
+  const genDocument = text(generated, 'word/document.xml') ?? '';
+  let body = bodyContent(genDocument);
 
-  // Hyperlinks: the relationships of the body's and the notes' links, with ids past the template's.
-  const docLinks = addHyperlinks(mainRels, compiled.links.body, body, 'dwLink');
-  mainRels = docLinks.rels;
-  body = docLinks.part;
+  // Hyperlinks: the body's relationships, renumbered past the template's.
+  const docRels = mergeHyperlinks(mainRels, text(generated, 'word/_rels/document.xml.rels'), body, 'dwLink');
+  mainRels = docRels.rels;
+  body = docRels.part;
 
-  // Lists: definitions appended to the template's numbering with ids it does not use; instances numbered in order.
+  // Lists: numbering definitions appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
-  const numbered = numberLists(partText(template, numberingPath), compiled, body, notes);
-  if (numbered) {
-    body = numbered.body;
-    notes = numbered.notes;
-    out.set(numberingPath, numbered.numbering);
+  const genNumbering = text(generated, 'word/numbering.xml');
+  if (genNumbering && /<w:numId /.test(body)) {
+    const merged = mergeNumbering(partText(template, numberingPath), genNumbering, body);
+    body = merged.body;
+    out.set(numberingPath, merged.numbering);
     if (!template.parts.has(numberingPath)) {
       mainRels = addRelationship(mainRels, `${REL}/numbering`, 'numbering.xml');
       contentTypes = addOverride(contentTypes, `/${numberingPath}`, CONTENT_TYPES.numbering);
@@ -63,12 +91,14 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
 
   // Footnotes: appended to the template's (or a new part), with ids past the template's.
   const footnotesPath = siblingPath(main, 'footnotes.xml');
+  const footnoteIds = Object.keys(compiled.footnotes);
   if (footnoteIds.length > 0) {
-    const merged = mergeFootnotes(partText(template, footnotesPath), notes, body);
+    const genFootnotes = text(generated, 'word/footnotes.xml') ?? '';
+    const merged = mergeFootnotes(partText(template, footnotesPath), genFootnotes, body);
     body = merged.body;
     let footnotes = merged.footnotes;
     const footRelsPath = relsPath(footnotesPath);
-    const footRels = addHyperlinks(partText(template, footRelsPath) ?? emptyRels(), compiled.links.footnotes, footnotes, 'dwNoteLink');
+    const footRels = mergeHyperlinks(partText(template, footRelsPath) ?? emptyRels(), text(generated, 'word/_rels/footnotes.xml.rels'), footnotes, 'dwNoteLink');
     footnotes = footRels.part;
     out.set(footnotesPath, footnotes);
     if (footRels.added > 0) out.set(footRelsPath, footRels.rels);
@@ -78,15 +108,15 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
     }
   }
 
-  // Styles the compiler refers to by fixed ids: the template's own when it has them by name, else added.
+  // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
   const stylesPath = siblingPath(main, 'styles.xml');
-  const footnotesPart = out.get(footnotesPath);
-  const fixed = supportStyles(template, partText(template, stylesPath), typeof footnotesPart === 'string' ? [body, footnotesPart] : [body]);
+  const notes = out.get(footnotesPath);
+  const fixed = supportStyles(template, partText(template, stylesPath), typeof notes === 'string' ? [body, notes] : [body]);
   body = fixed.parts[0] ?? body;
   if (fixed.parts[1] !== undefined) out.set(footnotesPath, fixed.parts[1]);
   if (fixed.styles !== null) out.set(stylesPath, fixed.styles);
 
-  out.set(main, `${withRootNamespaces(template.documentHead, ROOTS.document, 'w:document')}${body}${template.documentTail}`);
+  out.set(main, `${withRootNamespaces(template.documentHead, genDocument, 'w:document')}${body}${template.documentTail}`);
   out.set(mainRelsPath, mainRels);
 
   // Document properties: a fresh core.xml (the template's author and dates belong to the template).
@@ -100,20 +130,7 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   // A .dotx template gives a .docx document.
   contentTypes = contentTypes.replace(/(PartName="\/[^"]*"\s+ContentType=")application\/vnd\.openxmlformats-officedocument\.wordprocessingml\.template\.main\+xml/, `$1${MAIN_CONTENT_TYPE}`);
   out.set('[Content_Types].xml', contentTypes);
-  return zipEntries([...orderedParts(out)].map(([path, data]) => ({ path, data })));
-}
-
-/** A footnote: its paragraphs, the first with the footnote mark. */
-function footnoteXml(id: number, paragraphs: readonly string[]): string {
-  const [first = '<w:p/>', ...rest] = paragraphs;
-  return `<w:footnote w:id="${id}">${withFootnoteMark(first)}${rest.join('')}</w:footnote>`;
-}
-
-/** The parts in package order: [Content_Types].xml first, then as they come. */
-function* orderedParts(parts: ReadonlyMap<string, Uint8Array | string>): Generator<[string, Uint8Array | string]> {
-  const types = parts.get('[Content_Types].xml');
-  if (types !== undefined) yield ['[Content_Types].xml', types];
-  for (const entry of parts) if (entry[0] !== '[Content_Types].xml') yield entry;
+  return zipParts(out);
 }
 
 /**
@@ -146,6 +163,17 @@ function emptyRels(): string {
   return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
 }
 
+/** The content of docx's w:body, without its own section properties. */
+function bodyContent(documentXml: string): string {
+  const open = documentXml.indexOf('<w:body>');
+  const close = documentXml.lastIndexOf('</w:body>');
+  if (open < 0 || close < 0) return '';
+  let inner = documentXml.slice(open + '<w:body>'.length, close);
+  const sect = inner.lastIndexOf('<w:sectPr');
+  if (sect >= 0) inner = inner.slice(0, sect);
+  return inner;
+}
+
 function relationships(rels: string | null): { id: string; type: string; target: string; external: boolean }[] {
   if (!rels) return [];
   const out = [];
@@ -166,22 +194,26 @@ function addRelationship(rels: string, type: string, target: string): string {
   return rels.replace(/<\/Relationships>\s*$/, `${entry}</Relationships>`);
 }
 
-/** Adds the relationships of a part's external links (their targets in order), with ids the part's rels do not use. */
-function addHyperlinks(rels: string, targets: readonly string[], part: string, prefix: string) {
-  if (targets.length === 0) return { rels, part, added: 0 };
+/** Moves docx's hyperlink relationships into the template's relationships, with ids of our own. */
+function mergeHyperlinks(rels: string, generatedRels: string | null, part: string, prefix: string) {
+  const links = relationships(generatedRels).filter((r) => r.type === HYPERLINK_REL);
+  if (links.length === 0) return { rels, part, added: 0 };
   const taken = new Set(relationships(rels).map((r) => r.id));
-  const ids: string[] = [];
+  const renamed = new Map<string, string>();
   let entries = '';
   let n = 0;
-  for (const target of targets) {
+  for (const link of links) {
     let id: string;
     do id = `${prefix}${++n}`;
     while (taken.has(id));
-    ids.push(id);
-    entries += `<Relationship Id="${id}" Type="${HYPERLINK_REL}" Target="${esc(target)}" TargetMode="External"/>`;
+    renamed.set(link.id, id);
+    entries += `<Relationship Id="${id}" Type="${HYPERLINK_REL}" Target="${link.target}" TargetMode="External"/>`;
   }
-  const newPart = part.replace(LINK_ID_MARKER, (_m, index: string) => ids[Number(index)] ?? '');
-  return { rels: rels.replace(/<\/Relationships>\s*$/, `${entries}</Relationships>`), part: newPart, added: targets.length };
+  const newPart = part.replace(/r:id="([^"]*)"/g, (m, old: string) => {
+    const id = renamed.get(old);
+    return id === undefined ? m : `r:id="${id}"`;
+  });
+  return { rels: rels.replace(/<\/Relationships>\s*$/, `${entries}</Relationships>`), part: newPart, added: links.length };
 }
 
 function maxId(xml: string | null, pattern: RegExp): number {
@@ -190,56 +222,47 @@ function maxId(xml: string | null, pattern: RegExp): number {
   return max;
 }
 
-/**
- * Numbers the list instances the body and the notes use, in document order, with ids above the template's, and
- * appends their definitions (the used ones, in the order they were first used) to the template's numbering.
- */
-function numberLists(templateNumbering: string | null, compiled: CompiledDocument, body: string, notes: string) {
-  const order: number[] = [];
-  const seen = new Set<number>();
-  for (const part of [body, notes]) {
-    for (const m of part.matchAll(NUM_ID_MARKER)) {
-      const instance = Number(m[1]);
-      if (!seen.has(instance)) {
-        seen.add(instance);
-        order.push(instance);
-      }
-    }
-  }
-  if (order.length === 0) return null;
+/** Appends docx's list definitions to the template's numbering with ids above the template's. */
+function mergeNumbering(templateNumbering: string | null, generated: string, body: string) {
   const abstractBase = maxId(templateNumbering, /<w:abstractNum\b[^>]*w:abstractNumId="(\d+)"/g);
   const numBase = maxId(templateNumbering, /<w:num\b[^>]*w:numId="(\d+)"/g);
-  const referenceOf = new Map(compiled.listInstances.map((l) => [l.instance, l.reference]));
-  const used = new Set(order.map((instance) => referenceOf.get(instance)));
+  const usedNums = new Set([...body.matchAll(/<w:numId w:val="(\d+)"\/>/g)].map((m) => m[1]));
+  const nums = [...generated.matchAll(/<w:num\b[^>]*w:numId="(\d+)"[^>]*>([\s\S]*?)<\/w:num>/g)].filter((m) => usedNums.has(m[1]));
+  const usedAbstracts = new Set(nums.map((m) => /<w:abstractNumId w:val="(\d+)"/.exec(m[2] ?? '')?.[1]));
   const abstractIds = new Map<string, number>();
-  const levelsOf = new Map<string, ListLevel[]>();
   let abstracts = '';
-  for (const list of compiled.lists) {
-    if (!used.has(list.reference)) continue;
+  for (const m of generated.matchAll(/<w:abstractNum\b[^>]*w:abstractNumId="(\d+)"[\s\S]*?<\/w:abstractNum>/g)) {
+    const old = m[1] ?? '';
+    if (!usedAbstracts.has(old)) continue;
     const id = abstractBase + abstractIds.size + 1;
-    abstractIds.set(list.reference, id);
-    levelsOf.set(list.reference, list.levels);
-    abstracts += abstractNum(id, list.levels);
+    abstractIds.set(old, id);
+    abstracts += m[0].replace(/w:abstractNumId="\d+"/, `w:abstractNumId="${id}"`);
   }
-  const numIds = new Map<number, number>();
+  const numIds = new Map<string, number>();
   let concrete = '';
-  for (const instance of order) {
-    const reference = referenceOf.get(instance) ?? '';
+  for (const m of nums) {
     const id = numBase + numIds.size + 1;
-    numIds.set(instance, id);
-    concrete += num(id, abstractIds.get(reference) ?? 0, levelsOf.get(reference) ?? []);
+    numIds.set(m[1] ?? '', id);
+    concrete += m[0]
+      .replace(/w:numId="\d+"/, `w:numId="${id}"`)
+      .replace(/<w:abstractNumId w:val="(\d+)"/, (_x, a: string) => `<w:abstractNumId w:val="${abstractIds.get(a) ?? a}"`);
   }
-  const renumber = (xml: string) => xml.replace(NUM_ID_MARKER, (_m, instance: string) => String(numIds.get(Number(instance)) ?? 0));
+  const newBody = body.replace(/<w:numId w:val="(\d+)"\/>/g, (m, old: string) => {
+    const id = numIds.get(old);
+    return id === undefined ? m : `<w:numId w:val="${id}"/>`;
+  });
   let numbering: string;
-  if (templateNumbering === null) numbering = numberingPart(abstracts + concrete);
-  else {
+  if (templateNumbering === null) {
+    const head = /^[\s\S]*?<w:numbering\b[^>]*>/.exec(generated)?.[0] ?? '<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">';
+    numbering = `${head}${abstracts}${concrete}</w:numbering>`;
+  } else {
     // Schema order: abstractNum*, num*, numIdMacAtCleanup?.
     numbering = insertBefore(templateNumbering, /<w:num\b|<w:numIdMacAtCleanup\b|<\/w:numbering>/, abstracts);
     numbering = insertBefore(numbering, /<w:numIdMacAtCleanup\b|<\/w:numbering>/, concrete);
-    // The namespaces the definitions use (w15 for restartNumberingAfterBreak) must be declared there too.
-    numbering = withRootNamespaces(numbering, ROOTS.numbering, 'w:numbering');
+    // The namespaces docx's definitions use (w15 for restartNumberingAfterBreak) must be declared there too.
+    numbering = withRootNamespaces(numbering, generated, 'w:numbering');
   }
-  return { numbering, body: renumber(body), notes: renumber(notes) };
+  return { numbering, body: newBody };
 }
 
 function insertBefore(xml: string, at: RegExp, insert: string): string {
@@ -249,17 +272,22 @@ function insertBefore(xml: string, at: RegExp, insert: string): string {
 }
 
 /** Appends the conversion's footnotes to the template's (keeping its separators), with ids past the template's. */
-function mergeFootnotes(templateFootnotes: string | null, notes: string, body: string) {
-  if (templateFootnotes === null) return { footnotes: footnotesPart(notes), body };
+function mergeFootnotes(templateFootnotes: string | null, generated: string, body: string) {
+  if (templateFootnotes === null) return { footnotes: generated, body };
   const base = maxId(templateFootnotes, /<w:footnote\b[^>]*w:id="(\d+)"/g);
-  const shifted = base === 0 ? notes : notes.replace(/<w:footnote w:id="(\d+)">/g, (_m, id: string) => `<w:footnote w:id="${Number(id) + base}">`);
+  let notes = '';
+  for (const m of generated.matchAll(/<w:footnote\b[^>]*w:id="(\d+)"[^>]*>[\s\S]*?<\/w:footnote>/g)) {
+    const id = Number(m[1]);
+    if (id <= 0) continue;
+    notes += m[0].replace(/w:id="\d+"/, `w:id="${id + base}"`);
+  }
   const newBody = base === 0 ? body : body.replace(/<w:footnoteReference w:id="(\d+)"\/>/g, (_m, id: string) => `<w:footnoteReference w:id="${Number(id) + base}"/>`);
-  // The namespaces the notes use must be declared on the template's root too.
-  const footnotes = withRootNamespaces(insertBefore(templateFootnotes, /<\/w:footnotes>\s*$/, shifted), ROOTS.footnotes, 'w:footnotes');
+  // The namespaces docx's notes use must be declared on the template's root too.
+  const footnotes = withRootNamespaces(insertBefore(templateFootnotes, /<\/w:footnotes>\s*$/, notes), generated, 'w:footnotes');
   return { footnotes, body: newBody };
 }
 
-/** Adds to a template part's root element the namespace declarations the compiler's markup uses and the part lacks. */
+/** Adds to a template part's root element the namespace declarations docx's content uses and the part lacks. */
 function withRootNamespaces(xml: string, generated: string, tag: string): string {
   const have = rootNamespaces(xml, tag);
   let extra = '';
@@ -289,4 +317,16 @@ function corePropertiesXml(props: DocumentProperties, created: Date): string {
     `<dcterms:modified xsi:type="dcterms:W3CDTF">${date}</dcterms:modified>` +
     '</cp:coreProperties>'
   );
+}
+
+/** Zips a package, [Content_Types].xml first, with fixed timestamps (same parts, same bytes); images stored as they are. */
+export function zipParts(parts: ReadonlyMap<string, Uint8Array | string>, level: 1 | 6 | 9 = 6): Uint8Array {
+  const files: Zippable = {};
+  const ordered = ['[Content_Types].xml', ...[...parts.keys()].filter((p) => p !== '[Content_Types].xml')];
+  for (const path of ordered) {
+    const data = parts.get(path);
+    if (data === undefined) continue;
+    files[path] = [typeof data === 'string' ? encodeUtf8(data) : data, { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : level }];
+  }
+  return zipSync(files);
 }

@@ -1,3 +1,4 @@
+import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, type Paragraph } from 'docx';
 import type { Nodes, Root } from 'mdast';
 import { parse as parseYaml } from 'yaml';
 import type { ResolvedStyles } from '../mapping.ts';
@@ -22,8 +23,7 @@ import { text } from './handlers/text.ts';
 import { thematicBreak } from './handlers/thematic-break.ts';
 import type { ConversionStats } from './stats.ts';
 import type { ParsedMarkdown } from '../parse.ts';
-import type { ListLevel, Xml } from './ooxml.ts';
-import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition, type ListInstance } from './state.ts';
+import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition } from './state.ts';
 
 /** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
 const blockHandlers: Record<string, BlockHandler | null> = {
@@ -71,23 +71,11 @@ export interface DocumentProperties {
   description?: string;
 }
 
-/** A list definition with its nine levels. */
-export interface CompiledList extends ListDefinition {
-  levels: ListLevel[];
-}
-
 /** What the compiler hands to the packaging step. */
 export interface CompiledDocument {
-  /** Body XML: paragraphs and tables. */
-  children: Xml[];
-  /** Footnote paragraphs by id (1, 2, …). */
-  footnotes: ReadonlyMap<number, Xml[]>;
-  /** List definitions, in the order they were first used. */
-  lists: CompiledList[];
-  /** List instances in the order they were started; paragraphs refer to them by `instance`. */
-  listInstances: ListInstance[];
-  /** Targets of the external hyperlinks; the XML refers to them by index. */
-  links: { body: string[]; footnotes: string[] };
+  children: FileChild[];
+  footnotes: Record<number, { children: Paragraph[] }>;
+  numbering: INumberingOptions;
   properties: DocumentProperties;
   warnings: string[];
   stats: ConversionStats;
@@ -105,9 +93,7 @@ export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles
   return {
     children,
     footnotes: state.footnotes,
-    lists: [...state.lists.values()].map((def) => ({ ...def, levels: listLevels(def) })),
-    listInstances: state.listInstances,
-    links: state.links,
+    numbering: { config: [...state.lists.values()].map(numberingConfig) },
     properties,
     warnings: state.warnings,
     stats,
@@ -175,15 +161,19 @@ function frontMatter(state: State, yaml: string): DocumentProperties {
 }
 
 const BULLETS = ['\u2022', '\u25E6', '\u25AA'];
-const ORDERED_FORMATS = ['decimal', 'lowerLetter', 'lowerRoman'];
+const ORDERED_FORMATS = [LevelFormat.DECIMAL, LevelFormat.LOWER_LETTER, LevelFormat.LOWER_ROMAN];
 
 /** Nine levels (Word's maximum) so any numbering Word may apply stays defined; markdown uses the first three. */
-function listLevels(def: ListDefinition): ListLevel[] {
-  return Array.from({ length: 9 }, (_, level) => ({
-    format: def.ordered ? (ORDERED_FORMATS[level % 3] ?? 'decimal') : 'bullet',
-    text: def.ordered ? `%${level + 1}.` : (BULLETS[level % 3] ?? '\u2022'),
-    start: level === 0 ? def.start : 1,
-    left: INDENT_STEP * (level + 1),
-    hanging: INDENT_STEP / 2,
-  }));
+function numberingConfig(def: ListDefinition): INumberingOptions['config'][number] {
+  return {
+    reference: def.reference,
+    levels: Array.from({ length: 9 }, (_, level) => ({
+      level,
+      format: def.ordered ? (ORDERED_FORMATS[level % 3] ?? LevelFormat.DECIMAL) : LevelFormat.BULLET,
+      text: def.ordered ? `%${level + 1}.` : (BULLETS[level % 3] ?? '\u2022'),
+      alignment: AlignmentType.LEFT,
+      start: level === 0 ? def.start : 1,
+      style: { paragraph: { indent: { left: INDENT_STEP * (level + 1), hanging: INDENT_STEP / 2 } } },
+    })),
+  };
 }

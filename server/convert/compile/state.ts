@@ -1,9 +1,16 @@
+import {
+  AlignmentType,
+  BorderStyle,
+  Paragraph,
+  ShadingType,
+  TextRun,
+  type FileChild,
+  type IParagraphOptions,
+  type ParagraphChild,
+} from 'docx';
 import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
-import { paragraph, textRun, type Alignment, type ParagraphProps, type RunProps, type Xml } from './ooxml.ts';
-
-export type { Alignment } from './ooxml.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -34,18 +41,14 @@ export interface PendingItem {
   level: number;
 }
 
-/** A list instance (one markdown list), numbered on its own. */
-export interface ListInstance {
-  reference: string;
-  instance: number;
-}
-
 /** The numbering definitions a conversion uses, by reference (`bullet`, `ordered-5`, …). */
 export interface ListDefinition {
   reference: string;
   ordered: boolean;
   start: number;
 }
+
+export type Alignment = (typeof AlignmentType)[keyof typeof AlignmentType];
 
 /** The block context a table cell or footnote replaces for its content. */
 export interface BlockContext {
@@ -58,9 +61,8 @@ export interface BlockContext {
   cellAlignment: Alignment | undefined;
 }
 
-/** Block handlers return body XML (paragraphs and tables); inline handlers return paragraph content XML. */
-export type BlockHandler = (state: State, node: never) => Xml[];
-export type InlineHandler = (state: State, node: never) => Xml[];
+export type BlockHandler = (state: State, node: never) => FileChild[];
+export type InlineHandler = (state: State, node: never) => ParagraphChild[];
 
 /** Options the handlers see. */
 export interface CompileOptions {
@@ -75,13 +77,8 @@ export class State {
   readonly warnings: string[] = [];
   readonly definitions = new Map<string, Definition>();
   readonly footnoteDefinitions = new Map<string, FootnoteDefinition>();
-  /** Footnote content by id: paragraphs. */
-  readonly footnotes = new Map<number, Xml[]>();
+  readonly footnotes: Record<number, { children: Paragraph[] }> = {};
   readonly lists = new Map<string, ListDefinition>();
-  /** List instances in the order they were started. */
-  readonly listInstances: ListInstance[] = [];
-  /** Targets of the external hyperlinks of the body and of the footnotes, in order; the XML refers to them by index. */
-  readonly links: { body: string[]; footnotes: string[] } = { body: [], footnotes: [] };
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -100,6 +97,7 @@ export class State {
   /** Alignment of the table cell being compiled. */
   cellAlignment: Alignment | undefined = undefined;
 
+  private listInstances = 0;
   private footnoteIds = 0;
 
   constructor(
@@ -117,8 +115,8 @@ export class State {
   }
 
   /** Compiles block content. */
-  blocks(nodes: readonly RootContent[]): Xml[] {
-    const out: Xml[] = [];
+  blocks(nodes: readonly RootContent[]): FileChild[] {
+    const out: FileChild[] = [];
     for (const node of nodes) {
       const handler = this.blockHandlers[node.type];
       if (handler === undefined) {
@@ -133,8 +131,8 @@ export class State {
   }
 
   /** Compiles phrasing content into runs, hyperlinks and footnote references. */
-  inlines(nodes: readonly Nodes[]): Xml[] {
-    const out: Xml[] = [];
+  inlines(nodes: readonly Nodes[]): ParagraphChild[] {
+    const out: ParagraphChild[] = [];
     for (const node of nodes) {
       const handler = this.inlineHandlers[node.type];
       if (handler === undefined) {
@@ -180,44 +178,35 @@ export class State {
   }
 
   /** A run of text in the current inline formatting; characters XML forbids are dropped. */
-  run(text: string): Xml {
-    return textRun(stripForbiddenXmlChars(text), this.runFormatting());
+  run(text: string): TextRun {
+    return new TextRun({ text: stripForbiddenXmlChars(text), ...this.runFormatting() });
   }
 
   /** Run properties of the current inline context. */
-  runFormatting(): RunProps {
+  runFormatting(): { bold?: true; italics?: true; strike?: true; font?: string; size?: number; style?: string; color?: string; underline?: object } {
     const { bold, italics, strike, code, link, size } = this.inline;
     const hyperlinkStyle = link ? this.styles.hyperlink : undefined;
-    const props: RunProps = {};
-    if (hyperlinkStyle) props.style = hyperlinkStyle;
-    if (code) props.font = MONO_FONT;
-    if (bold || this.inHeaderCell) props.bold = true;
-    if (italics) props.italics = true;
-    if (strike) props.strike = true;
-    if (link && !hyperlinkStyle) props.color = '0563C1';
-    if (size) props.size = size;
-    if (link && !hyperlinkStyle) props.underline = true;
-    return props;
+    return {
+      ...(bold || this.inHeaderCell ? { bold: true as const } : {}),
+      ...(italics ? { italics: true as const } : {}),
+      ...(strike ? { strike: true as const } : {}),
+      ...(code ? { font: MONO_FONT } : {}),
+      ...(size ? { size } : {}),
+      ...(hyperlinkStyle ? { style: hyperlinkStyle } : {}),
+      ...(link && !hyperlinkStyle ? { color: '0563C1', underline: {} } : {}),
+    };
   }
 
   /** Starts a new list instance (each markdown list restarts its numbering). */
-  newList(ordered: boolean, start: number): ListInstance {
+  newList(ordered: boolean, start: number): { reference: string; instance: number } {
     const reference = ordered ? `ordered-${start}` : 'bullet';
     if (!this.lists.has(reference)) this.lists.set(reference, { reference, ordered, start });
-    const list = { reference, instance: this.listInstances.length + 1 };
-    this.listInstances.push(list);
-    return list;
-  }
-
-  /** Records an external hyperlink's target; returns the index its XML refers to it by. */
-  addLink(target: string): number {
-    const list = this.inFootnote ? this.links.footnotes : this.links.body;
-    list.push(target);
-    return list.length - 1;
+    this.listInstances += 1;
+    return { reference, instance: this.listInstances };
   }
 
   /** Writes the pending item's number on an empty paragraph, for items that start with a list or a table. */
-  flushPendingItem(): Xml[] {
+  flushPendingItem(): FileChild[] {
     return this.pendingItem ? [this.paragraph('list', [])] : [];
   }
 
@@ -241,8 +230,8 @@ export class State {
    * Creates a paragraph in the current block context: the role's mapped style, the pending list item's numbering,
    * and the indentation of surrounding lists and quotes.
    */
-  paragraph(role: ParagraphRole, children: Xml[], extra: ParagraphProps = {}): Xml {
-    const options: ParagraphProps = { ...extra };
+  paragraph(role: ParagraphRole, children: ParagraphChild[], extra: IParagraphOptions = {}): Paragraph {
+    const options: Record<string, unknown> = { children, ...extra };
     const pending = this.pendingItem;
     this.pendingItem = undefined;
     if (this.inFootnote) {
@@ -256,7 +245,7 @@ export class State {
     }
     if (this.cellAlignment) options.alignment = this.cellAlignment;
     if (pending) {
-      options.numbering = { level: pending.level, instance: pending.instance };
+      options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
       const quoteIndent = INDENT_STEP * Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
       // Inside a quote the item's indentation moves right with the quote.
       if (quoteIndent > 0) options.indent = { left: quoteIndent + INDENT_STEP * (pending.level + 1), hanging: INDENT_STEP / 2 };
@@ -264,7 +253,7 @@ export class State {
       const left = this.blockIndent(role);
       if (left > 0) options.indent = { left };
     }
-    return paragraph(options, children);
+    return new Paragraph(options as IParagraphOptions);
   }
 
   private listStyle(reference: string): string | undefined {
@@ -273,12 +262,12 @@ export class State {
 }
 
 /** Built-in look of a quote when the mapping names no (existing) quote style: a bar on the left, italic grey text. */
-const QUOTE_FALLBACK: ParagraphProps = {
-  border: { left: { style: 'single', size: 12, color: 'A0A0A0', space: 8 } },
+const QUOTE_FALLBACK = {
+  border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } },
 };
 
 /** Built-in look of a code line when no code style is mapped: light grey shading. */
-export const CODE_FALLBACK: ParagraphProps = {
-  shading: { type: 'clear', color: 'auto', fill: 'F2F2F2' },
+export const CODE_FALLBACK = {
+  shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' },
   spacing: { before: 0, after: 0 },
 };

@@ -1,9 +1,9 @@
-import type { Xml } from '../ooxml.ts';
+import type { FileChild } from 'docx';
 import type { Blockquote } from 'mdast';
 import type { State } from '../state.ts';
 
 /** A blockquote: its blocks one quote level deeper. */
-export function blockquote(state: State, node: Blockquote): Xml[] {
+export function blockquote(state: State, node: Blockquote): FileChild[] {
   const container = state.container;
   state.quoteDepth += 1;
   state.container = 'quote';

@@ -1,7 +1,7 @@
-import { LINE_BREAK, type Xml } from '../ooxml.ts';
+import { TextRun, type ParagraphChild } from 'docx';
 import type { State } from '../state.ts';
 
 /** A hard line break. */
-export function hardBreak(_state: State): Xml[] {
-  return [LINE_BREAK];
+export function hardBreak(_state: State): ParagraphChild[] {
+  return [new TextRun({ break: 1 })];
 }

@@ -1,4 +1,4 @@
-import type { Xml } from '../ooxml.ts';
+import type { FileChild } from 'docx';
 import type { Heading } from 'mdast';
 import type { HeadingLevel } from '../../mapping.ts';
 import type { State } from '../state.ts';
@@ -7,7 +7,7 @@ import type { State } from '../state.ts';
 const FALLBACK_SIZES = [32, 28, 26, 24, 22, 22];
 
 /** A heading in its mapped style; without one, bold text sized by level that Word still sees as a heading level. */
-export function heading(state: State, node: Heading): Xml[] {
+export function heading(state: State, node: Heading): FileChild[] {
   const level = String(node.depth) as HeadingLevel;
   const style = state.styles.heading[level];
   if (style) return [state.paragraph('heading', state.inlines(node.children), { style })];

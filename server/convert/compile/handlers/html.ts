@@ -1,4 +1,5 @@
-import { LINE_BREAK, type Xml } from '../ooxml.ts';
+import type { FileChild, ParagraphChild } from 'docx';
+import { TextRun } from 'docx';
 import type { Html } from 'mdast';
 import type { State } from '../state.ts';
 
@@ -26,21 +27,21 @@ function textOf(state: State, value: string): string {
 }
 
 /** Block HTML: its text is kept as paragraphs, its tags are dropped with a warning. */
-export function htmlBlock(state: State, node: Html): Xml[] {
+export function htmlBlock(state: State, node: Html): FileChild[] {
   const text = textOf(state, node.value).trim();
   if (!text) return [];
   return text.split(/\n\s*\n/).map((para) => state.paragraph('paragraph', htmlLines(state, para.trim())));
 }
 
 /** Inline HTML: `<br>` is a line break; other tags are dropped with a warning, text between them stays. */
-export function htmlInline(state: State, node: Html): Xml[] {
+export function htmlInline(state: State, node: Html): ParagraphChild[] {
   return htmlLines(state, textOf(state, node.value));
 }
 
-function htmlLines(state: State, text: string): Xml[] {
-  const out: Xml[] = [];
+function htmlLines(state: State, text: string): ParagraphChild[] {
+  const out: ParagraphChild[] = [];
   text.split('\n').forEach((line, i) => {
-    if (i > 0) out.push(LINE_BREAK);
+    if (i > 0) out.push(new TextRun({ break: 1 }));
     if (line) out.push(state.run(line));
   });
   return out;

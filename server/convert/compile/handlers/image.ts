@@ -1,4 +1,4 @@
-import type { Xml } from '../ooxml.ts';
+import type { ParagraphChild } from 'docx';
 import type { Image, ImageReference } from 'mdast';
 import type { State } from '../state.ts';
 
@@ -15,12 +15,12 @@ function imageName(alt: string | null | undefined, url: string | undefined): str
 }
 
 /** An image: a placeholder text that names it. */
-export function image(state: State, node: Image): Xml[] {
+export function image(state: State, node: Image): ParagraphChild[] {
   return state.withInline({ italics: true }, () => [state.run(`[Image: ${imageName(node.alt, node.url)}]`)]);
 }
 
 /** A reference-style image: a placeholder like any image. */
-export function imageReference(state: State, node: ImageReference): Xml[] {
+export function imageReference(state: State, node: ImageReference): ParagraphChild[] {
   const definition = state.definitions.get(node.identifier.toLowerCase());
   return state.withInline({ italics: true }, () => [state.run(`[Image: ${imageName(node.alt, definition?.url)}]`)]);
 }

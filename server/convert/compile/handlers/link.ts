@@ -1,4 +1,4 @@
-import { hyperlink as hyperlinkXml, splitFragment, type Xml } from '../ooxml.ts';
+import { ExternalHyperlink, type ParagraphChild } from 'docx';
 import type { Link, LinkReference, PhrasingContent } from 'mdast';
 import type { State } from '../state.ts';
 import { stripForbiddenXmlChars } from '../../xml.ts';
@@ -10,23 +10,22 @@ export function safeTarget(url: string): string {
     .replace(/[\s"<>\\^`{|}\u0080-\uFFFF]/gu, (c) => encodeURIComponent(c));
 }
 
-function hyperlink(state: State, url: string, children: PhrasingContent[]): Xml[] {
+function hyperlink(state: State, url: string, children: PhrasingContent[]): ParagraphChild[] {
   const runs = state.withInline({ link: true }, () => state.inlines(children));
   const target = safeTarget(url);
   // A link to a heading of the same document (#anchor) or an empty one has no external target: its text stays.
   if (!target || target.startsWith('#')) return runs;
   if (runs.length === 0) return [];
-  const { target: relationshipTarget, anchor } = splitFragment(target);
-  return [hyperlinkXml(state.addLink(relationshipTarget), runs, anchor)];
+  return [new ExternalHyperlink({ link: target, children: runs as never })];
 }
 
 /** A link (also autolinks and bare URLs of GFM) as a real hyperlink: an external relationship. */
-export function link(state: State, node: Link): Xml[] {
+export function link(state: State, node: Link): ParagraphChild[] {
   return hyperlink(state, node.url, node.children);
 }
 
 /** A reference-style link, resolved through its definition; unresolved ones keep their text. */
-export function linkReference(state: State, node: LinkReference): Xml[] {
+export function linkReference(state: State, node: LinkReference): ParagraphChild[] {
   const definition = state.definitions.get(node.identifier.toLowerCase());
   if (!definition) return state.inlines(node.children);
   return hyperlink(state, definition.url, node.children);

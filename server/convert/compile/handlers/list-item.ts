@@ -1,9 +1,9 @@
-import type { Xml } from '../ooxml.ts';
+import type { FileChild } from 'docx';
 import type { ListItem } from 'mdast';
 import type { PendingItem, State } from '../state.ts';
 
 /** An item: its first paragraph carries the number or bullet; the rest of its blocks stay indented inside it. */
-export function listItemWith(state: State, node: ListItem, item: PendingItem): Xml[] {
+export function listItemWith(state: State, node: ListItem, item: PendingItem): FileChild[] {
   state.pendingItem = item;
   const out = state.blocks(node.children);
   if (state.pendingItem) {
@@ -14,6 +14,6 @@ export function listItemWith(state: State, node: ListItem, item: PendingItem): X
 }
 
 /** A list item outside a list cannot occur in mdast from markdown; its blocks are kept. */
-export function listItem(state: State, node: ListItem): Xml[] {
+export function listItem(state: State, node: ListItem): FileChild[] {
   return state.blocks(node.children);
 }

@@ -1,4 +1,4 @@
-import type { Xml } from '../ooxml.ts';
+import type { FileChild } from 'docx';
 import type { List } from 'mdast';
 import type { State } from '../state.ts';
 import { listItemWith } from './list-item.ts';
@@ -7,11 +7,11 @@ import { listItemWith } from './list-item.ts';
 export const MAX_LIST_LEVELS = 3;
 
 /** A list: one numbering instance of its own, so numbering restarts; an ordered list keeps its start number. */
-export function list(state: State, node: List): Xml[] {
+export function list(state: State, node: List): FileChild[] {
   const ordered = node.ordered === true;
   const start = ordered && typeof node.start === 'number' && Number.isSafeInteger(node.start) ? Math.max(0, node.start) : 1;
   const { reference, instance } = state.newList(ordered, start);
-  const out: Xml[] = state.flushPendingItem();
+  const out: FileChild[] = state.flushPendingItem();
   const container = state.container;
   state.listDepth += 1;
   state.container = 'list';

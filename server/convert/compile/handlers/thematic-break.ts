@@ -1,7 +1,7 @@
-import { PAGE_BREAK_PARAGRAPH, type Xml } from '../ooxml.ts';
+import { PageBreak, Paragraph, type FileChild } from 'docx';
 import type { State } from '../state.ts';
 
 /** A horizontal rule becomes a page break. */
-export function thematicBreak(_state: State): Xml[] {
-  return [PAGE_BREAK_PARAGRAPH];
+export function thematicBreak(_state: State): FileChild[] {
+  return [new Paragraph({ children: [new PageBreak()] })];
 }
