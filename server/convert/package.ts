@@ -79,9 +79,11 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   // Lists: numbering definitions appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
   const genNumbering = text(generated, 'word/numbering.xml');
-  if (genNumbering && /<w:numId /.test(body)) {
-    const merged = mergeNumbering(partText(template, numberingPath), genNumbering, body);
-    body = merged.body;
+  // Lists may stand in the body and inside footnotes: both refer to the same numbering part.
+  let genFootnotes = text(generated, 'word/footnotes.xml') ?? '';
+  if (genNumbering && (/<w:numId /.test(body) || /<w:numId /.test(genFootnotes))) {
+    const merged = mergeNumbering(partText(template, numberingPath), genNumbering, [body, genFootnotes]);
+    [body = body, genFootnotes = genFootnotes] = merged.parts;
     out.set(numberingPath, merged.numbering);
     if (!template.parts.has(numberingPath)) {
       mainRels = addRelationship(mainRels, `${REL}/numbering`, 'numbering.xml');
@@ -93,7 +95,6 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const footnotesPath = siblingPath(main, 'footnotes.xml');
   const footnoteIds = Object.keys(compiled.footnotes);
   if (footnoteIds.length > 0) {
-    const genFootnotes = text(generated, 'word/footnotes.xml') ?? '';
     const merged = mergeFootnotes(partText(template, footnotesPath), genFootnotes, body);
     body = merged.body;
     let footnotes = merged.footnotes;
@@ -222,11 +223,14 @@ function maxId(xml: string | null, pattern: RegExp): number {
   return max;
 }
 
-/** Appends docx's list definitions to the template's numbering with ids above the template's. */
-function mergeNumbering(templateNumbering: string | null, generated: string, body: string) {
+/**
+ * Appends docx's list definitions to the template's numbering with ids above the template's, and renumbers the
+ * references in `parts` (the body, the footnotes) to match.
+ */
+function mergeNumbering(templateNumbering: string | null, generated: string, parts: string[]) {
   const abstractBase = maxId(templateNumbering, /<w:abstractNum\b[^>]*w:abstractNumId="(\d+)"/g);
   const numBase = maxId(templateNumbering, /<w:num\b[^>]*w:numId="(\d+)"/g);
-  const usedNums = new Set([...body.matchAll(/<w:numId w:val="(\d+)"\/>/g)].map((m) => m[1]));
+  const usedNums = new Set(parts.flatMap((part) => [...part.matchAll(/<w:numId w:val="(\d+)"\/>/g)].map((m) => m[1])));
   const nums = [...generated.matchAll(/<w:num\b[^>]*w:numId="(\d+)"[^>]*>([\s\S]*?)<\/w:num>/g)].filter((m) => usedNums.has(m[1]));
   const usedAbstracts = new Set(nums.map((m) => /<w:abstractNumId w:val="(\d+)"/.exec(m[2] ?? '')?.[1]));
   const abstractIds = new Map<string, number>();
@@ -247,10 +251,12 @@ function mergeNumbering(templateNumbering: string | null, generated: string, bod
       .replace(/w:numId="\d+"/, `w:numId="${id}"`)
       .replace(/<w:abstractNumId w:val="(\d+)"/, (_x, a: string) => `<w:abstractNumId w:val="${abstractIds.get(a) ?? a}"`);
   }
-  const newBody = body.replace(/<w:numId w:val="(\d+)"\/>/g, (m, old: string) => {
-    const id = numIds.get(old);
-    return id === undefined ? m : `<w:numId w:val="${id}"/>`;
-  });
+  const renumbered = parts.map((part) =>
+    part.replace(/<w:numId w:val="(\d+)"\/>/g, (m, old: string) => {
+      const id = numIds.get(old);
+      return id === undefined ? m : `<w:numId w:val="${id}"/>`;
+    }),
+  );
   let numbering: string;
   if (templateNumbering === null) {
     const head = /^[\s\S]*?<w:numbering\b[^>]*>/.exec(generated)?.[0] ?? '<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">';
@@ -262,7 +268,7 @@ function mergeNumbering(templateNumbering: string | null, generated: string, bod
     // The namespaces docx's definitions use (w15 for restartNumberingAfterBreak) must be declared there too.
     numbering = withRootNamespaces(numbering, generated, 'w:numbering');
   }
-  return { numbering, body: newBody };
+  return { numbering, parts: renumbered };
 }
 
 function insertBefore(xml: string, at: RegExp, insert: string): string {
