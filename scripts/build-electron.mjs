@@ -1,5 +1,6 @@
 // Builds the Electron shell into dist/main/: the main process (main/main.ts with the embedded server, one ES
-// module), the preload script (CommonJS: sandboxed preloads cannot be ES modules) and the icons.
+// module), the server's conversion worker, the preload script (CommonJS: sandboxed preloads cannot be ES modules)
+// and the icons.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,17 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
     format: 'esm',
     // Electron is the runtime; the keychain's native module is loaded from node_modules (unpacked from the asar).
     external: ['electron', '@napi-rs/keyring'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  // The server's conversion worker, next to main.js where the pool looks for it (unpacked from the asar, see
+  // electron-builder.yml): one self-contained module.
+  await build({
+    ...common,
+    entryPoints: ['server/convert-pool/worker.ts'],
+    outfile: join(out, 'convert-worker.js'),
+    platform: 'node',
+    format: 'esm',
+    external: ['electron'],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
   await build({

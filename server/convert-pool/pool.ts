@@ -85,14 +85,16 @@ function fromEnv(name: string, min: number): number | undefined {
 
 /**
  * Where the worker's code is: next to this file in the sources (through tsx-worker.mjs, which loads TypeScript in
- * the thread), or `convert-worker.js` in dist/ in the build, whichever chunk of dist/ this module was bundled into.
+ * the thread), or `convert-worker.js` in dist/ in the build, whichever chunk of dist/ this module was bundled into,
+ * or next to the desktop app's main.js (there from the asar's unpacked copy, which a thread can load).
  */
 export function workerEntry(): URL {
   const here = import.meta.url;
   if (/\.[cm]?ts$/.test(new URL(here).pathname)) return new URL('./tsx-worker.mjs', here);
   for (const candidate of ['./convert-worker.js', '../convert-worker.js']) {
     const url = new URL(candidate, here);
-    if (existsSync(fileURLToPath(url))) return url;
+    const unpacked = new URL(url.href.replace(/\.asar\//, '.asar.unpacked/'));
+    for (const option of unpacked.href === url.href ? [url] : [unpacked, url]) if (existsSync(fileURLToPath(option))) return option;
   }
   throw new Error(`convert-worker.js not found next to ${here}; rebuild with npm run build`);
 }

@@ -5,8 +5,12 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runInNewContext } from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IPC } from '../../main/ipc-channels.ts';
+import type { JobMessage, ReadyMessage, ResultMessage } from '../../server/convert-pool/protocol.ts';
+import { defaultTemplate, DEFAULT_RULES } from '../../server/convert/index.ts';
+import { validateDocx } from '../helpers/docx.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { buildElectron } from '../../scripts/build-electron.mjs';
 
@@ -95,5 +99,31 @@ describe('the main bundle', () => {
   it('sits where package.json "main" points, next to its preload and icons', () => {
     expect(packageJson.main).toBe('dist/main/main.js');
     for (const file of ['main.js', 'preload.cjs', 'icon.png', 'tray.png', 'tray@2x.png']) expect(readFileSync(join(out, file)).byteLength).toBeGreaterThan(0);
+  });
+});
+
+describe('the conversion worker bundle', () => {
+  // The embedded server's pool looks for convert-worker.js next to main.js (electron-builder.yml unpacks it).
+  it('sits next to main.js and converts as a worker thread', async () => {
+    const worker = new Worker(join(out, 'convert-worker.js'));
+    try {
+      const messages: (ResultMessage | ReadyMessage)[] = [];
+      const answered = new Promise<void>((done, fail) => {
+        worker.on('message', (m: ResultMessage | ReadyMessage) => {
+          messages.push(m);
+          if (!('ready' in m)) done();
+        });
+        worker.on('error', fail);
+      });
+      const job: JobMessage = { id: 1, markdown: '# From the shell', mapping: DEFAULT_RULES, created: new Date(0), templateKey: 'builtin', templateBytes: defaultTemplate(), evict: [] };
+      worker.postMessage(job);
+      await answered;
+      expect(messages[0]).toEqual({ ready: true });
+      const result = messages[1] as ResultMessage;
+      expect(result).toMatchObject({ id: 1, ok: true, warnings: [] });
+      if (result.ok) expect((await validateDocx(result.docx)).ok).toBe(true);
+    } finally {
+      await worker.terminate();
+    }
   });
 });
