@@ -81,7 +81,7 @@ afterEach(async () => {
 
 describe('conversions in worker threads', () => {
   it('GETs and other conversions answer while a pathological conversion runs; it ends in 422 document_too_complex without using the quota', async () => {
-    const server = await openServer({ size: 2, timeoutMs: 4_000 });
+    const server = await openServer({ size: 2, timeoutMs: 3_000 });
     const pool = server.app.services.convertPool;
     await server.store.updateSettings({ monthly_quota: 2 });
     // Both workers started and warm, so the time limit measures the conversion, not a thread's start.
@@ -107,7 +107,7 @@ describe('conversions in worker threads', () => {
 
     const res = await slow;
     expect(res.status).toBe(422);
-    expect(res.json()).toEqual({ error: { code: 'document_too_complex', message: expect.stringMatching(/^markdown: .*longer than 4 s.*split the document/) } });
+    expect(res.json()).toEqual({ error: { code: 'document_too_complex', message: expect.stringMatching(/^markdown: .*longer than 3 s.*split the document/) } });
     // Quota 4: two warm-ups and `other` used 3; the refused one used none, so exactly one more fits.
     expect((await server.convert('one more')).status).toBe(200);
     const spent = await server.convert('over the quota');
@@ -143,7 +143,7 @@ describe('conversions in worker threads', () => {
   });
 
   it('with every worker busy and the queue full, a conversion is refused at once: 503 server_busy with Retry-After, no quota used', async () => {
-    const server = await openServer({ size: 1, maxQueue: 1, timeoutMs: 2_000 });
+    const server = await openServer({ size: 1, maxQueue: 1, timeoutMs: 1_000 });
     const pool = server.app.services.convertPool;
     const running = server.convert(PATHOLOGICAL);
     await until(() => pool.load.running === 1, 'the first conversion to start');
