@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, envelope, ERRORS } from '../http/errors.ts';
+import { holdConnection } from '../http/long-request.ts';
 import { createMcpServer } from './server.ts';
 
 /**
@@ -22,7 +23,11 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes the raw response itself (a Node request listener); Fastify must not send one too.
       reply.hijack();
+      // A convert_markdown call waits for its conversion: the connection timeout must not cut it.
+      const release = holdConnection(app, request);
+      reply.raw.once('finish', release);
       reply.raw.on('close', () => {
+        release();
         void transport.close();
         void server.close();
       });

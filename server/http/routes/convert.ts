@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { holdConnection } from '../long-request.ts';
 import { ConvertBodySchema, type ConvertBody } from '../schemas/index.ts';
 import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
 
@@ -27,18 +28,13 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const body = request.body;
       const channel = request.principal?.kind === 'key' ? 'api' : 'ui';
-      // The server closes connections idle for its connection timeout; a request waiting for its conversion (the
-      // pool bounds that: its time limit, its queue) is not idle, so the timer is off until the answer is ready.
-      // (Requests injected in tests have a mock socket without timers.)
-      const socket = request.raw.socket;
-      const timed = typeof socket.setTimeout === 'function';
-      const idleTimeout = app.server.timeout;
-      if (timed) socket.setTimeout(0);
+      // Waiting for its conversion is not idleness: the connection timeout must not cut the request.
+      const release = holdConnection(app, request);
       let converted;
       try {
         converted = await app.services.convert({ ...body, channel });
       } finally {
-        if (timed && !socket.destroyed) socket.setTimeout(idleTimeout);
+        release();
       }
       const { record, docx } = converted;
       if (body.response_format === 'json') return conversionOut(record);
