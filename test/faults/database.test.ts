@@ -2,14 +2,14 @@
 // backup copy (one per distinct content, however often the start is retried), and never replaces, rewrites or
 // sweeps anything: db.json and every stored file are byte for byte what they were. Valid hand edits (unknown
 // fields, a setting left out) are accepted and kept.
-import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../server/store/database.ts';
 import { DataDirError, Store } from '../../server/store/store.ts';
 import { runCli } from '../helpers/docwright-process.ts';
+import { fileHashes } from '../helpers/file-hashes.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'dw-faults-db-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -38,18 +38,7 @@ async function populated(): Promise<{ dir: string; db: Record<string, unknown> &
 }
 
 /** Every file of the directory (backups apart) with the hash of its bytes. */
-function files(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (!name.endsWith('.bak')) out[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
+const files = (dir: string) => fileHashes(dir, (name) => name.endsWith('.bak'));
 
 function backups(dir: string): string[] {
   return readdirSync(dir).filter((n) => n.startsWith('db.json.') && n.endsWith('.bak'));

@@ -5,16 +5,17 @@
 // back, no half-written file stays), reads keep working, a start names the directory, and db.json and every stored
 // file are byte for byte what they were.
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { FormData, fetch, type Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultTemplate } from '../../server/convert/index.ts';
 import { startServer } from '../../server/serve.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
 import { call, killAllChildren, startServe, trustingAgent } from '../helpers/docwright-process.ts';
+import { fileHashes } from '../helpers/file-hashes.ts';
 
 const isRoot = process.getuid?.() === 0;
 /** How the server is run for the unwritable-directory tests: as nobody when we are root. */
@@ -34,18 +35,7 @@ afterAll(async () => {
 const RUNTIME = new Set(['server.json', 'admin.token', 'docwright.lock']);
 
 /** Every data file with the hash of its bytes. */
-function files(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (!RUNTIME.has(name)) out[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
+const files = (dir: string) => fileHashes(dir, (name) => RUNTIME.has(name));
 
 function chmodAll(dir: string, writable: boolean) {
   const walk = (d: string) => {
