@@ -4,7 +4,7 @@ import { ConvertInputError, readTemplate, resolveStyles, type MappingRules, type
 import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions } from './convert-pool/pool.ts';
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
-import { ApiError } from './http/errors.ts';
+import { ApiError } from './errors.ts';
 import { applyPolicy, effectiveSettings, keyCreationRefusal, lockedAmong, type EffectiveSettings, type Policy } from './policy/index.ts';
 
 /** Monthly conversions and template count of each plan (SPEC.md Limits); null is unlimited. */

@@ -1,47 +1,72 @@
 /**
- * Slows down guessing of API keys and tokens: a client (an IP address; on this loopback-only server, usually
- * 127.0.0.1 or ::1) with `limit` failed authentications within `windowMs` is blocked until the oldest of them is
- * `windowMs` old. Only failures count (a wrong, malformed or revoked key; a wrong session cookie, session link or
- * admin token), so valid clients are never slowed; while a client is blocked, keys already proven during this run
- * still work at once, and everything else gets 429 without saying whether it was right (so a block cannot be used
- * to test guesses).
+ * Bounds failed authentications (wrong, malformed or revoked keys; wrong admin tokens or session links) without ever
+ * standing in the way of a valid credential: the caller checks the credential first and asks the throttle only
+ * when it failed. Two token buckets decide whether a failure is answered plainly (401) or with 429 and Retry-After:
+ * one per presented prefix (the first characters of what was sent, so one misconfigured client retrying the same
+ * wrong key backs off without using up everybody's allowance) and one global (so guessing from many source
+ * addresses, 127.0.0.2 … 127.0.0.50 or a whole LAN, is bounded all the same). Keys carry about 190 random bits: the
+ * bound is about log noise and work, not secrecy.
  */
+export interface BucketSize {
+  /** Failures allowed at once. */
+  burst: number;
+  /** Failures allowed per minute once the burst is spent. */
+  perMinute: number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export const DEFAULT_THROTTLE = {
+  perPrefix: { burst: 10, perMinute: 10 },
+  global: { burst: 60, perMinute: 60 },
+} as const satisfies { perPrefix: BucketSize; global: BucketSize };
+
 export class FailureThrottle {
-  /** Times (ms) of each client's recent failures, oldest first, at most `limit` of them. */
-  private readonly failures = new Map<string, number[]>();
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly global: Bucket;
 
   constructor(
-    readonly limit = 10,
-    readonly windowMs = 60_000,
-    /** Clients remembered at most (the oldest are forgotten first). */
-    private readonly maxClients = 10_000,
-  ) {}
-
-  private recent(client: string, now: number): number[] {
-    const times = (this.failures.get(client) ?? []).filter((t) => now - t < this.windowMs);
-    if (times.length === 0) this.failures.delete(client);
-    else this.failures.set(client, times);
-    return times;
+    private readonly sizes: { perPrefix: BucketSize; global: BucketSize } = DEFAULT_THROTTLE,
+    /** Prefixes remembered at most (the least recently failed are forgotten first). */
+    private readonly maxPrefixes = 10_000,
+  ) {
+    this.global = { tokens: sizes.global.burst, at: 0 };
   }
 
-  /** Seconds until the client may try again, or 0 when it is not blocked. */
-  blockedFor(client: string, now: number): number {
-    const times = this.recent(client, now);
-    if (times.length < this.limit) return 0;
-    const oldest = times[times.length - this.limit] ?? now;
-    return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
+  /** Refills a bucket for the time since it was last used. */
+  private refill(bucket: Bucket, size: BucketSize, now: number): void {
+    bucket.tokens = Math.min(size.burst, bucket.tokens + ((now - bucket.at) * size.perMinute) / 60_000);
+    bucket.at = now;
   }
 
-  /** Records a failed authentication. */
-  fail(client: string, now: number): void {
-    const times = this.recent(client, now);
-    times.push(now);
-    this.failures.delete(client);
-    this.failures.set(client, times.slice(-this.limit));
-    while (this.failures.size > this.maxClients) {
-      const first = this.failures.keys().next().value;
+  /** Seconds until a bucket holds a whole token again. */
+  private static wait(bucket: Bucket, size: BucketSize): number {
+    return Math.max(1, Math.ceil(((1 - bucket.tokens) * 60) / size.perMinute));
+  }
+
+  /**
+   * Records a failed authentication presented as `prefix`: 0 when it may be answered as a plain failure, else the
+   * seconds to wait (answer 429 with Retry-After). A failure refused with 429 uses up no allowance.
+   */
+  fail(prefix: string, now: number): number {
+    const bucket = this.buckets.get(prefix) ?? { tokens: this.sizes.perPrefix.burst, at: now };
+    this.refill(bucket, this.sizes.perPrefix, now);
+    this.refill(this.global, this.sizes.global, now);
+    // Most recently failed last, so the oldest are forgotten first.
+    this.buckets.delete(prefix);
+    this.buckets.set(prefix, bucket);
+    while (this.buckets.size > this.maxPrefixes) {
+      const first = this.buckets.keys().next().value;
       if (first === undefined) break;
-      this.failures.delete(first);
+      this.buckets.delete(first);
     }
+    if (bucket.tokens < 1) return FailureThrottle.wait(bucket, this.sizes.perPrefix);
+    if (this.global.tokens < 1) return FailureThrottle.wait(this.global, this.sizes.global);
+    bucket.tokens -= 1;
+    this.global.tokens -= 1;
+    return 0;
   }
 }

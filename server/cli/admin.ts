@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { loadSecret } from '../auth/secret.ts';
 import { callServer, findRunningServer } from './running-server.ts';
 import { Services } from '../services.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { loadPolicy } from '../policy/index.ts';
 import { SETTING_KEYS, type ApiKeyRecord, type Plan, type Settings } from '../store/database.ts';
 import { DataDirLockedError } from '../store/lock.ts';

@@ -4,12 +4,13 @@ import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Services } from '../services.ts';
+import { PLAN_LIMITS, Services } from '../services.ts';
 import type { PoolOptions } from '../convert-pool/pool.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Store } from '../store/store.ts';
-import { Authenticator, type Principal } from './auth.ts';
-import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
+import { Authenticator, type Credentials } from '../auth/authenticator.ts';
+import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
+import { access, installAccess } from './access.ts';
 import { fastifyServerOptions, lingerThenClose, loggerOptions, nodeServerOptions, refuseStrayMultipart } from './hardening.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
@@ -52,12 +53,11 @@ export interface AppOptions {
   certificate?: { fingerprint: string; path: string };
   /** The organisation's policy (server/policy/): managed settings, applied to the store's settings. */
   policy?: Policy | null;
+  /** A team server (listening beyond loopback): the session link is then accepted only from this computer. */
+  team?: boolean;
 }
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal | null;
-  }
   interface FastifyInstance {
     services: Services;
     authenticator: Authenticator;
@@ -88,10 +88,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     uiToken: options.uiToken ?? randomBytes(32).toString('base64url'),
     adminToken: options.adminToken,
     now,
+    apiPlan: (plan) => PLAN_LIMITS[plan].api,
   });
   app.decorate('services', services);
   app.decorate('authenticator', authenticator);
-  app.decorateRequest('principal', null);
   app.decorate('serverInfo', (): ServerInfo => {
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : null;
@@ -123,7 +123,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
-  installGuards(app, options, authenticator);
+  const serverPort = (): number | undefined => {
+    if (options.port) return options.port;
+    const address = app.server.address();
+    return typeof address === 'object' && address ? address.port : undefined;
+  };
+  const cookieName = () => sessionCookieName(serverPort(), options.https ?? false);
+  installGuards(app, options, serverPort);
+  const declarations = installAccess(app, authenticator, (request): Credentials => {
+    const admin = request.headers['x-docwright-admin'];
+    return { authorization: request.headers.authorization, admin: typeof admin === 'string' ? admin : undefined, session: request.cookies?.[cookieName()] };
+  });
   app.addHook('preValidation', refuseStrayMultipart);
   installErrorHandling(app);
 
@@ -136,16 +146,45 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(mcpRoutes);
   await app.register(uiRoutes, { uiDir: options.uiDir });
 
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/api/health', { schema: { hide: true } }, async () => ({ status: 'ok', service: 'docwright' }));
-  app.get('/auth/session', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/api/v1/openapi.json', { schema: { hide: true }, ...access('api') }, async () => app.swagger());
+  app.get('/api/health', { schema: { hide: true }, ...access('public') }, async () => ({ status: 'ok', service: 'docwright' }));
+  // The session link: its token is checked here (once, within minutes), so the route itself is public.
+  app.get('/auth/session', { schema: { hide: true }, ...access('public') }, async (request, reply) => {
+    // Secrets inside: neither the redirect (Set-Cookie) nor the refusal may be kept by any cache.
+    reply.header('Cache-Control', 'no-store');
+    if (options.team && !isLoopbackAddress(request.socket.remoteAddress)) {
+      throw new ApiError('forbidden', 'The session link of a team server opens the app only on the server\'s own computer; other computers use API keys.');
+    }
     const token = (request.query as { token?: unknown }).token;
-    const session = typeof token === 'string' ? authenticator.openSession(token, request.ip) : undefined;
-    if (!session) throw new ApiError('unauthorized', 'This link is not valid for the running server; open the one it printed.');
-    reply.setCookie('dw_session', session, { httpOnly: true, sameSite: 'strict', secure: options.https ?? false, path: '/' });
+    if (typeof token !== 'string') throw new ApiError('unauthorized', 'This link has no token; open the one the server printed.');
+    const session = authenticator.openSession(token);
+    reply.setCookie(cookieName(), session, { httpOnly: true, sameSite: 'strict', secure: options.https ?? false, path: '/' });
     return reply.redirect('/', 303);
   });
+  // A new session link for the owner (`docwright open`): the one printed at start works once, within minutes.
+  app.post('/api/settings/session-link', { schema: { hide: true }, ...access('owner') }, async (_request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return { path: `/auth/session?token=${authenticator.newLinkToken()}` };
+  });
+  declarations.check();
   return app;
+}
+
+/**
+ * The session cookie's name, bound to the server's port (cookies are shared by every port of a host, so two local
+ * servers must not read each other's): `dw_session_<port>`, with the `__Host-` prefix over HTTPS (Secure, path /,
+ * no Domain). `dw_session` only where no port is known (inject without one).
+ */
+export function sessionCookieName(port: number | undefined, https: boolean): string {
+  const name = port === undefined ? 'dw_session' : `dw_session_${port}`;
+  return https ? `__Host-${name}` : name;
+}
+
+/** Whether a peer address is this computer (127.0.0.0/8, ::1, or IPv4 loopback mapped into IPv6). */
+function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
 }
 
 /** Splits a Host header into a lower-case host name (IPv6 in brackets) and its port, if any. */
@@ -158,17 +197,12 @@ function splitHost(header: string | undefined): { host: string; port: number | u
 
 /**
  * Host allow-list (DNS rebinding) and Origin check (no CORS: only the server's own origin, same scheme, host and
- * port, may call it from a browser; another local web app on another port may not), then authentication.
+ * port, may call it from a browser; another local web app on another port may not), for every request; then
+ * authentication, by each route's declared access (./access.ts).
  */
-function installGuards(app: FastifyInstance, options: AppOptions, authenticator: Authenticator): void {
+function installGuards(app: FastifyInstance, options: AppOptions, serverPort: () => number | undefined): void {
   const hosts = new Set((options.allowedHosts ?? ['127.0.0.1', 'localhost', '[::1]']).map((h) => h.toLowerCase()));
   const scheme = options.https ? 'https:' : 'http:';
-  // The listening port: given, or read from the socket once it listens (port 0 in tests); unknown under inject.
-  const serverPort = (): number | undefined => {
-    if (options.port) return options.port;
-    const address = app.server.address();
-    return typeof address === 'object' && address ? address.port : undefined;
-  };
   app.addHook('onRequest', async (request) => {
     const port = serverPort();
     const defaultPort = options.https ? 443 : 80;
@@ -189,9 +223,6 @@ function installGuards(app: FastifyInstance, options: AppOptions, authenticator:
       if (!allowed) throw new ApiError('forbidden', 'Cross-origin requests are not allowed.');
     }
     if (request.headers['sec-fetch-site'] === 'cross-site') throw new ApiError('forbidden', 'Cross-site requests are not allowed.');
-    const path = request.url.split('?')[0] ?? '';
-    if (path.startsWith('/api/v1/')) request.principal = await authenticator.forApi(request);
-    else if (path.startsWith('/api/settings')) request.principal = authenticator.forSettings(request);
   });
 }
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
+import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
 
 /**
  * Timeouts of the HTTP(S) server. Slow clients (slowloris: headers dribbled a byte at a time; a body dribbled the

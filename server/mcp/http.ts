@@ -1,23 +1,20 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, envelope, ERRORS } from '../http/errors.ts';
+import type { FastifyInstance } from 'fastify';
+import { ApiError, envelope, ERRORS } from '../errors.ts';
+import { access } from '../http/access.ts';
 import { holdConnection } from '../http/long-request.ts';
 import { createMcpServer } from './server.ts';
 
 /**
  * MCP over Streamable HTTP at `/mcp`, stateless: each POST gets a fresh server and transport (no session to keep,
  * so nothing to leak and any number of clients at once), answering with plain JSON. The app's Host and Origin
- * guards run first (its onRequest hook), then a Bearer key is required, on every plan.
+ * guards run first (its onRequest hook), then a Bearer key is required, on every plan (access `mcp`).
  */
 export async function mcpRoutes(app: FastifyInstance): Promise<void> {
-  const authenticate = async (request: FastifyRequest) => {
-    request.principal = await app.authenticator.forMcp(request);
-  };
-
   app.post(
     '/mcp',
     // JSON-RPC escapes the markdown (quotes, newlines), so the body may be larger than the markdown it carries.
-    { schema: { hide: true }, bodyLimit: 2 * (app.initialConfig.bodyLimit ?? 1024 * 1024), onRequest: authenticate },
+    { ...access('mcp'), schema: { hide: true }, bodyLimit: 2 * (app.initialConfig.bodyLimit ?? 1024 * 1024) },
     async (request, reply) => {
       const server = createMcpServer(app.services, { logError: (error) => request.log.error({ err: error }, 'MCP tool failed') });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -49,6 +46,6 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const notAllowed = async () => {
     throw new ApiError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { Allow: 'POST' });
   };
-  app.get('/mcp', { schema: { hide: true }, onRequest: authenticate }, notAllowed);
-  app.delete('/mcp', { schema: { hide: true }, onRequest: authenticate }, notAllowed);
+  app.get('/mcp', { ...access('mcp'), schema: { hide: true } }, notAllowed);
+  app.delete('/mcp', { ...access('mcp'), schema: { hide: true } }, notAllowed);
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { ConversionRecord, MappingRecord, TemplateRecord } from '../store/database.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../store/store.ts';

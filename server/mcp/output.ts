@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 
 /**
  * Where convert_markdown may write: a path inside the folder the user allowed (`mcp_output_dir`), checked after

@@ -1,5 +1,5 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { conversionOut, DOCX_TYPE } from '../http/routes/conversions.ts';
 import { templateOut } from '../http/routes/templates.ts';
 import type { Services } from '../services.ts';

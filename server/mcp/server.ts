@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
-import { ApiError, envelope, ERRORS } from '../http/errors.ts';
+import { ApiError, envelope, ERRORS } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { registerResources } from './resources.ts';
 import { TOOLS } from './tools/index.ts';

@@ -75,13 +75,18 @@ async function createKey(app: FastifyInstance, name = 'test'): Promise<{ id: str
   return res.json();
 }
 
-/** A UI session cookie from `GET /auth/session?token=<uiToken>`. */
+/**
+ * A UI session cookie from `GET /auth/session?token=…`: the launch's link works once, so each call asks for a fresh
+ * link as the owner (`docwright open` does the same).
+ */
 async function sessionCookie(app: FastifyInstance): Promise<Headers> {
-  const res = await req(app, 'GET', `/auth/session?token=${UI_TOKEN}`);
+  const link = await req(app, 'POST', '/api/settings/session-link', admin);
+  expect(link.statusCode, link.body).toBe(200);
+  const res = await req(app, 'GET', (link.json() as { path: string }).path);
   expect(res.statusCode).toBe(303);
-  const cookie = res.cookies.find((c) => c.name === 'dw_session');
+  const cookie = res.cookies.find((c) => c.name === `dw_session_${PORT}`);
   expect(cookie).toBeDefined();
-  return { cookie: `dw_session=${cookie?.value ?? ''}` };
+  return { cookie: `dw_session_${PORT}=${cookie?.value ?? ''}` };
 }
 
 const builtin = { template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID };

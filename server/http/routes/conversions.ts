@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConversionRecord } from '../../store/database.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES, type Conversion } from '../schemas/index.ts';
+import { access } from '../access.ts';
 
 export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -48,13 +49,14 @@ function find(app: FastifyInstance, id: string): ConversionRecord {
 export async function conversionRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string } }>(
     '/api/v1/conversions/:id',
-    { schema: { summary: 'A conversion record', params: IdParamsSchema, response: { 200: Type.Ref('Conversion'), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: 'A conversion record', params: IdParamsSchema, response: { 200: Type.Ref('Conversion'), ...ERROR_RESPONSES } } },
     async (request) => conversionOut(find(app, request.params.id)),
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/conversions/:id/download',
     {
+      ...access('api'),
       schema: {
         summary: 'Download the .docx of a conversion',
         params: IdParamsSchema,
@@ -79,6 +81,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: { offset?: string; limit?: string } }>(
     '/api/v1/conversions',
     {
+      ...access('api'),
       schema: {
         summary: 'Conversions, newest first',
         querystring: Type.Object({
@@ -99,7 +102,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/conversions/:id',
-    { schema: { summary: 'Delete a conversion and its output', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: 'Delete a conversion and its output', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const record = find(app, request.params.id);
       await app.services.store.deleteConversion(record.conversion_id);

@@ -3,12 +3,14 @@ import { Type } from 'typebox';
 import { holdConnection } from '../long-request.ts';
 import { ConvertBodySchema, type ConvertBody } from '../schemas/index.ts';
 import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
+import { access } from '../access.ts';
 
 /** POST /api/v1/convert (SPEC.md): the .docx bytes by default, or the conversion record. */
 export async function convertRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: ConvertBody }>(
     '/api/v1/convert',
     {
+      ...access('api'),
       schema: {
         summary: 'Convert markdown to .docx',
         body: Type.Ref('ConvertRequest'),

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { MappingRules } from '../../convert/index.ts';
 import type { MappingRecord } from '../../store/database.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES, type MappingCreate } from '../schemas/index.ts';
+import { access } from '../access.ts';
 
 /** The mapping as the API shows it. */
 export function mappingOut(m: MappingRecord) {
@@ -25,6 +26,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: { template_id?: string } }>(
     '/api/v1/mappings',
     {
+      ...access('api'),
       schema: {
         summary: 'Style mappings',
         querystring: Type.Object({ template_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only the mappings of this template' })) }),
@@ -36,20 +38,20 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Body: MappingCreate }>(
     '/api/v1/mappings',
-    { schema: { summary: 'Create a mapping; unknown style names come back as warnings', body: Type.Ref('MappingCreate'), response: { 201: Type.Ref('MappingWithWarnings'), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: 'Create a mapping; unknown style names come back as warnings', body: Type.Ref('MappingCreate'), response: { 201: Type.Ref('MappingWithWarnings'), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const { mapping, warnings } = await app.services.createMapping({ ...request.body, rules: request.body.rules as MappingRules });
       return reply.status(201).send({ ...mappingOut(mapping), warnings });
     },
   );
 
-  app.get<{ Params: { id: string } }>('/api/v1/mappings/:id', { schema: { summary: 'A mapping', params: IdParamsSchema, response: { 200: Type.Ref('Mapping'), ...ERROR_RESPONSES } } }, async (request) =>
+  app.get<{ Params: { id: string } }>('/api/v1/mappings/:id', { ...access('api'), schema: { summary: 'A mapping', params: IdParamsSchema, response: { 200: Type.Ref('Mapping'), ...ERROR_RESPONSES } } }, async (request) =>
     mappingOut(find(request.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Body: { name?: string; rules?: MappingRules } }>(
     '/api/v1/mappings/:id',
-    { schema: { summary: 'Rename a mapping or replace its rules (version + 1)', params: IdParamsSchema, body: Type.Ref('MappingPatch'), response: { 200: Type.Ref('MappingWithWarnings'), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: 'Rename a mapping or replace its rules (version + 1)', params: IdParamsSchema, body: Type.Ref('MappingPatch'), response: { 200: Type.Ref('MappingWithWarnings'), ...ERROR_RESPONSES } } },
     async (request) => {
       const m = find(request.params.id);
       if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be changed; create your own.');
@@ -63,7 +65,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/mappings/:id',
-    { schema: { summary: 'Delete a mapping', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: 'Delete a mapping', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const m = find(request.params.id);
       if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be deleted.');

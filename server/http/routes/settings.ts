@@ -5,8 +5,9 @@ import { Type } from 'typebox';
 import { managedSettings, type ManagedSettings } from '../../policy/index.ts';
 import { nextMonth, PLAN_LIMITS, quotaOf } from '../../services.ts';
 import type { Settings } from '../../store/database.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { ERROR_RESPONSES } from '../schemas/index.ts';
+import { access } from '../access.ts';
 
 
 const SettingsSchema = Type.Object({
@@ -70,10 +71,10 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
       },
     };
   };
-  app.get('/api/settings', { schema: { summary: 'Settings, plan limits and this month\'s usage', response: ERROR_RESPONSES } }, async () => view());
+  app.get('/api/settings', { ...access('owner'), schema: { summary: 'Settings, plan limits and this month\'s usage', response: ERROR_RESPONSES } }, async () => view());
   app.patch<{ Body: Partial<Settings> }>(
     '/api/settings',
-    { schema: { summary: 'Change settings', body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }), response: ERROR_RESPONSES } },
+    { ...access('owner'), schema: { summary: 'Change settings', body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }), response: ERROR_RESPONSES } },
     async (request) => {
       const dir = request.body.mcp_output_dir;
       if (typeof dir === 'string' && (!isAbsolute(dir) || !statSync(dir, { throwIfNoEntry: false })?.isDirectory())) {

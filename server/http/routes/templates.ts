@@ -3,9 +3,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TemplateRecord } from '../../store/database.ts';
 import { PLAN_LIMITS } from '../../services.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES, type TemplateOut } from '../schemas/index.ts';
 import { contentDisposition, DOCX_TYPE } from './conversions.ts';
+import { access } from '../access.ts';
 
 /** The template as the API shows it. */
 export function templateOut(t: TemplateRecord): TemplateOut {
@@ -66,13 +67,13 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     return t;
   };
 
-  app.get('/api/v1/templates', { schema: { summary: 'Templates (oldest first; the built-in one first)', response: { 200: Type.Array(Type.Ref('Template')), ...ERROR_RESPONSES } } }, async () =>
+  app.get('/api/v1/templates', { ...access('api'), schema: { summary: 'Templates (oldest first; the built-in one first)', response: { 200: Type.Array(Type.Ref('Template')), ...ERROR_RESPONSES } } }, async () =>
     store.listTemplates().map(templateOut),
   );
 
   app.post(
     '/api/v1/templates',
-    { schema: { summary: 'Upload a .docx template', consumes: ['multipart/form-data'], response: { 201: Type.Ref('Template'), ...ERROR_RESPONSES } } as never },
+    { ...access('api'), schema: { summary: 'Upload a .docx template', consumes: ['multipart/form-data'], response: { 201: Type.Ref('Template'), ...ERROR_RESPONSES } } as never },
     async (request, reply) => {
       const { bytes, fields, filename } = await readUpload(request);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
@@ -88,19 +89,19 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Params: { id: string } }>('/api/v1/templates/:id', { schema: { summary: 'A template', params: IdParamsSchema, response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } }, async (request) =>
+  app.get<{ Params: { id: string } }>('/api/v1/templates/:id', { ...access('api'), schema: { summary: 'A template', params: IdParamsSchema, response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } }, async (request) =>
     templateOut(find(request.params.id)),
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/templates/:id/styles',
-    { schema: { summary: "A template's styles (the names a mapping uses)", params: IdParamsSchema, response: { 200: Type.Array(Type.Ref('TemplateStyle')), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: "A template's styles (the names a mapping uses)", params: IdParamsSchema, response: { 200: Type.Array(Type.Ref('TemplateStyle')), ...ERROR_RESPONSES } } },
     async (request) => (await app.services.template(find(request.params.id))).styles.map(({ name, id, type }) => ({ name, id, type })),
   );
 
   app.get<{ Params: { id: string } }>(
     '/api/v1/templates/:id/download',
-    { schema: { summary: "The template's .docx", params: IdParamsSchema, response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: "The template's .docx", params: IdParamsSchema, response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const t = find(request.params.id);
       const bytes = await store.templateBytes(t);
@@ -111,7 +112,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
 
   app.patch<{ Params: { id: string }; Body: { name?: string; description?: string } }>(
     '/api/v1/templates/:id',
-    { schema: { summary: "Rename a template or change its description (version + 1)", params: IdParamsSchema, body: Type.Ref('TemplatePatch'), response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: "Rename a template or change its description (version + 1)", params: IdParamsSchema, body: Type.Ref('TemplatePatch'), response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } },
     async (request) => {
       const t = editable(request.params.id);
       const patch = { ...request.body, version: t.version + 1, updated_at: app.services.now().toISOString() };
@@ -121,7 +122,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
 
   app.put<{ Params: { id: string } }>(
     '/api/v1/templates/:id/file',
-    { schema: { summary: "Replace a template's .docx (version + 1)", consumes: ['multipart/form-data'], params: IdParamsSchema, response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } as never },
+    { ...access('api'), schema: { summary: "Replace a template's .docx (version + 1)", consumes: ['multipart/form-data'], params: IdParamsSchema, response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES } } as never },
     async (request) => {
       const t = editable((request.params as { id: string }).id);
       const { bytes, fields } = await readUpload(request);
@@ -136,7 +137,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/templates/:id',
-    { schema: { summary: 'Delete a template and its mappings', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+    { ...access('api'), schema: { summary: 'Delete a template and its mappings', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
     async (request, reply) => {
       const t = editable(request.params.id);
       await store.deleteTemplate(t.id);

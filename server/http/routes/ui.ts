@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { access } from '../access.ts';
 
 /**
  * The UI's Content Security Policy: everything from this server only. Inline styles are allowed because the
@@ -63,9 +64,13 @@ export async function uiRoutes(app: FastifyInstance, options: { uiDir?: string |
   const dir = options.uiDir === false ? undefined : (options.uiDir ?? defaultUiDir());
   const secure = (reply: FastifyReply) => reply.headers(SECURITY_HEADERS);
   if (!dir) {
-    app.get('/', { schema: { hide: true } }, async (_request, reply) => secure(reply).type('text/html; charset=utf-8').send(NOT_BUILT));
+    app.get('/', { ...access('public'), schema: { hide: true } }, async (_request, reply) => secure(reply).type('text/html; charset=utf-8').send(NOT_BUILT));
     return;
   }
+  // The UI's files are public (this plugin's own scope): @fastify/static adds one route per file, with no config.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.access === undefined) route.config = { ...route.config, access: 'public' };
+  });
   await app.register(fastifyStatic, {
     root: dir,
     prefix: '/',

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DOCX_TYPE } from '../../http/routes/conversions.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../errors.ts';
 import { findConversion } from '../lookup.ts';
 import { documentUri } from '../resources.ts';
 import { Conversion, conversionResult, DocumentRef } from '../schemas.ts';

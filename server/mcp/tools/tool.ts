@@ -1,6 +1,6 @@
 import type { CallToolResult, ContentBlock, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 
 /** What every tool runs against: the services of the server that owns the data directory. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { MappingRules } from '../../convert/index.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError } from '../../errors.ts';
 import { BUILTIN_TEMPLATE_ID } from '../../store/store.ts';
 import { findMapping, findTemplate } from '../lookup.ts';
 import { IdOrName, Rules } from '../schemas.ts';
