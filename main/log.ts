@@ -8,7 +8,7 @@ const SECRETS: Array<[RegExp, string]> = [
   [/\bdw_[A-Za-z0-9]{6,}/g, 'dw_[redacted]'],
   // Credentials in headers, however they are printed.
   [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]'],
-  [/\b(authorization|x-docwright-admin|cookie|set-cookie|dw_session)(["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi, '$1$2[redacted]'],
+  [/\b(authorization|x-docwright-admin|cookie|set-cookie|dw_session(?:_\d+)?)(["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi, '$1$2[redacted]'],
 ];
 
 /** A log message without secrets: URL tokens, API keys, Authorization values, session cookies, the admin token. */

@@ -118,7 +118,7 @@ export function buildProgram(): Command {
     .action(async (opts: { port?: string; host?: string; http?: boolean; allowRemote?: boolean; cert?: string; key?: string; publicHost?: string[] }) => {
       const port = opts.port === undefined ? undefined : Number(opts.port);
       if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliError('--port must be a number from 0 to 65535');
-      const { startServer } = await serverModules();
+      const { startServer, showSessionLink } = await serverModules();
       const server = await startServer({
         dataDir: dataDir(),
         ...(port !== undefined ? { port } : {}),
@@ -132,8 +132,7 @@ export function buildProgram(): Command {
       });
       for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
       print(`Docwright is running at ${server.discovery.url}`);
-      print(`Open the app:  ${server.uiLink}`);
-      print('               (this launch only; keep it private)');
+      await showSessionLink(dataDir(), server.uiLink, print);
       if (server.discovery.cert_path && !opts.cert) {
         print('               Your browser warns once about the certificate Docwright made for this computer:');
         print('               check that it shows the fingerprint below, then proceed.');
@@ -146,6 +145,14 @@ export function buildProgram(): Command {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+    });
+
+  program
+    .command('open')
+    .description("a new link that opens the running server's app in a browser (each link works once, within 5 minutes)")
+    .action(async () => {
+      const { newSessionLink, showSessionLink } = await serverModules();
+      await showSessionLink(dataDir(), await newSessionLink(dataDir()), print);
     });
 
   program

@@ -48,8 +48,10 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   discovery: Discovery;
-  /** The link that opens the UI with this launch's session. */
+  /** The link that opens the UI with this launch's session: once, within minutes (server/auth/authenticator.ts). */
   uiLink: string;
+  /** A fresh session link (the previous one dies), e.g. for a second browser. */
+  newUiLink(): string;
   adminToken: string;
   /** A warning to show (e.g. the keychain fallback). */
   warnings: string[];
@@ -95,6 +97,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       allowedHosts: hostNames,
       https: !http,
       policy,
+      team: !isLoopback(host),
       logger: options.logger ?? false,
       ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key }, certificate: { fingerprint: tls.fingerprint, path: tls.certPath } } : {}),
     });
@@ -135,6 +138,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       store,
       discovery,
       uiLink: `${url}/auth/session?token=${uiToken}`,
+      newUiLink: () => `${url}/auth/session?token=${app.authenticator.newLinkToken()}`,
       adminToken,
       warnings: [
         ...seeded.warnings,
@@ -150,6 +154,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         await app.close();
         rmSync(paths.discovery, { force: true });
         rmSync(paths.adminToken, { force: true });
+        rmSync(paths.uiLink, { force: true });
         store.close();
       },
     };

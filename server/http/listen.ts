@@ -81,13 +81,14 @@ export function nameCovers(certName: string, host: string): boolean {
 
 /**
  * The names the Host header may carry (the DNS rebinding defence): loopback, the certificate's names (wildcards
- * excepted: a Host must be named exactly), the `--public-host` names, and the bound address itself.
+ * excepted: a Host must be named exactly), the `--public-host` names, and any address it is bound to.
  */
 export function allowedHostNames(options: { host: string; certificateNames?: string[]; publicHosts?: string[] }): string[] {
   const names = new Set(LOOPBACK_NAMES);
   for (const n of options.certificateNames ?? []) if (!n.startsWith('*.')) names.add(n);
   for (const n of options.publicHosts ?? []) names.add(n);
-  if (!isLoopback(options.host) && !isWildcard(options.host)) {
+  // The address it listens on answers to its own name, loopback ones too (127.0.0.2, ::1 spelled otherwise).
+  if (!isWildcard(options.host)) {
     const bound = hostName(options.host);
     if (bound) names.add(bound);
   }

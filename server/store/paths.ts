@@ -19,5 +19,7 @@ export function dataPaths(dataDir: string) {
     discovery: join(dataDir, 'server.json'),
     tls: join(dataDir, 'tls'),
     adminToken: join(dataDir, 'admin.token'),
+    /** The session link, when the output it would be printed to is no terminal (0600, removed on stop). */
+    uiLink: join(dataDir, 'ui-link'),
   };
 }

@@ -70,7 +70,8 @@ export async function startWorld(): Promise<World> {
         if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
       });
       (page as Page & { errors?: string[] }).errors = errors;
-      await page.goto(server.uiLink);
+      // Each link opens the app once: every new browser context gets its own.
+      await page.goto(server.newUiLink());
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       return { context, page };
     },

@@ -1,10 +1,10 @@
-// Keys under attack: brute force is slowed (after 10 failed authentications in a minute a client gets 429
-// too_many_requests with Retry-After) while valid clients are not (a key proven before the attack, the CLI's admin
-// token and the session link still work at once); and no key, Authorization header, session token, session cookie
+// Keys under attack: brute force is bounded (after 60 failed authentications in a minute, from wherever they come,
+// further failures get 429 too_many_requests with Retry-After) while valid credentials are never held up (any key
+// that verifies, proven before or not, the CLI's admin token and the session link work at once); and no key, Authorization header, session token, session cookie
 // or admin token ever reaches the logs of a real server with its request logger on, nor `docwright serve`'s output.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
@@ -95,7 +95,7 @@ describe('logs', () => {
     const link = await call(agent, uiLink);
     expect(link.status).toBe(303);
     const cookie = String(link.headers['set-cookie'] ?? '').split(';')[0] ?? '';
-    expect(cookie).toMatch(/^dw_session=.{20,}/);
+    expect(cookie).toMatch(/^__Host-dw_session_\d+=.{20,}/);
     expect((await call(agent, `${url}/api/settings`, { headers: { cookie } })).status).toBe(200);
     expect((await call(agent, `${url}/auth/session?token=wrong-link-token-123`)).status).toBe(401);
     expect((await call(agent, `${url}/api/settings`, { headers: admin })).status).toBe(200);
@@ -111,10 +111,10 @@ describe('logs', () => {
     expect(urls).toContain('/api/v1/templates?api_key=[redacted]');
     expect(lines.filter((l) => l.msg === 'request completed').length).toBeGreaterThanOrEqual(14);
     const uiToken = new URL(uiLink).searchParams.get('token') ?? '';
-    expectNoSecrets(output, [created.key, revoked.key, unknown, 'hunter2-not-a-key', adminToken, uiToken, cookie.slice('dw_session='.length), 'wrong-link-token-123', 'wrong-admin-token-456']);
+    expectNoSecrets(output, [created.key, revoked.key, unknown, 'hunter2-not-a-key', adminToken, uiToken, cookie.slice(cookie.indexOf('=') + 1), 'wrong-link-token-123', 'wrong-admin-token-456']);
   });
 
-  it('docwright serve prints the session link once, on its own line, and nothing secret besides', async () => {
+  it('docwright serve writes the session link to a 0600 file, not to its output (no terminal), and prints nothing secret', async () => {
     const dir = mkdtempSync(join(root, 'serve-'));
     const server = await startServe(['--data-dir', dir]);
     const agent = trustingAgent(join(dir, 'tls', 'localhost-cert.pem'));
@@ -124,19 +124,22 @@ describe('logs', () => {
     await call(agent, `${server.url}/api/v1/templates`, { headers: { authorization: `Bearer ${key}` } });
     await call(agent, `${server.url}/api/v1/templates`, { headers: { authorization: `Bearer ${unknown}` } });
     await call(agent, `${server.url}/api/settings`, { headers: { 'x-docwright-admin': 'wrong-admin-token-789' } });
+    const linkFile = join(dir, 'ui-link');
+    const uiToken = new URL(readFileSync(linkFile, 'utf8').trim()).searchParams.get('token') ?? '';
+    expect(uiToken.length).toBeGreaterThan(20);
+    expect(statSync(linkFile).mode & 0o077).toBe(0);
     await agent.close();
     server.child.kill('SIGTERM');
     await server.exited;
-    const link = /(https:\/\/\S+\/auth\/session\?token=(\S+))/.exec(server.stdout());
-    const uiToken = link?.[2] ?? '';
-    expect(uiToken.length).toBeGreaterThan(20);
-    expect(server.stdout().split(uiToken)).toHaveLength(2);
-    expectNoSecrets(server.stdout() + server.stderr(), [key, unknown, adminToken, 'wrong-admin-token-789']);
+    expect(server.stdout()).toContain(`Open the app:  the link in ${join(dir, 'ui-link')}`);
+    expect(server.stdout()).not.toContain('token=');
+    expectNoSecrets(server.stdout() + server.stderr(), [key, unknown, adminToken, uiToken, 'wrong-admin-token-789']);
+    expect(existsSync(linkFile)).toBe(false);
   });
 });
 
 describe('brute force', () => {
-  it('10 failures from a client → 429 too_many_requests with Retry-After; the guesses stop being checked; valid clients go on', async () => {
+  it('60 failures → 429 too_many_requests with Retry-After; every valid credential goes on at once', async () => {
     const dir = mkdtempSync(join(root, 'brute-'));
     const server = await startServer({ dataDir: dir, port: 0 });
     cleanups.push(() => server.close());
@@ -152,16 +155,18 @@ describe('brute force', () => {
     // A valid key never counts: 50 uses, then the attack.
     for (let i = 0; i < 50; i++) expect((await get(proven)).status).toBe(200);
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) statuses.push((await get(guess())).status);
-    expect(statuses).toEqual(Array(10).fill(401));
-    const blocked = await get(guess());
+    for (let i = 0; i < 60; i++) statuses.push((await get(guess())).status);
+    expect(statuses).toEqual(Array(60).fill(401));
+    // The allowance refills at one a second, so a guess or two more may still be answered 401 before the 429.
+    let blocked = await get(guess());
+    for (let i = 0; blocked.status === 401 && i < 20; i++) blocked = await get(guess());
     expect(blocked.status).toBe(429);
     expect(blocked.json()).toEqual({ error: { code: 'too_many_requests', message: expect.stringMatching(/retry in \d+ s/) } });
     const retryAfter = Number(blocked.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
 
-    // 200 more guesses, malformed ones too: all 429, none checked; meanwhile the proven key works at once, every time.
+    // 200 more guesses, malformed ones too: all 429; meanwhile the proven key works at once, every time.
     const started = Date.now();
     const later: number[] = [];
     for (let i = 0; i < 200; i++) {
@@ -172,7 +177,10 @@ describe('brute force', () => {
         expect(Date.now() - t).toBeLessThan(1_000);
       }
     }
-    expect(new Set(later)).toEqual(new Set([429]));
+    // The global allowance refills at one failure a second: that many may be answered 401 again, the rest 429.
+    const plain = later.filter((status) => status === 401).length;
+    expect(plain).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
+    expect(later.filter((status) => status !== 401 && status !== 429)).toEqual([]);
     console.log(`brute force: 200 guesses refused in ${Date.now() - started} ms with 429, Retry-After ${retryAfter} s`);
 
     // The owner is never locked out: the admin token and the session link work; a wrong admin token is refused alike.
@@ -181,21 +189,19 @@ describe('brute force', () => {
     expect((await call(agent, server.uiLink)).status).toBe(303);
     expect((await call(agent, `${url}/auth/session?token=wrong`)).status).toBe(429);
 
-    // A key not yet proven gets the same 429 as a wrong one while the block lasts: a block never confirms a guess.
+    // A key never used before works at once too: a key that verifies is never throttled (keys carry ~190 random
+    // bits, so the bound is about noise and work, and the 429 tells a guesser nothing a 401 would not).
     const fresh = (await create('fresh')).key;
-    const freshAnswer = await get(fresh);
-    expect(freshAnswer.status).toBe(429);
-    expect((freshAnswer.json() as { error: { code: string } }).error.code).toBe('too_many_requests');
+    expect((await get(fresh)).status).toBe(200);
 
     // Other work of valid clients is not slowed either.
     const convert = await call(agent, `${url}/api/v1/convert`, { method: 'POST', headers: { authorization: `Bearer ${proven}` }, body: { markdown: '# Still here', template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: 'json' } });
     expect(convert.status).toBe(200);
 
     if (SOAK) {
-      // The block ends: after the window, a guess is checked again (401) and the fresh key works.
+      // The bucket refills: after Retry-After, a guess is answered 401 again.
       const wait = Number((await get(guess())).headers['retry-after']);
       await new Promise((r) => setTimeout(r, (wait + 1) * 1000));
-      expect((await get(fresh)).status).toBe(200);
       expect((await get(guess())).status).toBe(401);
     }
   }, SOAK ? 180_000 : 60_000);

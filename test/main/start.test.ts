@@ -2,7 +2,7 @@
 // saying why in one line. Here the server path runs for real.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,11 @@ describe('npm start without a usable Electron', () => {
         });
       });
       expect(stdout.split('\n')[0]).toBe(expected.mode === 'server' ? expected.reason : '');
-      expect(stdout).toMatch(/Open the app: +https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=/);
+      // Not a terminal: the session link goes to a file only the user can read, never to this (loggable) output.
+      expect(stdout).toContain(`Open the app:  the link in ${join(home, 'ui-link')}`);
+      expect(stdout).not.toContain('token=');
+      expect(readFileSync(join(home, 'ui-link'), 'utf8')).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=\S{20,}\n$/);
+      expect(statSync(join(home, 'ui-link')).mode & 0o077).toBe(0);
       const health = await call(trustingAgent(join(home, 'tls', 'localhost-cert.pem')), `${url}/api/health`);
       expect(health.status).toBe(200);
       expect(existsSync(join(home, 'server.json'))).toBe(true);

@@ -1,0 +1,31 @@
+import { writeFileAtomic } from '../store/files.ts';
+import { dataPaths } from '../store/paths.ts';
+import { CliError } from './errors.ts';
+import { callServer, findRunningServer } from './running-server.ts';
+
+/**
+ * How the session link reaches its owner without reaching a log: printed only to an interactive terminal; else (a
+ * service's journal, a pipe, a file) written to `ui-link` in the data directory, readable only by the user, and
+ * only that file's path is printed.
+ */
+export async function showSessionLink(dataDir: string, link: string, print: (line: string) => void, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+  if (terminal) {
+    print(`Open the app:  ${link}`);
+    print('               (opens the app once, within 5 minutes; keep it private; a new one: docwright open)');
+    return;
+  }
+  const file = dataPaths(dataDir).uiLink;
+  await writeFileAtomic(file, `${link}\n`, 0o600);
+  print(`Open the app:  the link in ${file}`);
+  print('               (not printed here: this output is no terminal and may be logged; it opens the app once, within 5 minutes)');
+}
+
+/** A fresh session link from the running server of this data directory (`docwright open`). */
+export async function newSessionLink(dataDir: string): Promise<string> {
+  const server = findRunningServer(dataDir);
+  if (!server) throw new CliError('no Docwright server is running for this data directory; start one with: docwright serve');
+  const res = await callServer(server, 'POST', '/api/settings/session-link');
+  const path = (res.body as { path?: unknown } | null)?.path;
+  if (res.status !== 200 || typeof path !== 'string') throw new CliError(`the server refused a new session link (${res.status})`);
+  return new URL(path, server.discovery.url).href;
+}
