@@ -1,0 +1,145 @@
+// Issue 12, the UI session: the launch's link opens the app once, and only within minutes; a team server takes it
+// only from its own computer; the cookie is bound to the server's port (two local servers keep their sessions
+// apart); every response holding a secret says Cache-Control: no-store; the link never reaches a log.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type AppOptions } from '../../server/http/app.ts';
+import { showSessionLink } from '../../server/cli/session-link.ts';
+import { Store } from '../../server/store/store.ts';
+import { rawRequest } from './raw-http.ts';
+
+const ADMIN = 'admin-token-for-sessions';
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+interface Server {
+  app: FastifyInstance;
+  port: number;
+  clock: { now: Date };
+}
+
+/** A real app listening on a free loopback port (plain HTTP unless `httpsOptions`), with a clock to move. */
+async function server(extra: Partial<AppOptions> = {}, listen = true): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'dw-session-'));
+  const store = await Store.open(dir);
+  const clock = { now: new Date() };
+  const app = await buildApp({ store, secret: randomBytes(32), adminToken: ADMIN, uiToken: 'the-launch-token-0123456789', uiDir: false, now: () => clock.now, ...extra });
+  if (listen) await app.listen({ host: '127.0.0.1', port: 0 });
+  else await app.ready();
+  closers.push(async () => {
+    await app.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const address = app.server.address();
+  return { app, port: typeof address === 'object' && address ? address.port : 0, clock };
+}
+
+const open = (s: Server, token = 'the-launch-token-0123456789') => rawRequest({ port: s.port, method: 'GET', target: `/auth/session?token=${token}` });
+
+describe('the session link', () => {
+  it('opens the app once: the second use is refused', async () => {
+    const s = await server();
+    const first = await open(s);
+    expect(first.status).toBe(303);
+    const second = await open(s);
+    expect(second.status).toBe(401);
+    expect(second.body).toContain('docwright open');
+  });
+
+  it('dies unused after 5 minutes', async () => {
+    const s = await server();
+    s.clock.now = new Date(s.clock.now.getTime() + 5 * 60_000 + 1000);
+    expect((await open(s)).status).toBe(401);
+  });
+
+  it('a new link from the owner (docwright open) works once, and kills the previous one', async () => {
+    const s = await server();
+    const fresh = await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/session-link', headers: { 'x-docwright-admin': ADMIN } });
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers['cache-control']).toBe('no-store');
+    const path = (JSON.parse(fresh.body) as { path: string }).path;
+    expect((await open(s)).status).toBe(401);
+    expect((await rawRequest({ port: s.port, method: 'GET', target: path })).status).toBe(303);
+    expect((await rawRequest({ port: s.port, method: 'GET', target: path })).status).toBe(401);
+    // Without credentials there is no new link.
+    expect((await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/session-link' })).status).toBe(401);
+  });
+
+  it('a team server takes it only from its own computer', async () => {
+    const s = await server({ team: true }, false);
+    const remote = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1' }, remoteAddress: '192.168.1.20' });
+    expect(remote.statusCode).toBe(403);
+    // The refusal did not use the link up: on the server's own computer it still opens the app.
+    const local = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1' }, remoteAddress: '127.0.0.1' });
+    expect(local.statusCode).toBe(303);
+  });
+
+  it('is written to a 0600 file, not printed, when the output is no terminal; printed only to a terminal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-link-'));
+    const link = 'https://127.0.0.1:1234/auth/session?token=secret-token-abcdefghijkl';
+    const lines: string[] = [];
+    await showSessionLink(dir, link, (l) => lines.push(l), false);
+    expect(lines.join('\n')).not.toContain('secret-token');
+    expect(lines.join('\n')).toContain(join(dir, 'ui-link'));
+    expect(readFileSync(join(dir, 'ui-link'), 'utf8')).toBe(`${link}\n`);
+    expect(statSync(join(dir, 'ui-link')).mode & 0o777).toBe(0o600);
+    const terminal: string[] = [];
+    await showSessionLink(dir, link, (l) => terminal.push(l), true);
+    expect(terminal.join('\n')).toContain(link);
+    rmSync(dir, { recursive: true, force: true });
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('the session cookie', () => {
+  it("is named for the server's port, so two local servers keep their sessions apart", async () => {
+    const a = await server();
+    const b = await server();
+    const cookieOf = (setCookie: string | undefined) => (setCookie ?? '').split(';')[0] ?? '';
+    const ca = cookieOf((await open(a)).headers['set-cookie']);
+    const cb = cookieOf((await open(b)).headers['set-cookie']);
+    expect(ca.split('=')[0]).toBe(`dw_session_${a.port}`);
+    expect(cb.split('=')[0]).toBe(`dw_session_${b.port}`);
+    // A browser sends both cookies to both ports (cookies ignore ports): each server reads its own.
+    const jar = `${ca}; ${cb}`;
+    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { cookie: jar } })).status).toBe(200);
+    expect((await rawRequest({ port: b.port, method: 'GET', target: '/api/settings', headers: { cookie: jar } })).status).toBe(200);
+    // Server b's session under a's name does not open a.
+    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { cookie: `dw_session_${a.port}=${cb.split('=')[1] ?? ''}` } })).status).toBe(401);
+  });
+
+  it('over HTTPS carries the __Host- prefix (Secure, Path=/, no Domain)', async () => {
+    const s = await server({ https: true, port: 47999 }, false);
+    const res = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1:47999' } });
+    expect(res.statusCode).toBe(303);
+    const header = String(res.headers['set-cookie']);
+    expect(header).toMatch(/^__Host-dw_session_47999=[^;]{20,};/);
+    expect(header).toMatch(/; Secure/);
+    expect(header).toMatch(/; Path=\//);
+    expect(header).not.toMatch(/Domain=/i);
+    expect(header).toMatch(/; HttpOnly/);
+    expect(header).toMatch(/; SameSite=Strict/);
+  });
+});
+
+describe('Cache-Control: no-store on every response holding a secret', () => {
+  it('the session exchange and its refusal', async () => {
+    const s = await server();
+    expect((await open(s)).headers['cache-control']).toBe('no-store');
+    expect((await open(s)).headers['cache-control']).toBe('no-store');
+  });
+
+  it('key creation', async () => {
+    const s = await server();
+    const res = await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/api-keys', headers: { 'x-docwright-admin': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'cached?' }) });
+    expect(res.status).toBe(201);
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+});
