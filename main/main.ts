@@ -38,8 +38,9 @@ function showWindow(): void {
   created.on('closed', () => {
     if (window === created) window = undefined;
   });
-  // The one-launch link sets the session cookie and redirects to the UI at `/`.
-  void created.loadURL(server.uiLink);
+  // A session link (each works once) sets the session cookie and redirects to the UI at `/`; a window made again
+  // after closing gets a new one.
+  void created.loadURL(server.newUiLink());
 }
 
 function createTray(apiUrl: string, log: FileLog): void {
