@@ -278,7 +278,7 @@ function installErrorHandling(app: FastifyInstance): void {
         reply.raw.once('finish', () => lingerThenClose(request));
         return send(reply, 'payload_too_large', `The request body is larger than the limit (${Math.round(BODY_LIMIT / 1024 / 1024)} MB of JSON, ${TEMPLATE_LIMIT / 1024 / 1024} MB for a template).`);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(reply, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json${request.url.includes('templates') ? ' or multipart/form-data' : ''}.`);
+        return send(reply, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json${request.routeOptions.url?.includes('templates') ? ' or multipart/form-data' : ''}.`);
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return send(reply, 'bad_request', 'The request body is empty; send a JSON object.');
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
