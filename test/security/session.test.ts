@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../server/http/app.ts';
 import { showSessionLink } from '../../server/cli/session-link.ts';
 import { Store } from '../../server/store/store.ts';
+import { runCli, startServe } from '../helpers/docwright-process.ts';
 import { rawRequest } from './raw-http.ts';
 
 const ADMIN = 'admin-token-for-sessions';
@@ -141,5 +142,43 @@ describe('Cache-Control: no-store on every response holding a secret', () => {
     const res = await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/api-keys', headers: { 'x-docwright-admin': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'cached?' }) });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
+  });
+});
+
+describe('docwright serve and docwright open, as real processes', () => {
+  it('serve writes the link to a 0600 file (no terminal); open makes a new one there, and the old one dies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-open-'));
+    const env = { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' };
+    const serve = await startServe(['--data-dir', dir, '--http'], { env });
+    closers.push(async () => {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const linkFile = join(dir, 'ui-link');
+    // The URL line comes first; the link line follows once the file is written.
+    for (let i = 0; i < 100 && !serve.stdout().includes('Open the app:'); i++) await new Promise((r) => setTimeout(r, 50));
+    const first = readFileSync(linkFile, 'utf8').trim();
+    expect(serve.stdout()).not.toContain('token=');
+    const opened = await runCli(['--data-dir', dir, 'open'], { env });
+    expect(opened.code, opened.stderr).toBe(0);
+    expect(opened.stdout).toContain(`Open the app:  the link in ${linkFile}`);
+    expect(opened.stdout + opened.stderr).not.toContain('token=');
+    const second = readFileSync(linkFile, 'utf8').trim();
+    expect(second).not.toBe(first);
+    expect(statSync(linkFile).mode & 0o777).toBe(0o600);
+    const port = Number(new URL(second).port);
+    const target = (link: string) => `${new URL(link).pathname}${new URL(link).search}`;
+    expect((await rawRequest({ port, method: 'GET', target: target(first) })).status).toBe(401);
+    expect((await rawRequest({ port, method: 'GET', target: target(second) })).status).toBe(303);
+    expect((await rawRequest({ port, method: 'GET', target: target(second) })).status).toBe(401);
+  }, 60_000);
+
+  it('open without a running server says how to start one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-open-none-'));
+    const result = await runCli(['--data-dir', dir, 'open'], { env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' } });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('docwright serve');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
