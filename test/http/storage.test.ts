@@ -96,7 +96,8 @@ describe('a damaged database', () => {
 describe('server errors', () => {
   it('answers 500 internal_error without internals', async () => {
     const { app } = await setup();
-    app.get('/api/v1/test-failure', async () => {
+    // Every route declares its access (server/http/access.ts), test routes too.
+    app.get('/api/v1/test-failure', { config: { access: 'api' } }, async () => {
       throw new Error('ENOENT: /home/someone/.local/share/docwright/secret stuff');
     });
     const res = await app.inject({ method: 'GET', url: '/api/v1/test-failure', headers: { ...HOST, 'x-docwright-admin': ADMIN } });
