@@ -57,6 +57,24 @@ function rootDeclarations(root: Element): Map<string, string> {
   return out;
 }
 
+/** Drops declarations below the root that repeat one of the root's. */
+function dropRepeatedDeclarations(root: Element, declared: ReadonlyMap<string, string>): void {
+  const stack: Element[] = [...childElements(root)];
+  for (let el = stack.pop(); el; el = stack.pop()) {
+    for (let i = el.attributes.length - 1; i >= 0; i--) {
+      const a = el.attributes.item(i);
+      if (a && a.namespaceURI === XMLNS && a.prefix === 'xmlns' && declared.get(a.localName ?? '') === a.value) el.removeAttributeNode(a);
+    }
+    stack.push(...childElements(el));
+  }
+}
+
+function childElements(el: Element): Element[] {
+  const out: Element[] = [];
+  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
+  return out;
+}
+
 /** The namespaces (prefix → URI) the elements and attributes of a part use, first use first. */
 function usedNamespaces(root: Element): Map<string, string> {
   const used = new Map<string, string>();
@@ -88,6 +106,7 @@ export function declareNamespaces(doc: XmlDocument): void {
     root.setAttributeNS(XMLNS, `xmlns:${prefix}`, uri);
     declared.set(prefix, uri);
   }
+  dropRepeatedDeclarations(root, declared);
   const current = (root.getAttributeNS(NS.mc, 'Ignorable') ?? '').split(/\s+/).filter(Boolean);
   const ignorable = current.filter((p) => declared.has(p));
   for (const [prefix, uri] of used) if (isExtension(uri) && declared.get(prefix) === uri && !ignorable.includes(prefix)) ignorable.push(prefix);
