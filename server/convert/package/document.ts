@@ -34,7 +34,11 @@ export function mergeDocument(template: XmlDocument, generated: XmlDocument): { 
       const next = n.nextSibling;
       if (n !== finalSection) {
         if (isW(n, 'p') && sectionProperties(n)) emptyParagraph(n);
-        else body.removeChild(n);
+        else {
+          // A section break inside a block-level content control (a table of contents) stays, out of the control.
+          if (n.nodeType === 1) for (const p of sectionBreaksWithin(n as Element)) body.insertBefore(emptyParagraph(p), n);
+          body.removeChild(n);
+        }
       }
       n = next;
     }
@@ -54,12 +58,22 @@ function sectionProperties(p: Element): Element | undefined {
 }
 
 /** Keeps only a paragraph's properties (its section break among them): its text is the template's, not ours. */
-function emptyParagraph(p: Element): void {
+function emptyParagraph(p: Element): Element {
   for (let n = p.firstChild; n; ) {
     const next = n.nextSibling;
     if (!isW(n, 'pPr')) p.removeChild(n);
     n = next;
   }
+  return p;
+}
+
+/** Block-level containers a body-level paragraph may stand in. */
+const BLOCK_CONTAINERS = new Set(['sdt', 'sdtContent', 'customXml']);
+
+/** The section-break paragraphs inside a block-level container (content controls, custom XML), in order. */
+function sectionBreaksWithin(el: Element): Element[] {
+  if (el.namespaceURI !== NS.w || !BLOCK_CONTAINERS.has(el.localName ?? '')) return [];
+  return children(el).flatMap((c) => (isW(c, 'p') ? (sectionProperties(c) ? [c] : []) : sectionBreaksWithin(c)));
 }
 
 /** Footnotes, endnotes and comments the template's kept body refers to (the generated content is not counted). */

@@ -14,6 +14,7 @@ import { mergeFootnotes, pruneNotes } from './footnotes.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 import { mergeNumbering } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
+import { repairSettings } from './settings.ts';
 import { supportStyles } from './styles.ts';
 import { compileParts, zipParts } from './zip.ts';
 
@@ -93,6 +94,10 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const finalNotes = footnotes && hasNotes ? [footnotes] : [];
   if (supportStyles(styles, template.styles, [...content, ...finalNotes]) && styles) out.set(stylesPath, serializePart(styles));
   if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));
+
+  const settingsPath = siblingPath(main, 'settings.xml');
+  const settings = templatePart(settingsPath);
+  if (settings && repairSettings(settings)) out.set(settingsPath, serializePart(settings));
 
   declareNamespaces(document);
   out.set(main, serializePart(document));

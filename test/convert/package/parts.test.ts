@@ -13,6 +13,7 @@ import { mergeFootnotes, pruneNotes } from '../../../server/convert/package/foot
 import { declareNamespaces } from '../../../server/convert/package/namespaces.ts';
 import { mergeNumbering } from '../../../server/convert/package/numbering.ts';
 import { Relationships } from '../../../server/convert/package/relationships.ts';
+import { repairSettings } from '../../../server/convert/package/settings.ts';
 import { supportStyles } from '../../../server/convert/package/styles.ts';
 import { readStyles } from '../../../server/convert/template/styles.ts';
 import { prettyXml } from '../../helpers/docx.ts';
@@ -74,6 +75,11 @@ const runners: Record<string, (dir: string) => Outputs> = {
     const body = required(dir, 'body.xml');
     supportStyles(styles, readStyles(styles), [body]);
     return { 'expected.xml': pretty(styles), 'expected-body.xml': pretty(body) };
+  },
+  settings(dir) {
+    const settings = required(dir, 'template.xml');
+    const changed = repairSettings(settings);
+    return { 'expected.xml': pretty(settings), 'result.json': `${JSON.stringify({ changed })}\n` };
   },
   relationships(dir) {
     const rels = new Relationships(readFileSync(join(dir, 'template.xml'), 'utf8'), 'template.xml');
