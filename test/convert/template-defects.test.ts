@@ -155,3 +155,47 @@ describe("a template's own notes and comments", () => {
     expect(ok, report).toBe(true);
   });
 });
+
+/** A two-section template: `{{content}}` in the first, landscape section; an appendix in the second, portrait one. */
+function landscapeFirstTemplate(): Uint8Array {
+  const margins = '<w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/>';
+  const document =
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>` +
+    '<w:p><w:r><w:t>{{content}}</w:t></w:r></w:p>' +
+    `<w:p><w:pPr><w:sectPr><w:pgSz w:w="16838" w:h="11906" w:orient="landscape"/>${margins}</w:sectPr></w:pPr></w:p>` +
+    '<w:p><w:r><w:t>Appendix</w:t></w:r></w:p>' +
+    `<w:sectPr><w:pgSz w:w="11906" w:h="16838"/>${margins}</w:sectPr></w:body></w:document>`;
+  return zipSync({
+    '[Content_Types].xml': strToU8(
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    ),
+    '_rels/.rels': strToU8(
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    ),
+    'word/document.xml': strToU8(document),
+  });
+}
+
+describe('a template whose {{content}} stands in a landscape first section', () => {
+  const template = landscapeFirstTemplate();
+  const result = convert({ markdown: 'Our text.\n\n| A | B |\n| - | - |\n| 1 | 2 |\n', template, created });
+  const doc = parse(part(result.docx, 'word/document.xml'));
+
+  it('keeps both sections; the content lands in the first and the appendix stays in the second', () => {
+    const body = first(doc.documentElement as Element, 'body') as Element;
+    const blocks: string[] = [];
+    for (let n = body.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType !== 1) continue;
+      const el = n as Element;
+      blocks.push(all(el, 'sectPr').length > 0 || el.localName === 'sectPr' ? 'section' : el.localName === 'tbl' ? 'table' : text(el));
+    }
+    expect(blocks).toEqual(['Our text.', 'table', 'section', 'Appendix', 'section']);
+    expect(all(doc, 'pgSz').map((s) => s.getAttributeNS(W, 'orient') || 'portrait')).toEqual(['landscape', 'portrait']);
+  });
+
+  it('sizes tables to the landscape page the content lands on', async () => {
+    expect(first(first(doc.documentElement as Element, 'tbl') as Element, 'tblW')?.getAttributeNS(W, 'w')).toBe(String(16838 - 2 * 1440));
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
+});
