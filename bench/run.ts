@@ -23,7 +23,7 @@ import { parseMarkdown } from '../server/convert/parse.ts';
 import { toDocx } from '../server/convert/compile/index.ts';
 import { resolveStyles } from '../server/convert/mapping.ts';
 import { readTemplate } from '../server/convert/template/read.ts';
-import { packageDocument } from '../server/convert/package.ts';
+import { packageDocument } from '../server/convert/package/index.ts';
 import { ConvertPool } from '../server/convert-pool/pool.ts';
 import { generateMarkdown } from './generate.ts';
 import { printLoad, runLoad, type LoadResult } from './load.ts';

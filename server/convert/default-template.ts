@@ -10,7 +10,7 @@ import {
   type IStylesOptions,
 } from 'docx';
 import type { MappingRules } from './mapping.ts';
-import { compileParts, zipParts } from './package.ts';
+import { compileParts, zipParts } from './package/index.ts';
 
 /** Name of the built-in template and of its mapping. */
 export const DEFAULT_TEMPLATE_NAME = 'Docwright Default';

@@ -3,7 +3,7 @@ import { toDocx } from './compile/index.ts';
 import type { ConversionStats } from './compile/stats.ts';
 import { defaultTemplate, DEFAULT_RULES } from './default-template.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
-import { packageDocument } from './package.ts';
+import { packageDocument } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { readTemplate, type Template } from './template/read.ts';
 

@@ -26,7 +26,7 @@ export interface Template {
   readonly documentTail: string;
   /** True when the body held a `{{content}}` paragraph and the rest of the body is kept. */
   readonly hasPlaceholder: boolean;
-  /** Width of the text area of the last section, in twentieths of a point. */
+  /** Width of the text area of the section the content lands in, in twentieths of a point. */
   readonly textWidthTwips: number;
 }
 
@@ -144,6 +144,9 @@ function splitBody(doc: XmlDocument, mainPart: string) {
   const last = children[children.length - 1];
   const sectPr = last && last.namespaceURI === W_NS && last.localName === 'sectPr' ? last : undefined;
   const placeholder = children.find((c) => c.namespaceURI === W_NS && c.localName === 'p' && paragraphText(c).trim() === PLACEHOLDER);
+  // The content takes the page of the section it lands in: the first section break from the placeholder on.
+  const from = placeholder ? children.indexOf(placeholder) : children.length;
+  const landing = children.slice(from).map((c) => wChild(wChild(c, 'pPr'), 'sectPr')).find((s) => s !== undefined) ?? sectPr;
   const marker = doc.createComment(CONTENT_MARKER);
   if (placeholder) {
     body.replaceChild(marker, placeholder);
@@ -161,7 +164,7 @@ function splitBody(doc: XmlDocument, mainPart: string) {
   const at = xml.indexOf(`<!--${CONTENT_MARKER}-->`);
   const head = xml.slice(0, at).replace(/^(?!<\?xml)/, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n');
   const tail = xml.slice(at + CONTENT_MARKER.length + 7);
-  return { head, tail, hasPlaceholder: placeholder !== undefined, textWidthTwips: textWidth(sectPr) };
+  return { head, tail, hasPlaceholder: placeholder !== undefined, textWidthTwips: textWidth(landing) };
 }
 
 function twips(el: Element | undefined, attr: string, fallback: number): number {

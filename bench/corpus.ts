@@ -1,0 +1,39 @@
+// Before/after numbers on the corpus: checks passed per document × template pair for Docwright (this checkout, or
+// the engine given with --engine path/to/server/convert/index.ts, e.g. an old main's worktree) or for pandoc
+// (--pandoc, `pandoc --reference-doc=template`). Usage: npx tsx bench/corpus.ts [--engine FILE | --pandoc] [--keep DIR]
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { corpusPairs, EXTRA_CORPUS, runCorpus, SHARED_CORPUS, summary, type Converter } from '../test/corpus/run.ts';
+
+const run = promisify(execFile);
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+async function docwright(enginePath: string): Promise<Converter> {
+  const engine = (await import(resolve(enginePath))) as { convert: (input: { markdown: string; template: Uint8Array; mapping?: unknown; created: Date }) => { docx: Uint8Array } };
+  return async (markdown, template, mapping) => engine.convert({ markdown, template, mapping, created: new Date('2026-01-01T00:00:00Z') }).docx;
+}
+
+function pandoc(): Converter {
+  const dir = mkdtempSync(join(tmpdir(), 'dw-pandoc-'));
+  let n = 0;
+  return async (_markdown, template, _mapping, pair) => {
+    n += 1;
+    const reference = join(dir, `ref-${n}.docx`);
+    writeFileSync(reference, template);
+    const out = join(dir, `out-${n}.docx`);
+    await run('pandoc', ['-f', 'gfm+yaml_metadata_block', '-t', 'docx', `--reference-doc=${reference}`, '-o', out, pair.docPath], { maxBuffer: 64 * 1024 * 1024 });
+    return out;
+  };
+}
+
+const roots = args.includes('--shared-only') ? [SHARED_CORPUS] : [SHARED_CORPUS, EXTRA_CORPUS];
+const converter = args.includes('--pandoc') ? pandoc() : await docwright(flag('--engine') ?? resolve(import.meta.dirname, '../server/convert/index.ts'));
+const results = await runCorpus(corpusPairs(roots), converter, { keep: flag('--keep') });
+console.log(summary(results));

@@ -1,0 +1,71 @@
+import { XMLSerializer, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
+import { parseXml } from '../template/read.ts';
+import { decodeUtf8 } from '../xml.ts';
+import { NS } from './namespaces.ts';
+
+const DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
+
+/** Parses a part (bytes or text). */
+export function parsePart(data: Uint8Array | string, name: string): XmlDocument {
+  return parseXml(typeof data === 'string' ? data : decodeUtf8(data), name);
+}
+
+/** Writes a part back, with its XML declaration. */
+export function serializePart(doc: XmlDocument): string {
+  const xml = new XMLSerializer().serializeToString(doc);
+  return xml.startsWith('<?xml') ? xml : `${DECLARATION}${xml}`;
+}
+
+/** The element children of a node. */
+export function children(node: Node): Element[] {
+  const out: Element[] = [];
+  for (let n = node.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
+  return out;
+}
+
+/** Descendant elements of a node by namespace and local name, in document order. */
+export function descendants(node: XmlDocument | Element, ns: string, localName: string): Element[] {
+  const list = node.getElementsByTagNameNS(ns, localName);
+  const out: Element[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const el = list.item(i);
+    if (el) out.push(el);
+  }
+  return out;
+}
+
+/** True when an element is the WordprocessingML element `localName`. */
+export function isW(node: Node | null | undefined, localName: string): node is Element {
+  return !!node && node.nodeType === 1 && (node as Element).namespaceURI === NS.w && (node as Element).localName === localName;
+}
+
+/** The first WordprocessingML child named `localName`. */
+export function wChild(el: Element | null | undefined, localName: string): Element | undefined {
+  return el ? children(el).find((c) => isW(c, localName)) : undefined;
+}
+
+/** A w: attribute. */
+export function wAttr(el: Element, name: string): string {
+  return el.getAttributeNS(NS.w, name) ?? '';
+}
+
+/** Sets a w: attribute, with the prefix the element's part uses for w. */
+export function setWAttr(el: Element, name: string, value: string): void {
+  const prefix = el.lookupPrefix(NS.w) ?? 'w';
+  el.setAttributeNS(NS.w, `${prefix}:${name}`, value);
+}
+
+/** Creates a w: element in a part. */
+export function wElement(doc: XmlDocument, localName: string, attrs: Record<string, string> = {}): Element {
+  const prefix = doc.documentElement?.lookupPrefix(NS.w) ?? 'w';
+  const el = doc.createElementNS(NS.w, `${prefix}:${localName}`);
+  for (const [name, value] of Object.entries(attrs)) el.setAttributeNS(NS.w, `${prefix}:${name}`, value);
+  return el;
+}
+
+/** The visible text of a paragraph (its w:t runs). */
+export function paragraphText(p: Element): string {
+  return descendants(p, NS.w, 't')
+    .map((t) => t.textContent ?? '')
+    .join('');
+}

@@ -1,0 +1,46 @@
+import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import { children, descendants, isW, setWAttr, wAttr } from './dom.ts';
+import { declareNamespaces, NS } from './namespaces.ts';
+
+/** Note types Word needs whatever the content: the separator lines between text and notes. */
+const SEPARATORS = new Set(['separator', 'continuationSeparator', 'continuationNotice']);
+
+/**
+ * Removes the template's own notes (footnotes or endnotes) but its separators and those its kept body refers to:
+ * the template's sample notes are not the document's.
+ */
+export function pruneNotes(doc: XmlDocument, kind: 'footnote' | 'endnote', keep: ReadonlySet<string>): boolean {
+  const root = doc.documentElement;
+  if (!root) return false;
+  let changed = false;
+  for (const note of children(root).filter((c) => isW(c, kind))) {
+    if (SEPARATORS.has(wAttr(note, 'type')) || keep.has(wAttr(note, 'id'))) continue;
+    root.removeChild(note);
+    changed = true;
+  }
+  return changed;
+}
+
+/**
+ * Appends the conversion's footnotes to the template's (after its separators), with ids past the template's, and
+ * renumbers the references in `referrers` (the body) to match.
+ */
+export function mergeFootnotes(template: XmlDocument, generated: XmlDocument, referrers: readonly Element[]): void {
+  const root = template.documentElement;
+  const genRoot = generated.documentElement;
+  if (!root || !genRoot) return;
+  const base = Math.max(0, ...children(root).filter((c) => isW(c, 'footnote')).map((c) => Number(wAttr(c, 'id')) || 0));
+  for (const note of children(genRoot).filter((c) => isW(c, 'footnote'))) {
+    const id = Number(wAttr(note, 'id'));
+    if (!(id > 0)) continue;
+    const copy = template.importNode(note, true) as Element;
+    setWAttr(copy, 'id', String(id + base));
+    root.appendChild(copy);
+  }
+  if (base > 0) {
+    for (const referrer of referrers) {
+      for (const ref of descendants(referrer, NS.w, 'footnoteReference')) setWAttr(ref, 'id', String(Number(wAttr(ref, 'id')) + base));
+    }
+  }
+  declareNamespaces(template);
+}

@@ -1,0 +1,142 @@
+// The packaging step: the template's package with the compiled content written into it, one part at a time. Each
+// part has its own merger (template part + our part → merged part) over a DOM; relationships and content types are
+// objects that allocate ids in one place; namespaces are declared in one place (namespaces.ts).
+import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import { Document } from 'docx';
+import type { CompiledDocument } from '../compile/index.ts';
+import { relsPath, siblingPath, type Template } from '../template/read.ts';
+import { pruneComments } from './comments.ts';
+import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
+import { corePropertiesXml } from './core-properties.ts';
+import { mergeDocument } from './document.ts';
+import { children, isW, parsePart, serializePart, wAttr } from './dom.ts';
+import { mergeFootnotes, pruneNotes } from './footnotes.ts';
+import { declareNamespaces, NS } from './namespaces.ts';
+import { mergeNumbering } from './numbering.ts';
+import { REL, Relationships } from './relationships.ts';
+import { repairSettings } from './settings.ts';
+import { supportStyles } from './styles.ts';
+import { compileParts, zipParts } from './zip.ts';
+
+export { compileParts, zipParts } from './zip.ts';
+
+/** Writes the compiled content into the template: everything of the template is kept but its body's own content. */
+export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
+  const generated = compileParts(new Document({ numbering: compiled.numbering, footnotes: compiled.footnotes, sections: [{ children: compiled.children }] }));
+  const generatedPart = (path: string): XmlDocument | null => {
+    const data = generated.get(path);
+    return data === undefined ? null : parsePart(data, path);
+  };
+  const templatePart = (path: string): XmlDocument | null => {
+    const data = template.parts.get(path);
+    return data === undefined ? null : parsePart(data, path);
+  };
+  const out = new Map<string, Uint8Array | string>(template.parts);
+  const main = template.mainPart;
+  const mainRelsPath = relsPath(main);
+  const mainRels = new Relationships(template.parts.get(mainRelsPath), mainRelsPath);
+  const types = new ContentTypes(template.parts.get('[Content_Types].xml'));
+
+  // Body and sections.
+  const document = parsePart(template.parts.get(main) ?? '', main);
+  const genDocument = generatedPart('word/document.xml');
+  if (!genDocument) throw new Error('docx wrote no document part');
+  const { content, kept } = mergeDocument(document, genDocument);
+  moveHyperlinks(generatedPart('word/_rels/document.xml.rels'), mainRels, content, 'dwLink');
+
+  // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
+  const genFootnotes = generatedPart('word/footnotes.xml');
+  const ourNotes = genFootnotes?.documentElement ? children(genFootnotes.documentElement).filter((n) => isW(n, 'footnote') && Number(wAttr(n, 'id')) > 0) : [];
+  const hasNotes = Object.keys(compiled.footnotes).length > 0 && ourNotes.length > 0;
+
+  // Lists: numbering instances appended with ids the template does not use.
+  const numberingPath = siblingPath(main, 'numbering.xml');
+  const stylesPath = siblingPath(main, 'styles.xml');
+  const styles = templatePart(stylesPath);
+  const genNumbering = generatedPart('word/numbering.xml');
+  if (genNumbering) {
+    const numbering = mergeNumbering(templatePart(numberingPath), genNumbering, [...content, ...(hasNotes ? ourNotes : [])], styles);
+    if (numbering) {
+      out.set(numberingPath, serializePart(numbering));
+      if (!template.parts.has(numberingPath)) addPart(mainRels, types, REL.numbering, numberingPath, CONTENT_TYPE.numbering);
+    }
+  }
+
+  // Footnotes: the template's separators (and notes its kept text refers to), then ours with ids past them.
+  const footnotesPath = siblingPath(main, 'footnotes.xml');
+  let footnotes = templatePart(footnotesPath);
+  if (footnotes && pruneNotes(footnotes, 'footnote', kept.footnotes)) out.set(footnotesPath, serializePart(footnotes));
+  if (hasNotes && genFootnotes) {
+    const footRelsPath = relsPath(footnotesPath);
+    const footRels = new Relationships(template.parts.get(footRelsPath), footRelsPath);
+    moveHyperlinks(generatedPart('word/_rels/footnotes.xml.rels'), footRels, ourNotes, 'dwNoteLink');
+    if (footnotes) mergeFootnotes(footnotes, genFootnotes, content);
+    else {
+      footnotes = genFootnotes;
+      addPart(mainRels, types, REL.footnotes, footnotesPath, CONTENT_TYPE.footnotes);
+    }
+    out.set(footnotesPath, serializePart(footnotes));
+    if (footRels.changed) out.set(footRelsPath, footRels.toXml());
+  }
+
+  // The template's own endnotes and comments are not the document's.
+  const endnotesPath = siblingPath(main, 'endnotes.xml');
+  const endnotes = templatePart(endnotesPath);
+  if (endnotes && pruneNotes(endnotes, 'endnote', kept.endnotes)) out.set(endnotesPath, serializePart(endnotes));
+  const commentsPath = siblingPath(main, 'comments.xml');
+  const comments = templatePart(commentsPath);
+  if (comments) {
+    const before = children(comments.documentElement ?? comments).length;
+    if (pruneComments(comments, kept.comments) !== before) out.set(commentsPath, serializePart(comments));
+  }
+
+  // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
+  const finalNotes = footnotes && hasNotes ? [footnotes] : [];
+  if (supportStyles(styles, template.styles, [...content, ...finalNotes]) && styles) out.set(stylesPath, serializePart(styles));
+  if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));
+
+  const settingsPath = siblingPath(main, 'settings.xml');
+  const settings = templatePart(settingsPath);
+  if (settings && repairSettings(settings)) out.set(settingsPath, serializePart(settings));
+
+  declareNamespaces(document);
+  out.set(main, serializePart(document));
+  if (mainRels.changed) out.set(mainRelsPath, mainRels.toXml());
+
+  // Document properties: a fresh core.xml.
+  if (!template.parts.has('docProps/core.xml')) {
+    const rootRels = new Relationships(template.parts.get('_rels/.rels'), '_rels/.rels');
+    rootRels.add(REL.coreProperties, 'docProps/core.xml');
+    out.set('_rels/.rels', rootRels.toXml());
+    types.addOverride('/docProps/core.xml', CONTENT_TYPE.core);
+  }
+  out.set('docProps/core.xml', corePropertiesXml(compiled.properties, created));
+  // A .dotx template gives a .docx document.
+  types.mainAsDocument(`/${main}`);
+  if (types.changed) out.set('[Content_Types].xml', types.toXml());
+  return zipParts(out);
+}
+
+/** A part the template lacks: its relationship from the main part and its content type. */
+function addPart(rels: Relationships, types: ContentTypes, type: string, path: string, contentType: string): void {
+  rels.add(type, path.slice(path.lastIndexOf('/') + 1));
+  types.addOverride(`/${path}`, contentType);
+}
+
+/** Moves docx's hyperlink relationships into the template part's relationships, with ids of our own, in `nodes`. */
+function moveHyperlinks(generatedRels: XmlDocument | null, rels: Relationships, nodes: readonly Element[], prefix: string): void {
+  if (!generatedRels?.documentElement) return;
+  const renamed = new Map<string, string>();
+  for (const rel of children(generatedRels.documentElement)) {
+    if (rel.getAttribute('Type') !== REL.hyperlink) continue;
+    renamed.set(rel.getAttribute('Id') ?? '', rels.add(REL.hyperlink, rel.getAttribute('Target') ?? '', { external: true, prefix }));
+  }
+  if (renamed.size === 0) return;
+  const stack = [...nodes];
+  for (let el = stack.pop(); el; el = stack.pop()) {
+    const id = el.getAttributeNS(NS.r, 'id');
+    const to = id ? renamed.get(id) : undefined;
+    if (to !== undefined) el.setAttributeNS(NS.r, `${el.lookupPrefix(NS.r) ?? 'r'}:id`, to);
+    stack.push(...children(el));
+  }
+}

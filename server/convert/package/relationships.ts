@@ -1,0 +1,96 @@
+import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import { children, parsePart, serializePart } from './dom.ts';
+import { NS } from './namespaces.ts';
+
+const EMPTY = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="${NS.pkg}"></Relationships>`;
+
+/** Relationship types by short name. */
+export const REL = {
+  hyperlink: `${NS.r}/hyperlink`,
+  numbering: `${NS.r}/numbering`,
+  footnotes: `${NS.r}/footnotes`,
+  comments: `${NS.r}/comments`,
+  coreProperties: 'http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties',
+} as const;
+
+export interface Relationship {
+  id: string;
+  type: string;
+  target: string;
+  external: boolean;
+}
+
+/** The relationships part of one part: read, added to (ids allocated here, and only here), written. */
+export class Relationships {
+  private readonly doc: XmlDocument;
+  /** True once something was added or removed (an untouched part is written back byte for byte). */
+  changed = false;
+
+  constructor(xml: Uint8Array | string | undefined, name: string) {
+    this.doc = parsePart(xml ?? EMPTY, name);
+  }
+
+  private elements(): Element[] {
+    return this.doc.documentElement ? children(this.doc.documentElement).filter((e) => e.localName === 'Relationship') : [];
+  }
+
+  list(): Relationship[] {
+    return this.elements().map((e) => ({
+      id: e.getAttribute('Id') ?? '',
+      type: e.getAttribute('Type') ?? '',
+      target: e.getAttribute('Target') ?? '',
+      external: e.getAttribute('TargetMode') === 'External',
+    }));
+  }
+
+  has(id: string): boolean {
+    return this.elements().some((e) => e.getAttribute('Id') === id);
+  }
+
+  /** The first relationship of a type. */
+  ofType(type: string): Relationship | undefined {
+    return this.list().find((r) => r.type === type);
+  }
+
+  /**
+   * Adds a relationship and returns its id: `rIdN` (the first free N from the count up) for internal parts, or
+   * `<prefix>N` (the first free N) when a prefix is given.
+   */
+  add(type: string, target: string, options: { external?: boolean; prefix?: string } = {}): string {
+    const taken = new Set(this.list().map((r) => r.id));
+    let id: string;
+    if (options.prefix === undefined) {
+      let n = taken.size + 1;
+      while (taken.has(`rId${n}`)) n += 1;
+      id = `rId${n}`;
+    } else {
+      let n = 1;
+      while (taken.has(`${options.prefix}${n}`)) n += 1;
+      id = `${options.prefix}${n}`;
+    }
+    const root = this.doc.documentElement;
+    if (!root) throw new Error('relationships part without a root');
+    const el = this.doc.createElementNS(NS.pkg, 'Relationship');
+    el.setAttribute('Id', id);
+    el.setAttribute('Type', type);
+    el.setAttribute('Target', target);
+    if (options.external) el.setAttribute('TargetMode', 'External');
+    root.appendChild(el);
+    this.changed = true;
+    return id;
+  }
+
+  /** Removes the relationships of a type pointing at `target`. */
+  remove(type: string, target: string): void {
+    for (const e of this.elements()) {
+      if (e.getAttribute('Type') === type && e.getAttribute('Target') === target) {
+        e.parentNode?.removeChild(e);
+        this.changed = true;
+      }
+    }
+  }
+
+  toXml(): string {
+    return serializePart(this.doc);
+  }
+}

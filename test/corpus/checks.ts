@@ -1,0 +1,194 @@
+// The checks the corpus test (and scripts/corpus-bench.ts) runs on every converted document: each takes the output
+// package (and the template it came from) and returns null when it passes, else a short reason.
+import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element } from '@xmldom/xmldom';
+import { strFromU8, unzipSync } from 'fflate';
+import type { Nodes } from 'mdast';
+import remarkFrontmatter from 'remark-frontmatter';
+import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import { unified } from 'unified';
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const PKG = 'http://schemas.openxmlformats.org/package/2006/relationships';
+const HYPERLINK = `${R}/hyperlink`;
+
+export type Parts = Record<string, Uint8Array>;
+
+export const unzip = (bytes: Uint8Array): Parts => unzipSync(bytes);
+
+function xml(parts: Parts, path: string): XmlDocument | null {
+  const bytes = parts[path];
+  if (!bytes) return null;
+  return new DOMParser({ onError: () => undefined }).parseFromString(strFromU8(bytes).replace(/^\uFEFF/, ''), 'text/xml');
+}
+
+function all(doc: XmlDocument | Element | null, ns: string, name: string): Element[] {
+  if (!doc) return [];
+  const list = doc.getElementsByTagNameNS(ns, name);
+  const out: Element[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const el = list.item(i);
+    if (el) out.push(el);
+  }
+  return out;
+}
+
+const wval = (el: Element): string => el.getAttributeNS(W, 'val') ?? '';
+
+/** The main document part, found through _rels/.rels. */
+export function mainPart(parts: Parts): string {
+  for (const rel of all(xml(parts, '_rels/.rels'), PKG, 'Relationship')) {
+    if ((rel.getAttribute('Type') ?? '').endsWith('/officeDocument')) return (rel.getAttribute('Target') ?? '').replace(/^\//, '');
+  }
+  return 'word/document.xml';
+}
+
+function relsOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return `${path.slice(0, slash + 1)}_rels/${path.slice(slash + 1)}.rels`;
+}
+
+/** Word-like tokens of a text: runs of letters, marks and digits, case-folded. */
+export function words(text: string): string[] {
+  return (text.normalize('NFC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []);
+}
+
+const mdProcessor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']);
+
+/** Text a reader sees of a raw HTML snippet: tags, comments, scripts, styles and entities left out. */
+function htmlText(html: string): string {
+  return html
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&[#\w]+;/g, ' ');
+}
+
+/** The visible words of a markdown document (text, code, the text of raw HTML; not front matter, URLs or definitions). */
+export function markdownWords(markdown: string): string[] {
+  const out: string[] = [];
+  const stack: Nodes[] = [mdProcessor.parse(markdown)];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.type === 'text' || node.type === 'inlineCode' || node.type === 'code') out.push(...words(node.value));
+    else if (node.type === 'html') out.push(...words(htmlText(node.value)));
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
+  }
+  return out;
+}
+
+/** The visible words of a WordprocessingML part: w:t text, paragraph by paragraph. */
+function partWords(doc: XmlDocument | null): string[] {
+  const out: string[] = [];
+  for (const p of all(doc, W, 'p')) {
+    let text = '';
+    for (const t of all(p, W, 't')) {
+      // Nested paragraphs (text boxes) are read on their own.
+      let owner = t.parentNode;
+      while (owner && !(owner.nodeType === 1 && (owner as Element).namespaceURI === W && (owner as Element).localName === 'p')) owner = owner.parentNode;
+      if (owner === p) text += t.textContent ?? '';
+    }
+    out.push(...words(text));
+  }
+  return out;
+}
+
+/** Share of the markdown's visible words found in the body and footnotes (each occurrence counted once). */
+export function wordCoverage(markdown: string, parts: Parts): { ratio: number; missing: string[] } {
+  const wanted = markdownWords(markdown);
+  const main = mainPart(parts);
+  const have = new Map<string, number>();
+  for (const path of [main, main.replace(/[^/]*$/, 'footnotes.xml')]) for (const w of partWords(xml(parts, path))) have.set(w, (have.get(w) ?? 0) + 1);
+  let found = 0;
+  const missing = new Map<string, number>();
+  for (const w of wanted) {
+    const n = have.get(w) ?? 0;
+    if (n > 0) {
+      found += 1;
+      have.set(w, n - 1);
+    } else missing.set(w, (missing.get(w) ?? 0) + 1);
+  }
+  const top = [...missing].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([w, n]) => `${w}×${n}`);
+  return { ratio: wanted.length === 0 ? 1 : found / wanted.length, missing: top };
+}
+
+/** Every style, numbering instance and relationship id the parts use is defined (each folder, glossary too, by its own parts). */
+export function idsDefined(parts: Parts): string | null {
+  const problems: string[] = [];
+  const main = mainPart(parts);
+  const folders = new Set([main.replace(/[^/]*$/, ''), ...Object.keys(parts).filter((p) => /\/document\.xml$/.test(p)).map((p) => p.replace(/[^/]*$/, ''))]);
+  for (const dir of folders) {
+    const styleIds = new Set(all(xml(parts, `${dir}styles.xml`), W, 'style').map((s) => s.getAttributeNS(W, 'styleId') ?? ''));
+    const numbering = xml(parts, `${dir}numbering.xml`);
+    const numIds = new Set(all(numbering, W, 'num').map((n) => n.getAttributeNS(W, 'numId') ?? ''));
+    const abstractIds = new Set(all(numbering, W, 'abstractNum').map((n) => n.getAttributeNS(W, 'abstractNumId') ?? ''));
+    for (const num of all(numbering, W, 'num')) {
+      for (const a of all(num, W, 'abstractNumId')) if (!abstractIds.has(wval(a))) problems.push(`${dir}numbering: num ${num.getAttributeNS(W, 'numId')} → missing abstractNum ${wval(a)}`);
+    }
+    for (const path of Object.keys(parts).filter((p) => p.startsWith(dir) && p.endsWith('.xml') && !p.slice(dir.length).includes('/'))) {
+      const doc = xml(parts, path);
+      if (!doc?.documentElement || doc.documentElement.namespaceURI !== W) continue;
+      for (const name of ['pStyle', 'rStyle', 'tblStyle']) {
+        for (const el of all(doc, W, name)) if (!styleIds.has(wval(el))) problems.push(`${path}: ${name} ${wval(el)} undefined`);
+      }
+      for (const el of all(doc, W, 'numId')) {
+        const v = wval(el);
+        if (v !== '0' && !numIds.has(v)) problems.push(`${path}: numId ${v} undefined`);
+      }
+      const rels = new Set(all(xml(parts, relsOf(path)), PKG, 'Relationship').map((r) => r.getAttribute('Id') ?? ''));
+      const stack: Element[] = doc.documentElement ? [doc.documentElement] : [];
+      for (let el = stack.pop(); el; el = stack.pop()) {
+        for (let i = 0; i < el.attributes.length; i++) {
+          const a = el.attributes.item(i);
+          if (a && a.namespaceURI === R && !rels.has(a.value)) problems.push(`${path}: r:${a.localName}="${a.value}" undefined`);
+        }
+        for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) stack.push(n as Element);
+      }
+    }
+  }
+  return problems.length === 0 ? null : [...new Set(problems)].slice(0, 6).join('; ');
+}
+
+const serialize = (el: Element): string => new XMLSerializer().serializeToString(el);
+
+/** The template's styles, theme, headers, footers and section properties are all in the output. */
+export function templateKept(template: Parts, out: Parts): string | null {
+  const problems: string[] = [];
+  const tMain = mainPart(template);
+  const oMain = mainPart(out);
+  const dir = tMain.replace(/[^/]*$/, '');
+  const outStyles = new Set(all(xml(out, `${oMain.replace(/[^/]*$/, '')}styles.xml`), W, 'style').map((s) => s.getAttributeNS(W, 'styleId') ?? ''));
+  for (const s of all(xml(template, `${dir}styles.xml`), W, 'style')) {
+    const id = s.getAttributeNS(W, 'styleId') ?? '';
+    if (!outStyles.has(id)) problems.push(`style ${id} lost`);
+  }
+  for (const path of Object.keys(template)) {
+    if (!/\/(theme\/theme\d*|header\d*|footer\d*)\.xml$/.test(path)) continue;
+    const o = out[path];
+    const t = template[path];
+    if (!o || !t || Buffer.compare(Buffer.from(o), Buffer.from(t)) !== 0) problems.push(`${path} lost or changed`);
+  }
+  // Every section of the template, with its properties (headers and footers by reference), in order.
+  const tSections = all(xml(template, tMain), W, 'sectPr').map(serializeSection);
+  const oSections = all(xml(out, oMain), W, 'sectPr').map(serializeSection);
+  if (tSections.join('\n') !== oSections.join('\n')) problems.push(`sections: template ${tSections.length}, output ${oSections.length}${tSections.length === oSections.length ? ' (properties differ)' : ''}`);
+  return problems.length === 0 ? null : problems.slice(0, 6).join('; ');
+}
+
+/** A section's properties without w:rsid attributes (revision marks are not properties). */
+function serializeSection(sectPr: Element): string {
+  const copy = sectPr.cloneNode(true) as Element;
+  for (const name of ['rsidR', 'rsidRPr', 'rsidDel', 'rsidSect']) copy.removeAttributeNS(W, name);
+  return serialize(copy).replace(/ xmlns(:\w+)?="[^"]*"/g, '');
+}
+
+/** No external relationship but hyperlinks. */
+export function externalRelationships(parts: Parts): string | null {
+  const problems: string[] = [];
+  for (const path of Object.keys(parts).filter((p) => p.endsWith('.rels'))) {
+    for (const rel of all(xml(parts, path), PKG, 'Relationship')) {
+      if (rel.getAttribute('TargetMode') === 'External' && rel.getAttribute('Type') !== HYPERLINK) problems.push(`${path}: ${rel.getAttribute('Type')?.replace(/.*\//, '')} → ${rel.getAttribute('Target')}`);
+    }
+  }
+  return problems.length === 0 ? null : problems.slice(0, 4).join('; ');
+}
