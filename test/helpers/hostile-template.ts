@@ -1,6 +1,7 @@
 // Real templates with an attacker's additions: an attached remote .dotm (T1221), a linked OLE object, a
 // sub-document, an external image, a frame, a CSS-breaking style id and font name. Built from a real .docx's parts.
-import { strToU8, unzipSync, zipSync } from 'fflate';
+import { DOMParser, type Element } from '@xmldom/xmldom';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 
 export const EVIL = 'https://evil.example';
 export const EVIL_STYLE_ID = 'A{}body{display:none}.b';
@@ -78,4 +79,101 @@ export function hostileTemplate(base: Uint8Array): Uint8Array {
   const types = text(parts['[Content_Types].xml']);
   if (!types.includes('Extension="rels"')) throw new Error('base template has no rels default');
   return zipSync(parts);
+}
+
+const R_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const PLAIN_ID = /^[\p{L}\p{N}_-]+$/u;
+
+function elements(xml: string): Element[] {
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  const list = doc.getElementsByTagName('*');
+  return Array.from({ length: list.length }, (_, i) => list.item(i)).filter((e): e is Element => e !== null);
+}
+
+/** Every finding that would let a package reach outside itself or dangle: returned as sentences, empty when clean. */
+export function externalFindings(docx: Uint8Array): string[] {
+  const parts = unzipSync(docx);
+  const found: string[] = [];
+  for (const [name, bytes] of Object.entries(parts)) {
+    if (!name.endsWith('.rels')) continue;
+    const owner = name.replace('_rels/', '').replace(/\.rels$/, '');
+    const ids = new Set<string>();
+    for (const rel of elements(strFromU8(bytes)).filter((e) => e.localName === 'Relationship')) {
+      ids.add(rel.getAttribute('Id') ?? '');
+      const type = rel.getAttribute('Type') ?? '';
+      const target = rel.getAttribute('Target') ?? '';
+      const external = rel.getAttribute('TargetMode') === 'External' || /^[a-z]+:|^[\\/]{2}/i.test(target);
+      if (external && !type.endsWith('/hyperlink')) found.push(`${name}: external ${type} → ${target}`);
+    }
+    const ownerBytes = parts[owner];
+    if (!ownerBytes) continue;
+    for (const el of elements(strFromU8(ownerBytes))) {
+      for (let i = 0; i < el.attributes.length; i++) {
+        const attr = el.attributes.item(i);
+        if (attr?.namespaceURI === R_NS && !ids.has(attr.value)) found.push(`${owner}: ${el.tagName} ${attr.name}="${attr.value}" dangles`);
+      }
+    }
+  }
+  return found;
+}
+
+/** Style ids that are not plain identifiers and font names with CSS-breaking characters, in every part. */
+export function cssFindings(docx: Uint8Array): string[] {
+  const found: string[] = [];
+  for (const [name, bytes] of Object.entries(unzipSync(docx))) {
+    if (!name.endsWith('.xml')) continue;
+    for (const el of elements(strFromU8(bytes))) {
+      for (const attr of ['w:styleId', 'w:val']) {
+        const value = el.getAttribute(attr);
+        if (value !== null && (attr === 'w:styleId' || /^(pStyle|rStyle|tblStyle|basedOn|next|link)$/.test(el.localName ?? '')) && !PLAIN_ID.test(value)) found.push(`${name}: ${el.tagName} ${value}`);
+      }
+      for (const attr of ['w:ascii', 'w:hAnsi', 'w:name', 'typeface']) {
+        const value = el.getAttribute(attr);
+        if (value !== null && /[;{}<>"'\\]/.test(value)) found.push(`${name}: ${el.tagName} ${attr}=${value}`);
+      }
+    }
+  }
+  return found;
+}
+
+
+/** The template with `count` extra paragraph styles (each a few dozen bytes: 400,000 make a ~35 MB styles.xml). */
+export function manyStyles(base: Uint8Array, count: number): Uint8Array {
+  const parts = unzipSync(base);
+  const styles = strFromU8(parts['word/styles.xml'] ?? new Uint8Array());
+  const extra: string[] = [];
+  for (let i = 0; i < count; i++) extra.push(`<w:style w:type="paragraph" w:styleId="S${i}"><w:name w:val="S${i}"/></w:style>`);
+  parts['word/styles.xml'] = strToU8(styles.replace('</w:styles>', `${extra.join('')}</w:styles>`));
+  return zipSync(parts);
+}
+
+/** The template with `count` extra numbering definitions (abstract and concrete, one each per step). */
+export function manyNumberings(base: Uint8Array, count: number): Uint8Array {
+  const parts = unzipSync(base);
+  const numbering = strFromU8(parts['word/numbering.xml'] ?? new Uint8Array());
+  const abstract: string[] = [];
+  const nums: string[] = [];
+  for (let i = 0; i < count; i++) {
+    abstract.push(`<w:abstractNum w:abstractNumId="${9000 + i}"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum>`);
+    nums.push(`<w:num w:numId="${9000 + i}"><w:abstractNumId w:val="${9000 + i}"/></w:num>`);
+  }
+  const firstNum = numbering.indexOf('<w:num ');
+  const withAbstract = firstNum < 0 ? numbering.replace('</w:numbering>', `${abstract.join('')}</w:numbering>`) : `${numbering.slice(0, firstNum)}${abstract.join('')}${numbering.slice(firstNum)}`;
+  parts['word/numbering.xml'] = strToU8(withAbstract.replace('</w:numbering>', `${nums.join('')}</w:numbering>`));
+  return zipSync(parts);
+}
+
+/** The template with parts replaced (a string or bytes) or removed (null). */
+export function withParts(base: Uint8Array, changes: Record<string, string | Uint8Array | null>): Uint8Array {
+  const parts = unzipSync(base);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null) delete parts[name];
+    else parts[name] = typeof value === 'string' ? strToU8(value) : new Uint8Array(value);
+  }
+  return zipSync(parts);
+}
+
+/** One part of a .docx as text. */
+export function partText(docx: Uint8Array, name: string): string {
+  return strFromU8(unzipSync(docx)[name] ?? new Uint8Array());
 }

@@ -4,68 +4,13 @@
 // templates: the built-in one and the corpus's, each with an attacker's additions.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DOMParser, type Element } from '@xmldom/xmldom';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, readTemplate, sanitizedBytes } from '../../server/convert/index.ts';
-import { EVIL, EVIL_FONT, EVIL_STYLE_ID, hostileTemplate, SAFE_LINK } from '../helpers/hostile-template.ts';
+import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, SAFE_LINK } from '../helpers/hostile-template.ts';
 import { validateDocx } from '../helpers/docx.ts';
 
-const R_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
-const PLAIN_ID = /^[\p{L}\p{N}_-]+$/u;
-
-function elements(xml: string): Element[] {
-  const doc = new DOMParser().parseFromString(xml, 'text/xml');
-  const list = doc.getElementsByTagName('*');
-  return Array.from({ length: list.length }, (_, i) => list.item(i)).filter((e): e is Element => e !== null);
-}
-
-/** Every finding that would let a package reach outside itself or dangle: returned as sentences, empty when clean. */
-function externalFindings(docx: Uint8Array): string[] {
-  const parts = unzipSync(docx);
-  const found: string[] = [];
-  for (const [name, bytes] of Object.entries(parts)) {
-    if (!name.endsWith('.rels')) continue;
-    const owner = name.replace('_rels/', '').replace(/\.rels$/, '');
-    const ids = new Set<string>();
-    for (const rel of elements(strFromU8(bytes)).filter((e) => e.localName === 'Relationship')) {
-      ids.add(rel.getAttribute('Id') ?? '');
-      const type = rel.getAttribute('Type') ?? '';
-      const target = rel.getAttribute('Target') ?? '';
-      const external = rel.getAttribute('TargetMode') === 'External' || /^[a-z]+:|^[\\/]{2}/i.test(target);
-      if (external && !type.endsWith('/hyperlink')) found.push(`${name}: external ${type} → ${target}`);
-    }
-    const ownerBytes = parts[owner];
-    if (!ownerBytes) continue;
-    for (const el of elements(strFromU8(ownerBytes))) {
-      for (let i = 0; i < el.attributes.length; i++) {
-        const attr = el.attributes.item(i);
-        if (attr?.namespaceURI === R_NS && !ids.has(attr.value)) found.push(`${owner}: ${el.tagName} ${attr.name}="${attr.value}" dangles`);
-      }
-    }
-  }
-  return found;
-}
-
-/** Style ids that are not plain identifiers and font names with CSS-breaking characters, in every part. */
-function cssFindings(docx: Uint8Array): string[] {
-  const found: string[] = [];
-  for (const [name, bytes] of Object.entries(unzipSync(docx))) {
-    if (!name.endsWith('.xml')) continue;
-    for (const el of elements(strFromU8(bytes))) {
-      for (const attr of ['w:styleId', 'w:val']) {
-        const value = el.getAttribute(attr);
-        if (value !== null && (attr === 'w:styleId' || /^(pStyle|rStyle|tblStyle|basedOn|next|link)$/.test(el.localName ?? '')) && !PLAIN_ID.test(value)) found.push(`${name}: ${el.tagName} ${value}`);
-      }
-      for (const attr of ['w:ascii', 'w:hAnsi', 'w:name', 'typeface']) {
-        const value = el.getAttribute(attr);
-        if (value !== null && /[;{}<>"'\\]/.test(value)) found.push(`${name}: ${el.tagName} ${attr}=${value}`);
-      }
-    }
-  }
-  return found;
-}
 
 const bases: Array<[string, () => Uint8Array]> = [
   ['the built-in template', () => defaultTemplate()],
