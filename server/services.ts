@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey } from './auth/keys.ts';
-import { ConvertInputError, readTemplate, resolveStyles, type MappingRules, type Template } from './convert/index.ts';
-import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions } from './convert-pool/pool.ts';
+import { ConvertInputError, resolveStyles, type MappingRules, type TemplateStyle } from './convert/index.ts';
+import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions, type TemplateInspection } from './convert-pool/pool.ts';
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
@@ -51,9 +51,15 @@ function templateKey(record: TemplateRecord): string {
   return `${record.id}:${record.version}:${record.sha256}`;
 }
 
+/** What the server keeps of a read template: its styles and what sanitising it removed. */
+export interface TemplateSummary {
+  readonly styles: readonly TemplateStyle[];
+  readonly warnings: readonly string[];
+}
+
 /** The operations every channel shares (REST API, UI, MCP): conversions against the quota, templates, mappings. */
 export class Services {
-  private parsed = new Map<string, Template>();
+  private parsed = new Map<string, TemplateSummary>();
   private bytes = new Map<string, Uint8Array>();
   private pool: ConvertPool | null = null;
 
@@ -93,12 +99,13 @@ export class Services {
     await pool?.close();
   }
 
-  /** A template read once per version and cached (for its styles; conversions read it once per worker). */
-  async template(record: TemplateRecord): Promise<Template> {
+  /** A template read (in a worker) once per version and cached, for its styles; conversions read it once per worker. */
+  async template(record: TemplateRecord): Promise<TemplateSummary> {
     const key = templateKey(record);
     let template = this.parsed.get(key);
     if (!template) {
-      template = readTemplate(await this.templateBytes(record));
+      const { styles, warnings } = await this.inspect(await this.templateBytes(record));
+      template = { styles, warnings };
       for (const old of this.parsed.keys()) if (old.startsWith(`${record.id}:`)) this.parsed.delete(old);
       this.parsed.set(key, template);
     }
@@ -177,12 +184,24 @@ export class Services {
     return resolveStyles(rules, template.styles).warnings;
   }
 
-  /** Reads and checks uploaded template bytes. */
-  checkTemplate(bytes: Uint8Array): Template {
+  /**
+   * Reads, checks and sanitises uploaded template bytes in a conversion worker (never on the event loop): the bytes
+   * to store (sanitised), what was removed, its styles. A template refused or past the workers' limits is a 422.
+   */
+  async checkTemplate(bytes: Uint8Array): Promise<TemplateInspection> {
+    return this.inspect(bytes);
+  }
+
+  private async inspect(bytes: Uint8Array): Promise<TemplateInspection> {
     try {
-      return readTemplate(bytes);
+      return await this.convertPool.inspect(bytes);
     } catch (error) {
       if (error instanceof ConvertInputError) throw new ApiError('validation_error', `file: ${error.message}`);
+      if (error instanceof ConvertLimitError) {
+        const limit = error.limit === 'time' ? `reading it took longer than ${this.convertPool.timeoutMs / 1000} s` : error.limit === 'memory' ? `reading it needed more than ${this.convertPool.memoryMb} MB of memory` : 'it is too complex to read';
+        throw new ApiError('validation_error', `file: The template was refused: ${limit}.`);
+      }
+      if (error instanceof ConvertBusyError) throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, { 'Retry-After': '5' });
       throw error;
     }
   }

@@ -3,8 +3,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
-import type { ConversionStats, MappingRules } from '../convert/index.ts';
-import type { JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
+import type { ConversionStats, MappingRules, TemplateStyle } from '../convert/index.ts';
+import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
 /** Sizes and limits of the pool; each defaults to its environment variable, else to the value given here. */
 export interface PoolOptions {
@@ -37,6 +37,15 @@ export interface PoolResult {
   stats: ConversionStats;
 }
 
+/** A template read, checked and sanitised in a worker. */
+export interface TemplateInspection {
+  /** The bytes to store: the upload itself when nothing was removed, else the sanitised package. */
+  bytes: Uint8Array;
+  /** What the sanitiser removed or renamed. */
+  warnings: string[];
+  styles: TemplateStyle[];
+}
+
 /** A conversion stopped for exceeding the pool's time or memory limit, or a limit of the engine (its stack). */
 export class ConvertLimitError extends Error {
   override name = 'ConvertLimitError';
@@ -58,11 +67,10 @@ export class ConvertWorkerError extends Error {
   override name = 'ConvertWorkerError';
 }
 
-interface Task {
-  job: PoolJob;
-  resolve: (result: PoolResult) => void;
-  reject: (error: Error) => void;
-}
+/** A conversion, or a template to inspect (which never touches the workers' template caches). */
+type Task =
+  | { kind: 'convert'; job: PoolJob; resolve: (result: PoolResult) => void; reject: (error: Error) => void }
+  | { kind: 'inspect'; bytes: Uint8Array; resolve: (result: TemplateInspection) => void; reject: (error: Error) => void };
 
 interface Slot {
   worker: Worker;
@@ -137,7 +145,23 @@ export class ConvertPool {
       return Promise.reject(new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} conversions are waiting`));
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
+      this.queue.push({ kind: 'convert', job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /**
+   * Reads, checks and sanitises a template in a worker, under the same time and memory limits as a conversion, so a
+   * hostile template (hundreds of thousands of styles) never holds the event loop. Rejects like `run`.
+   */
+  inspect(bytes: Uint8Array): Promise<TemplateInspection> {
+    if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
+    const idle = this.slots.length < this.size || this.slots.some((slot) => slot.task === null);
+    if (!idle && this.queue.length >= this.maxQueue) {
+      return Promise.reject(new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} jobs are waiting`));
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'inspect', bytes, resolve, reject });
       this.dispatch();
     });
   }
@@ -186,7 +210,7 @@ export class ConvertPool {
     });
     worker.unref();
     const slot: Slot = { worker, ready: false, task: null, templates: [], error: null };
-    worker.on('message', (message: ResultMessage | ReadyMessage) => {
+    worker.on('message', (message: ResultMessage | InspectResultMessage | ReadyMessage) => {
       if ('ready' in message) this.onReady(slot);
       else this.onMessage(slot, message);
     });
@@ -201,12 +225,24 @@ export class ConvertPool {
 
   private start(slot: Slot, task: Task): void {
     const id = this.nextId++;
+    if (task.kind === 'inspect') {
+      slot.task = { ...task, id, timer: slot.ready ? this.limit(slot) : this.bootLimit(slot) };
+      slot.worker.ref();
+      try {
+        slot.worker.postMessage({ kind: 'inspect', id, bytes: task.bytes } satisfies InspectMessage);
+      } catch (error) {
+        this.finish(slot, error instanceof Error ? error : new Error(String(error)));
+        this.dispatch();
+      }
+      return;
+    }
     const { key, bytes } = task.job.template;
     const known = slot.templates.indexOf(key);
     if (known >= 0) slot.templates.splice(known, 1);
     slot.templates.push(key);
     const evict = slot.templates.length > this.templatesPerWorker ? slot.templates.splice(0, slot.templates.length - this.templatesPerWorker) : [];
     const message: JobMessage = {
+      kind: 'convert',
       id,
       markdown: task.job.markdown,
       mapping: task.job.mapping,
@@ -246,14 +282,20 @@ export class ConvertPool {
     task.timer = this.limit(slot);
   }
 
-  private onMessage(slot: Slot, message: ResultMessage): void {
+  private onMessage(slot: Slot, message: ResultMessage | InspectResultMessage): void {
     const task = slot.task;
     if (!task || task.id !== message.id) return;
     if (message.ok) {
-      this.finish(slot, null, { docx: message.docx, warnings: message.warnings, stats: message.stats });
+      if (task.kind === 'inspect' && 'inspected' in message) {
+        this.finish(slot, null, { bytes: message.clean ?? task.bytes, warnings: message.warnings, styles: message.styles });
+      } else if (task.kind === 'convert' && !('inspected' in message)) {
+        this.finish(slot, null, { docx: message.docx, warnings: message.warnings, stats: message.stats });
+      } else {
+        this.finish(slot, new ConvertWorkerError('the worker answered a job of another kind'));
+      }
     } else {
       // The worker forgot the template of a failed job (it may not have read); so does the mirror.
-      this.forget(slot, task.job.template.key);
+      if (task.kind === 'convert') this.forget(slot, task.job.template.key);
       if (message.kind === 'input') this.finish(slot, new ConvertInputError((message.code ?? 'markdown_invalid') as ConvertInputError['code'], message.message));
       else if (message.kind === 'too_complex') this.finish(slot, new ConvertLimitError('engine', `the document is nested too deeply or is too large for the converter (${message.message})`));
       else this.finish(slot, new ConvertWorkerError(`conversion failed in the worker: ${message.message}`));
@@ -288,14 +330,15 @@ export class ConvertPool {
   }
 
   /** Settles the slot's task, if any, and marks the slot free. */
-  private finish(slot: Slot, error: Error | null, result?: PoolResult): void {
+  private finish(slot: Slot, error: Error | null, result?: PoolResult | TemplateInspection): void {
     const task = slot.task;
     if (!task) return;
     slot.task = null;
     clearTimeout(task.timer);
     slot.worker.unref();
     if (error) task.reject(error);
-    else if (result) task.resolve(result);
+    else if (task.kind === 'inspect' && result && 'styles' in result) task.resolve(result);
+    else if (task.kind === 'convert' && result && 'docx' in result) task.resolve(result);
   }
 
   private forget(slot: Slot, key: string): void {

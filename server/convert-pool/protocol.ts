@@ -1,7 +1,9 @@
-import type { ConversionStats, MappingRules } from '../convert/index.ts';
+import type { ConversionStats, MappingRules, TemplateStyle } from '../convert/index.ts';
 
 /** A conversion sent to a worker. The template's bytes come only when the worker does not hold that key yet. */
 export interface JobMessage {
+  /** Absent in messages from before inspection existed: a conversion. */
+  kind?: 'convert';
   id: number;
   markdown: string;
   mapping: MappingRules;
@@ -10,6 +12,13 @@ export interface JobMessage {
   templateBytes?: Uint8Array;
   /** Template keys the worker must forget (the pool mirrors each worker's cache, so it knows what to send). */
   evict: string[];
+}
+
+/** An uploaded or stored template to read, check and sanitise off the main thread, under the pool's limits. */
+export interface InspectMessage {
+  kind: 'inspect';
+  id: number;
+  bytes: Uint8Array;
 }
 
 /** Why a conversion failed inside the worker. */
@@ -29,3 +38,8 @@ export interface ReadyMessage {
 export type ResultMessage =
   | { id: number; ok: true; docx: Uint8Array; warnings: string[]; stats: ConversionStats }
   | { id: number; ok: false; kind: FailureKind; code?: string; message: string };
+
+/** An inspected template: its styles, the sanitiser's warnings and, when it changed anything, the clean bytes. */
+export type InspectResultMessage =
+  | { id: number; ok: true; inspected: true; clean: Uint8Array | null; warnings: string[]; styles: TemplateStyle[] }
+  | Extract<ResultMessage, { ok: false }>;

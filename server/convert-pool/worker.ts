@@ -1,8 +1,8 @@
 // A conversion worker: runs the pure engine on the jobs the pool sends, with the templates it was sent read once
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
 import { parentPort } from 'node:worker_threads';
-import { convert, ConvertInputError, readTemplate, type Template } from '../convert/index.ts';
-import type { JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
+import { convert, ConvertInputError, readTemplate, sanitizedBytes, type Template } from '../convert/index.ts';
+import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker thread');
@@ -12,6 +12,25 @@ const templates = new Map<string, Template>();
 /** A RangeError from deep in the engine is the input exhausting the stack or a string's maximum length. */
 function tooComplex(error: unknown): boolean {
   return error instanceof RangeError && /call stack|string length|array length|allocation/i.test(error.message);
+}
+
+function failure(id: number, error: unknown): Extract<ResultMessage, { ok: false }> {
+  if (error instanceof ConvertInputError) return { id, ok: false, kind: 'input', code: error.code, message: error.message };
+  if (tooComplex(error)) return { id, ok: false, kind: 'too_complex', message: (error as Error).message };
+  return { id, ok: false, kind: 'internal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+}
+
+/** Reads (and so checks and sanitises) a template; the main thread stores the clean bytes it gets back. */
+function inspect(job: InspectMessage): InspectResultMessage {
+  try {
+    const template = readTemplate(job.bytes);
+    const sanitized = sanitizedBytes(job.bytes, template);
+    // Moved, not copied, to the main thread: a buffer of its own.
+    const clean = sanitized === job.bytes ? null : sanitized.byteOffset === 0 && sanitized.byteLength === sanitized.buffer.byteLength ? sanitized : sanitized.slice();
+    return { id: job.id, ok: true, inspected: true, clean, warnings: [...template.warnings], styles: [...template.styles] };
+  } catch (error) {
+    return failure(job.id, error);
+  }
 }
 
 function run(job: JobMessage): ResultMessage {
@@ -24,21 +43,22 @@ function run(job: JobMessage): ResultMessage {
       templates.set(job.templateKey, template);
     }
     const result = convert({ markdown: job.markdown, template, mapping: job.mapping, created: job.created });
-    return { id: job.id, ok: true, docx: result.docx, warnings: result.warnings, stats: result.stats };
+    // A template stored before sanitising existed is sanitised as it is read: the output says what was removed.
+    return { id: job.id, ok: true, docx: result.docx, warnings: [...template.warnings, ...result.warnings], stats: result.stats };
   } catch (error) {
     // Forgotten on any failure (it may be the template that failed); the pool's mirror of this cache does the same.
     templates.delete(job.templateKey);
-    if (error instanceof ConvertInputError) return { id: job.id, ok: false, kind: 'input', code: error.code, message: error.message };
-    if (tooComplex(error)) return { id: job.id, ok: false, kind: 'too_complex', message: (error as Error).message };
-    return { id: job.id, ok: false, kind: 'internal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    return failure(job.id, error);
   }
 }
 
 port.postMessage({ ready: true } satisfies ReadyMessage);
 
-port.on('message', (job: JobMessage) => {
-  const result = run(job);
-  if (result.ok) {
+port.on('message', (job: JobMessage | InspectMessage) => {
+  const result: ResultMessage | InspectResultMessage = job.kind === 'inspect' ? inspect(job) : run(job);
+  if (result.ok && 'inspected' in result) {
+    port.postMessage(result, result.clean ? [result.clean.buffer as ArrayBuffer] : []);
+  } else if (result.ok) {
     // The bytes move to the main thread instead of being copied (a whole buffer of its own, as fflate returns).
     const docx = result.docx.byteOffset === 0 && result.docx.byteLength === result.docx.buffer.byteLength ? result.docx : result.docx.slice();
     port.postMessage({ ...result, docx }, [docx.buffer as ArrayBuffer]);

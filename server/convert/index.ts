@@ -11,7 +11,7 @@ export { ConvertInputError } from './errors.ts';
 export type { ConversionStats } from './compile/stats.ts';
 export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
 export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
-export { readTemplate, type Template } from './template/read.ts';
+export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
 
 export interface ConvertInput {

@@ -56,6 +56,7 @@ export const TemplateSummary = z.object({
   updated_at: z.string(),
   builtin: z.boolean(),
   size: z.int().min(0),
+  warnings: z.array(z.string()).describe('What was removed from or renamed in the uploaded file before it was stored; empty when none'),
 });
 
 export const Mapping = z.object({

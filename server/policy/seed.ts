@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Compile } from 'typebox/compile';
-import { checkRules, DEFAULT_TEMPLATE_NAME, defaultTemplate, readTemplate, resolveStyles, type MappingRules, type Template } from '../convert/index.ts';
+import { checkRules, DEFAULT_TEMPLATE_NAME, defaultTemplate, readTemplate, resolveStyles, sanitizedBytes, type MappingRules, type Template } from '../convert/index.ts';
 import { BUILTIN_TEMPLATE_ID, sha256, type Store } from '../store/store.ts';
 import type { Policy } from './load.ts';
 import { SeedMappingSchema } from './schema.ts';
@@ -96,8 +96,10 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
     let template: Template;
     try {
       if (statSync(where(name)).size > TEMPLATE_LIMIT) throw new Error(`larger than ${TEMPLATE_LIMIT / 1024 / 1024} MB`);
-      bytes = new Uint8Array(readFileSync(where(name)));
-      template = readTemplate(bytes);
+      const raw = new Uint8Array(readFileSync(where(name)));
+      template = readTemplate(raw);
+      // The seed folder is untrusted input like an upload: the sanitised bytes are what is stored.
+      bytes = sanitizedBytes(raw, template);
     } catch (error) {
       report.warnings.push(`Seed file ${where(name)} is not a usable Word template (${reason(error)}); skipped${store.getTemplate(id) ? ', the version imported before stays' : ''}.`);
       continue;
@@ -106,13 +108,13 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
     const fields = { name: baseName(name), description: `Provided by your organisation (${name}).` };
     const existing = store.getTemplate(id);
     if (!existing) {
-      await store.addTemplate({ id, ...fields, version: 1, created_at: at(), updated_at: at(), managed: true }, bytes);
+      await store.addTemplate({ id, ...fields, version: 1, created_at: at(), updated_at: at(), managed: true, warnings: [...template.warnings] }, bytes);
       report.added.push(where(name));
       continue;
     }
     const newBytes = existing.sha256 !== sha256(bytes);
     if (newBytes || existing.name !== fields.name || existing.description !== fields.description) {
-      await store.updateTemplate(id, { ...fields, version: existing.version + 1, updated_at: at(), managed: true }, newBytes ? bytes : undefined);
+      await store.updateTemplate(id, { ...fields, version: existing.version + 1, updated_at: at(), managed: true, warnings: [...template.warnings] }, newBytes ? bytes : undefined);
       report.updated.push(where(name));
     } else {
       if (!existing.managed) await store.updateTemplate(id, { managed: true });

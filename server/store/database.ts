@@ -25,6 +25,8 @@ export interface TemplateRecord {
   builtin: boolean;
   /** Seeded from the organisation's policy folder: read-only for users. */
   managed: boolean;
+  /** What sanitising removed from the uploaded file before it was stored (absent on records from before it existed). */
+  warnings?: string[];
 }
 
 export interface MappingRecord {
@@ -156,6 +158,7 @@ const DatabaseSchema = Type.Object({
       sha256: Type.String(),
       builtin: Type.Boolean(),
       managed: Type.Optional(Type.Boolean()),
+      warnings: Type.Optional(Type.Array(Type.String())),
     }),
   ),
   mappings: Type.Array(

@@ -244,7 +244,7 @@ export class Store {
   }
 
   /** Updates a template's fields and, with new bytes, its file (a new version). */
-  async updateTemplate(id: string, patch: Partial<Pick<TemplateRecord, 'name' | 'description' | 'version' | 'updated_at' | 'managed'>>, bytes?: Uint8Array): Promise<TemplateRecord | undefined> {
+  async updateTemplate(id: string, patch: Partial<Pick<TemplateRecord, 'name' | 'description' | 'version' | 'updated_at' | 'managed' | 'warnings'>>, bytes?: Uint8Array): Promise<TemplateRecord | undefined> {
     const record = this.data.templates.find((t) => t.id === id);
     if (!record) return undefined;
     const oldFile = record.file;

@@ -51,6 +51,12 @@ export function describeWarning(warning: string): string {
       return `Lists nest deeper than 3 levels (${detail}); deeper items were kept at level 3.`;
     case 'unsupported_html':
       return `Raw HTML (${detail}) was kept as text.`;
+    case 'template_external_removed':
+      return `A link to content outside the template (${detail}) was removed: Word would have fetched it whenever a document opened.`;
+    case 'template_style_renamed':
+      return `A style id with unsafe characters was renamed (${detail}).`;
+    case 'template_font_renamed':
+      return `A font name with unsafe characters was cleaned (${detail}).`;
     case 'invalid_front_matter':
       return `The front matter could not be read (${detail}); the document properties were left empty.`;
     default:

@@ -1,20 +1,29 @@
-import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element } from '@xmldom/xmldom';
+import { XMLSerializer, type Document as XmlDocument, type Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
 import { decodeUtf8 } from '../xml.ts';
+import { zipSync } from 'fflate';
+import { allElements, decodeXmlPart, looksLikeXml, PACKAGE_REL_NS, parseXml, resolveTarget, siblingPath } from './parts.ts';
+import { sanitizeTemplate } from './sanitize.ts';
 import { readStyles, type TemplateStyle } from './styles.ts';
 import { childElements, W_NS, wChild } from './wordml.ts';
 import { unzipPackage } from './zip.ts';
 
 export { TEMPLATE_LIMITS } from './zip.ts';
+export { TEMPLATE_CAPS } from './sanitize.ts';
+export { parseXml, relsPath, siblingPath } from './parts.ts';
 
-const REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const OFFICE_DOCUMENT_REL = /\/officeDocument$/;
+/** Content types of a WordprocessingML main part: a document or a template (.docx / .dotx). */
+const MAIN_CONTENT_TYPES = new Set([
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml',
+]);
 const CONTENT_MARKER = 'DOCWRIGHT_CONTENT';
 const PLACEHOLDER = '{{content}}';
 
 /** A .docx template read once and reused for every conversion that names it. */
 export interface Template {
-  /** Every part of the package by its path, as bytes. */
+  /** Every part of the package by its path, as bytes (sanitised: see sanitize.ts). */
   readonly parts: ReadonlyMap<string, Uint8Array>;
   /** Path of the main document part, normally `word/document.xml`. */
   readonly mainPart: string;
@@ -28,52 +37,37 @@ export interface Template {
   readonly hasPlaceholder: boolean;
   /** Width of the text area of the section the content lands in, in twentieths of a point. */
   readonly textWidthTwips: number;
+  /** What sanitising removed or renamed (external relationships, style ids, font names); empty for a clean template. */
+  readonly warnings: readonly string[];
 }
 
-/** Reads a .docx (or .dotx) template. Throws ConvertInputError when it is not a usable WordprocessingML package. */
+/**
+ * Reads a .docx (or .dotx) template, sanitised (sanitize.ts). Throws ConvertInputError when it is not a usable
+ * WordprocessingML package: not a zip, a broken package root, DTDs, macros, more styles than the caps allow.
+ */
 export function readTemplate(bytes: Uint8Array): Template {
-  const parts = unzipPackage(bytes);
-  refuseDtds(parts);
-  const contentTypes = requirePart(parts, '[Content_Types].xml');
-  if (/macroEnabled|vbaProject/i.test(contentTypes) || [...parts.keys()].some((p) => /vbaProject\.bin$/i.test(p))) {
-    throw new ConvertInputError('template_invalid', 'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.');
-  }
-  const mainPart = findMainPart(parts);
+  const raw = unzipPackage(bytes);
+  refuseDtds(raw);
+  const mainPart = checkPackageRoot(raw);
+  const { parts, warnings } = sanitizeTemplate(raw);
   const documentXml = requirePart(parts, mainPart);
   const stylesXml = optionalPart(parts, siblingPath(mainPart, 'styles.xml'));
   const styles = stylesXml === null ? [] : readStyles(parseXml(stylesXml, 'styles.xml'));
   const doc = parseXml(documentXml, mainPart);
   const { head, tail, hasPlaceholder, textWidthTwips } = splitBody(doc, mainPart);
-  return { parts, mainPart, styles, documentHead: head, documentTail: tail, hasPlaceholder, textWidthTwips };
+  return { parts, mainPart, styles, documentHead: head, documentTail: tail, hasPlaceholder, textWidthTwips, warnings };
 }
 
-/** Parses an XML part; DTDs are refused outright so no entity is ever declared, let alone resolved. */
-export function parseXml(xml: string, name: string): XmlDocument {
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
-    throw new ConvertInputError('template_invalid', `The template part ${name} declares a DTD or entities, which .docx files never do.`);
+/** The bytes to store for an uploaded template: the upload itself when sanitising changed nothing, else the clean parts. */
+export function sanitizedBytes(original: Uint8Array, template: Template): Uint8Array {
+  if (template.warnings.length === 0) return original;
+  const files: Record<string, Uint8Array> = {};
+  // [Content_Types].xml first, as Word writes it.
+  for (const name of ['[Content_Types].xml', ...[...template.parts.keys()].filter((p) => p !== '[Content_Types].xml')]) {
+    const bytes = template.parts.get(name);
+    if (bytes) files[name] = bytes;
   }
-  try {
-    return new DOMParser({
-      onError: (level, message) => {
-        if (level !== 'warning') throw new Error(message);
-      },
-    }).parseFromString(xml, 'text/xml');
-  } catch (error) {
-    const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ConvertInputError('template_invalid', `The template part ${name} is not well-formed XML: ${detail}`);
-  }
-}
-
-/** Path of a part next to `part`, e.g. the styles.xml beside word/document.xml. */
-export function siblingPath(part: string, name: string): string {
-  const slash = part.lastIndexOf('/');
-  return slash < 0 ? name : `${part.slice(0, slash + 1)}${name}`;
-}
-
-/** Path of the relationships part of `part`. */
-export function relsPath(part: string): string {
-  const slash = part.lastIndexOf('/');
-  return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
+  return zipSync(files, { level: 6, mtime: new Date('2000-01-01T00:00:00Z') });
 }
 
 /** Any XML part (UTF-8 or UTF-16) that declares a DTD or entities is refused, whether or not Docwright reads it. */
@@ -88,16 +82,46 @@ function refuseDtds(parts: ReadonlyMap<string, Uint8Array>): void {
 }
 
 const latin1 = new TextDecoder('latin1');
-/** Bytes before the first markup of an XML part: NULs of UTF-16, byte order marks, whitespace. */
-const PROLOG_NOISE = new Set([0x00, 0xef, 0xbb, 0xbf, 0xfe, 0xff, 0x09, 0x0a, 0x0d, 0x20]);
 
-/** True when the first byte that is not a BOM, NUL or whitespace is "<" (binary parts such as images never are). */
-function looksLikeXml(bytes: Uint8Array): boolean {
-  for (let i = 0; i < Math.min(bytes.length, 64); i++) {
-    const b = bytes[i] ?? 0;
-    if (!PROLOG_NOISE.has(b)) return b === 0x3c;
+function broken(detail: string): never {
+  throw new ConvertInputError('template_invalid', `The template is not a usable Word document: ${detail}.`);
+}
+
+/**
+ * The package root Word itself requires: [Content_Types].xml, _rels/.rels with an internal officeDocument
+ * relationship to a part that exists, and that part typed as a WordprocessingML document or template.
+ * Returns the main part's name.
+ */
+function checkPackageRoot(parts: ReadonlyMap<string, Uint8Array>): string {
+  const typesBytes = parts.get('[Content_Types].xml');
+  if (!typesBytes || !looksLikeXml(typesBytes)) broken('it has no [Content_Types].xml');
+  const relsBytes = parts.get('_rels/.rels');
+  if (!relsBytes || !looksLikeXml(relsBytes)) broken('it has no _rels/.rels (the package relationships that name its main document)');
+  const rels = allElements(parseXml(decodeXmlPart(relsBytes), '_rels/.rels')).filter(
+    (el) => el.namespaceURI === PACKAGE_REL_NS && el.localName === 'Relationship' && OFFICE_DOCUMENT_REL.test(el.getAttribute('Type') ?? ''),
+  );
+  if (rels.length !== 1) broken(`_rels/.rels names ${rels.length} main documents instead of one`);
+  const rel = rels[0];
+  if (!rel || (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external') broken('its main document is outside the package');
+  const mainPart = resolveTarget('', rel.getAttribute('Target') ?? '');
+  const mainBytes = parts.get(mainPart);
+  if (!mainBytes) broken(`it has no main document part (_rels/.rels names ${JSON.stringify(mainPart.slice(0, 100))}, which is missing)`);
+  const type = contentTypeOf(parseXml(decodeXmlPart(typesBytes), '[Content_Types].xml'), mainPart);
+  if (!MAIN_CONTENT_TYPES.has(type)) {
+    if (/macroEnabled/i.test(type)) throw new ConvertInputError('template_invalid', 'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.');
+    broken(`[Content_Types].xml gives its main document ${mainPart} the type ${JSON.stringify(type.slice(0, 120) || 'none')}, not a Word document's`);
   }
-  return false;
+  return mainPart;
+}
+
+/** A part's content type: its Override, else the Default for its extension (extensions compare case-insensitively). */
+function contentTypeOf(types: XmlDocument, part: string): string {
+  const elements = allElements(types);
+  const override = elements.find((el) => el.localName === 'Override' && (el.getAttribute('PartName') ?? '').toLowerCase() === `/${part}`.toLowerCase());
+  if (override) return override.getAttribute('ContentType') ?? '';
+  const extension = part.slice(part.lastIndexOf('.') + 1).toLowerCase();
+  const fallback = elements.find((el) => el.localName === 'Default' && (el.getAttribute('Extension') ?? '').toLowerCase() === extension);
+  return fallback?.getAttribute('ContentType') ?? '';
 }
 
 function requirePart(parts: ReadonlyMap<string, Uint8Array>, name: string): string {
@@ -109,23 +133,6 @@ function requirePart(parts: ReadonlyMap<string, Uint8Array>, name: string): stri
 function optionalPart(parts: ReadonlyMap<string, Uint8Array>, name: string): string | null {
   const bytes = parts.get(name);
   return bytes === undefined ? null : decodeUtf8(bytes);
-}
-
-function findMainPart(parts: ReadonlyMap<string, Uint8Array>): string {
-  const rels = optionalPart(parts, '_rels/.rels');
-  if (rels !== null) {
-    const doc = parseXml(rels, '_rels/.rels');
-    const list = doc.getElementsByTagNameNS(REL_NS, 'Relationship');
-    for (let i = 0; i < list.length; i++) {
-      const rel = list.item(i);
-      if (rel && OFFICE_DOCUMENT_REL.test(rel.getAttribute('Type') ?? '') && rel.getAttribute('TargetMode') !== 'External') {
-        const target = (rel.getAttribute('Target') ?? '').replace(/^\//, '');
-        if (parts.has(target)) return target;
-      }
-    }
-  }
-  if (parts.has('word/document.xml')) return 'word/document.xml';
-  throw new ConvertInputError('template_invalid', 'The template is not a Word document: it has no main document part.');
 }
 
 /** The visible text of a paragraph (its w:t runs), for finding the placeholder. */

@@ -10,7 +10,7 @@ import { access } from '../access.ts';
 
 /** The template as the API shows it. */
 export function templateOut(t: TemplateRecord): TemplateOut {
-  return { id: t.id, name: t.name, description: t.description, version: t.version, created_at: t.created_at, updated_at: t.updated_at, builtin: t.builtin, managed: t.managed, size: t.size };
+  return { id: t.id, name: t.name, description: t.description, version: t.version, created_at: t.created_at, updated_at: t.updated_at, builtin: t.builtin, managed: t.managed, size: t.size, warnings: t.warnings ?? [] };
 }
 
 /** Reads a multipart upload: the file's bytes and the text fields. */
@@ -79,12 +79,13 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
       const name = checkText(fields, 'name', 200, false) ?? filename?.replace(/\.do[ct]x$/i, '') ?? 'Template';
       const description = checkText(fields, 'description', 2000, false) ?? '';
-      app.services.checkTemplate(bytes);
+      // Read, checked and sanitised in a worker; the clean bytes are what is stored.
+      const inspected = await app.services.checkTemplate(bytes);
       const limit = PLAN_LIMITS[store.settings().plan].templates;
       const own = store.listTemplates().filter((t) => !t.builtin && !t.managed).length; // the organisation's do not count
       if (limit !== null && own >= limit) throw new ApiError('forbidden', `Your plan allows ${limit} templates; delete one or change the plan.`);
       const at = app.services.now().toISOString();
-      const record = await store.addTemplate({ id: randomUUID(), name, description, version: 1, created_at: at, updated_at: at }, bytes);
+      const record = await store.addTemplate({ id: randomUUID(), name, description, version: 1, created_at: at, updated_at: at, warnings: inspected.warnings }, inspected.bytes);
       return reply.status(201).send(templateOut(record));
     },
   );
@@ -127,11 +128,11 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       const t = editable((request.params as { id: string }).id);
       const { bytes, fields } = await readUpload(request);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
-      app.services.checkTemplate(bytes);
+      const inspected = await app.services.checkTemplate(bytes);
       const name = checkText(fields, 'name', 200, false);
       const description = checkText(fields, 'description', 2000, false);
-      const patch = { ...(name ? { name } : {}), ...(description !== undefined ? { description } : {}), version: t.version + 1, updated_at: app.services.now().toISOString() };
-      return templateOut((await store.updateTemplate(t.id, patch, bytes)) ?? t);
+      const patch = { ...(name ? { name } : {}), ...(description !== undefined ? { description } : {}), version: t.version + 1, updated_at: app.services.now().toISOString(), warnings: inspected.warnings };
+      return templateOut((await store.updateTemplate(t.id, patch, inspected.bytes)) ?? t);
     },
   );
 

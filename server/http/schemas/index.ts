@@ -72,6 +72,10 @@ export const TemplateSchema = Type.Object(
     builtin: Type.Boolean({ description: 'The built-in template, which cannot be changed or deleted' }),
     managed: Type.Boolean({ description: "Seeded by the organisation's policy: read-only (PATCH, PUT and DELETE answer 403)" }),
     size: Type.Integer({ minimum: 0, description: 'Size of the .docx in bytes' }),
+    warnings: Type.Array(Type.String(), {
+      description:
+        'What was removed from or renamed in the uploaded file before it was stored (template_external_removed, template_style_renamed, template_font_renamed); empty for a clean file',
+    }),
   },
   { $id: 'Template' },
 );

