@@ -266,8 +266,8 @@ const QUOTE_FALLBACK = {
   border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } },
 };
 
-/** Built-in look of a code line when no code style is mapped: light grey shading. */
+/** Built-in look of a code block when no code style is mapped: light grey shading, a little space around. */
 export const CODE_FALLBACK = {
   shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' },
-  spacing: { before: 0, after: 0 },
+  spacing: { before: 120, after: 120 },
 };
