@@ -43,9 +43,31 @@ export interface ParsedMarkdown {
   maxListDepth: number;
 }
 
+/** A line that opens or closes YAML front matter as remark-frontmatter sees it: the fence, then spaces or tabs. */
+function isFence(line: string, fence: string): boolean {
+  return line.startsWith(fence) && !/[^ \t\r]/.test(line.slice(fence.length));
+}
+
+/**
+ * Front matter may close with `...` (YAML's document-end marker, as pandoc accepts); remark-frontmatter knows only
+ * `---`. The first closing line of either kind is rewritten to `---` (same length, so positions hold).
+ */
+export function normalizeFrontMatterFence(markdown: string): string {
+  let end = markdown.indexOf('\n');
+  if (end < 0 || !isFence(markdown.slice(0, end), '---')) return markdown;
+  for (let start = end + 1; start < markdown.length; start = end + 1) {
+    end = markdown.indexOf('\n', start);
+    if (end < 0) end = markdown.length;
+    const line = markdown.slice(start, end);
+    if (isFence(line, '---')) return markdown;
+    if (isFence(line, '...')) return `${markdown.slice(0, start)}---${markdown.slice(start + 3)}`;
+  }
+  return markdown;
+}
+
 /** Parses markdown (CommonMark + GFM + YAML front matter) into an mdast tree, safely for any nesting depth. */
 export function parseMarkdown(markdown: string): ParsedMarkdown {
-  const tree = processor.parse(markdown);
+  const tree = processor.parse(normalizeFrontMatterFence(markdown));
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of transforms) transform(tree);

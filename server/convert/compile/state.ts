@@ -11,6 +11,7 @@ import {
 import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
+import type { DocumentProperties } from './handlers/front-matter.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -79,6 +80,8 @@ export class State {
   readonly footnoteDefinitions = new Map<string, FootnoteDefinition>();
   readonly footnotes: Record<number, { children: Paragraph[] }> = {};
   readonly lists = new Map<string, ListDefinition>();
+  /** Document properties, filled from the front matter. */
+  readonly properties: DocumentProperties = {};
 
   /** Current inline formatting. */
   inline: InlineContext = {};
