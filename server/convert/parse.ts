@@ -4,6 +4,7 @@ import remarkGfm from 'remark-gfm';
 import remarkFrontmatter from 'remark-frontmatter';
 import type { Root } from 'mdast';
 import { boundNesting } from './compile/flatten.ts';
+import { rawHtmlToMdast } from './compile/raw-html.ts';
 import { measure, type ConversionStats } from './compile/stats.ts';
 
 type Transform = (tree: Root) => Root | undefined | void;
@@ -41,6 +42,8 @@ export interface ParsedMarkdown {
   stats: ConversionStats;
   /** The deepest list nesting of the markdown as written. */
   maxListDepth: number;
+  /** What parsing could not keep as written (raw HTML it printed differently or dropped). */
+  warnings: string[];
 }
 
 /** A line that opens or closes YAML front matter as remark-frontmatter sees it: the fence, then spaces or tabs. */
@@ -71,5 +74,11 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of transforms) transform(tree);
-  return { tree, stats, maxListDepth };
+  // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
+  const warnings: string[] = [];
+  const added = rawHtmlToMdast(tree, (warning) => {
+    if (!warnings.includes(warning)) warnings.push(warning);
+  });
+  for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
+  return { tree, stats, maxListDepth, warnings };
 }

@@ -17,6 +17,7 @@ import { MAX_LIST_LEVELS, list } from './handlers/list.ts';
 import { listItem } from './handlers/list-item.ts';
 import { paragraph } from './handlers/paragraph.ts';
 import { root } from './handlers/root.ts';
+import { subscript, superscript } from './handlers/script.ts';
 import { strong } from './handlers/strong.ts';
 import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
@@ -62,6 +63,8 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   imageReference,
   footnoteReference,
   html: htmlInline,
+  superscript,
+  subscript,
 };
 
 /** What the compiler hands to the packaging step. */
@@ -78,9 +81,14 @@ export interface CompiledDocument {
 export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles; textWidthTwips: number }): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
+  for (const warning of parsed.warnings) state.warn(warning);
   collectDefinitions(tree, state);
   if (maxListDepth > MAX_LIST_LEVELS) state.warn(`list_depth_exceeded: ${maxListDepth}`);
   const children = state.blocks(tree.children);
+  for (const [id, definition] of state.footnoteDefinitions) {
+    // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
+    if (!state.printedFootnotes.has(id)) state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
+  }
   return {
     children,
     footnotes: state.footnotes,
@@ -101,6 +109,7 @@ function collectDefinitions(tree: Root, state: State): void {
     } else if (node.type === 'footnoteDefinition') {
       const id = node.identifier.toLowerCase();
       if (!state.footnoteDefinitions.has(id)) state.footnoteDefinitions.set(id, node);
+      else state.warn(`footnote_not_printed: ${node.label ?? node.identifier} (a second definition of the label)`);
     }
     if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
