@@ -4,6 +4,7 @@ import remarkGfm from 'remark-gfm';
 import remarkFrontmatter from 'remark-frontmatter';
 import type { Root } from 'mdast';
 import { boundNesting } from './compile/flatten.ts';
+import { rawHtmlToMdast } from './compile/raw-html.ts';
 import { measure, type ConversionStats } from './compile/stats.ts';
 
 type Transform = (tree: Root) => Root | undefined | void;
@@ -41,13 +42,43 @@ export interface ParsedMarkdown {
   stats: ConversionStats;
   /** The deepest list nesting of the markdown as written. */
   maxListDepth: number;
+  /** What parsing could not keep as written (raw HTML it printed differently or dropped). */
+  warnings: string[];
+}
+
+/** A line that opens or closes YAML front matter as remark-frontmatter sees it: the fence, then spaces or tabs. */
+function isFence(line: string, fence: string): boolean {
+  return line.startsWith(fence) && !/[^ \t\r]/.test(line.slice(fence.length));
+}
+
+/**
+ * Front matter may close with `...` (YAML's document-end marker, as pandoc accepts); remark-frontmatter knows only
+ * `---`. The first closing line of either kind is rewritten to `---` (same length, so positions hold).
+ */
+export function normalizeFrontMatterFence(markdown: string): string {
+  let end = markdown.indexOf('\n');
+  if (end < 0 || !isFence(markdown.slice(0, end), '---')) return markdown;
+  for (let start = end + 1; start < markdown.length; start = end + 1) {
+    end = markdown.indexOf('\n', start);
+    if (end < 0) end = markdown.length;
+    const line = markdown.slice(start, end);
+    if (isFence(line, '---')) return markdown;
+    if (isFence(line, '...')) return `${markdown.slice(0, start)}---${markdown.slice(start + 3)}`;
+  }
+  return markdown;
 }
 
 /** Parses markdown (CommonMark + GFM + YAML front matter) into an mdast tree, safely for any nesting depth. */
 export function parseMarkdown(markdown: string): ParsedMarkdown {
-  const tree = processor.parse(markdown);
+  const tree = processor.parse(normalizeFrontMatterFence(markdown));
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of transforms) transform(tree);
-  return { tree, stats, maxListDepth };
+  // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
+  const warnings: string[] = [];
+  const added = rawHtmlToMdast(tree, (warning) => {
+    if (!warnings.includes(warning)) warnings.push(warning);
+  });
+  for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
+  return { tree, stats, maxListDepth, warnings };
 }

@@ -1,6 +1,5 @@
 import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, type Paragraph } from 'docx';
 import type { Nodes, Root } from 'mdast';
-import { parse as parseYaml } from 'yaml';
 import type { ResolvedStyles } from '../mapping.ts';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
@@ -8,6 +7,7 @@ import { code } from './handlers/code.ts';
 import { strikethrough } from './handlers/delete.ts';
 import { emphasis } from './handlers/emphasis.ts';
 import { footnoteReference } from './handlers/footnote-reference.ts';
+import { frontMatter, type DocumentProperties } from './handlers/front-matter.ts';
 import { heading } from './handlers/heading.ts';
 import { htmlBlock, htmlInline } from './handlers/html.ts';
 import { image, imageReference } from './handlers/image.ts';
@@ -17,12 +17,15 @@ import { MAX_LIST_LEVELS, list } from './handlers/list.ts';
 import { listItem } from './handlers/list-item.ts';
 import { paragraph } from './handlers/paragraph.ts';
 import { root } from './handlers/root.ts';
+import { subscript, superscript } from './handlers/script.ts';
 import { strong } from './handlers/strong.ts';
 import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
 import { thematicBreak } from './handlers/thematic-break.ts';
 import type { ConversionStats } from './stats.ts';
 import type { ParsedMarkdown } from '../parse.ts';
+
+export type { DocumentProperties } from './handlers/front-matter.ts';
 import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition } from './state.ts';
 
 /** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
@@ -37,10 +40,10 @@ const blockHandlers: Record<string, BlockHandler | null> = {
   code,
   html: htmlBlock,
   table,
-  // Used through references, printed as footnotes, or turned into document properties.
+  yaml: frontMatter,
+  // Used through references, or printed as footnotes.
   definition: null,
   footnoteDefinition: null,
-  yaml: null,
   // Only inside tables, handled by `table`.
   tableRow: null,
   tableCell: null,
@@ -60,16 +63,9 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   imageReference,
   footnoteReference,
   html: htmlInline,
+  superscript,
+  subscript,
 };
-
-/** Document properties taken from YAML front matter. */
-export interface DocumentProperties {
-  title?: string;
-  creator?: string;
-  subject?: string;
-  keywords?: string;
-  description?: string;
-}
 
 /** What the compiler hands to the packaging step. */
 export interface CompiledDocument {
@@ -85,16 +81,19 @@ export interface CompiledDocument {
 export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles; textWidthTwips: number }): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
-  let properties: DocumentProperties = {};
-  for (const node of tree.children) if (node.type === 'yaml') properties = frontMatter(state, node.value);
+  for (const warning of parsed.warnings) state.warn(warning);
   collectDefinitions(tree, state);
   if (maxListDepth > MAX_LIST_LEVELS) state.warn(`list_depth_exceeded: ${maxListDepth}`);
   const children = state.blocks(tree.children);
+  for (const [id, definition] of state.footnoteDefinitions) {
+    // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
+    if (!state.printedFootnotes.has(id)) state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
+  }
   return {
     children,
     footnotes: state.footnotes,
     numbering: { config: [...state.lists.values()].map(numberingConfig) },
-    properties,
+    properties: state.properties,
     warnings: state.warnings,
     stats,
   };
@@ -110,54 +109,12 @@ function collectDefinitions(tree: Root, state: State): void {
     } else if (node.type === 'footnoteDefinition') {
       const id = node.identifier.toLowerCase();
       if (!state.footnoteDefinitions.has(id)) state.footnoteDefinitions.set(id, node);
+      else state.warn(`footnote_not_printed: ${node.label ?? node.identifier} (a second definition of the label)`);
     }
     if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
     }
   }
-}
-
-function asText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value.trim() || undefined;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if (Array.isArray(value)) {
-    const parts = value.map(asText).filter((v): v is string => v !== undefined);
-    return parts.length > 0 ? parts.join(', ') : undefined;
-  }
-  return undefined;
-}
-
-/** Reads title, author, subject, keywords and description from YAML front matter. */
-function frontMatter(state: State, yaml: string): DocumentProperties {
-  let data: unknown;
-  try {
-    // Errors become a warning of the conversion; YAML's own warnings (unknown tags) are not printed to the console.
-    data = parseYaml(yaml, { maxAliasCount: 100, logLevel: 'error' });
-  } catch (error) {
-    const detail = error instanceof Error ? error.message.split('\n')[0] : 'invalid YAML';
-    state.warn(`invalid_front_matter: ${detail}`);
-    return {};
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
-  const record = data as Record<string, unknown>;
-  const pick = (...keys: string[]) => {
-    for (const key of keys) {
-      const value = asText(record[key]);
-      if (value !== undefined) return value;
-    }
-    return undefined;
-  };
-  const properties: DocumentProperties = {};
-  const entries: [keyof DocumentProperties, string | undefined][] = [
-    ['title', pick('title')],
-    ['creator', pick('author', 'authors', 'creator')],
-    ['subject', pick('subject', 'subtitle')],
-    ['keywords', pick('keywords', 'tags')],
-    ['description', pick('description', 'abstract', 'summary')],
-  ];
-  for (const [key, value] of entries) if (value !== undefined) properties[key] = value;
-  return properties;
 }
 
 const BULLETS = ['\u2022', '\u25E6', '\u25AA'];

@@ -11,6 +11,7 @@ import {
 import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
+import type { DocumentProperties } from './handlers/front-matter.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -30,6 +31,8 @@ export interface InlineContext {
   link?: boolean;
   /** Font size in half-points (built-in heading formatting). */
   size?: number;
+  superScript?: boolean;
+  subScript?: boolean;
 }
 
 export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
@@ -78,7 +81,11 @@ export class State {
   readonly definitions = new Map<string, Definition>();
   readonly footnoteDefinitions = new Map<string, FootnoteDefinition>();
   readonly footnotes: Record<number, { children: Paragraph[] }> = {};
+  /** Identifiers of the footnote definitions printed as footnotes. */
+  readonly printedFootnotes = new Set<string>();
   readonly lists = new Map<string, ListDefinition>();
+  /** Document properties, filled from the front matter. */
+  readonly properties: DocumentProperties = {};
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -120,8 +127,10 @@ export class State {
     for (const node of nodes) {
       const handler = this.blockHandlers[node.type];
       if (handler === undefined) {
-        // Phrasing content where blocks are expected (e.g. an html node): wrap it in a paragraph.
+        // Phrasing content where blocks are expected (e.g. an html node) is wrapped in a paragraph, and so is the text
+        // of a node type no handler knows.
         if (this.inlineHandlers[node.type]) out.push(this.paragraph('paragraph', this.inlines([node as PhrasingContent])));
+        else out.push(this.paragraph('paragraph', this.unknown(node)));
         continue;
       }
       if (handler === null) continue;
@@ -137,13 +146,21 @@ export class State {
       const handler = this.inlineHandlers[node.type];
       if (handler === undefined) {
         // Block content where phrasing is expected cannot occur in mdast; its text is kept all the same.
-        if ('children' in node) out.push(...this.inlines((node as Parents).children));
+        if (this.blockHandlers[node.type] !== undefined && 'children' in node) out.push(...this.inlines((node as Parents).children));
+        else out.push(...this.unknown(node));
         continue;
       }
       if (handler === null) continue;
       for (const child of handler(this, node as never)) out.push(child);
     }
     return out;
+  }
+
+  /** A node type no handler knows (from a plugin or a future parser): named in a warning, its text kept. */
+  private unknown(node: Nodes): ParagraphChild[] {
+    this.warn(`unsupported_node: ${node.type}`);
+    if ('children' in node) return this.inlines((node as Parents).children);
+    return 'value' in node && typeof node.value === 'string' && node.value ? [this.run(node.value)] : [];
   }
 
   /** Runs `fn` in a block context of its own (a table cell, a footnote), restoring the surrounding one after. */
@@ -183,8 +200,19 @@ export class State {
   }
 
   /** Run properties of the current inline context. */
-  runFormatting(): { bold?: true; italics?: true; strike?: true; font?: string; size?: number; style?: string; color?: string; underline?: object } {
-    const { bold, italics, strike, code, link, size } = this.inline;
+  runFormatting(): {
+    bold?: true;
+    italics?: true;
+    strike?: true;
+    font?: string;
+    size?: number;
+    style?: string;
+    color?: string;
+    underline?: object;
+    superScript?: true;
+    subScript?: true;
+  } {
+    const { bold, italics, strike, code, link, size, superScript, subScript } = this.inline;
     const hyperlinkStyle = link ? this.styles.hyperlink : undefined;
     return {
       ...(bold || this.inHeaderCell ? { bold: true as const } : {}),
@@ -192,6 +220,7 @@ export class State {
       ...(strike ? { strike: true as const } : {}),
       ...(code ? { font: MONO_FONT } : {}),
       ...(size ? { size } : {}),
+      ...(superScript ? { superScript: true as const } : subScript ? { subScript: true as const } : {}),
       ...(hyperlinkStyle ? { style: hyperlinkStyle } : {}),
       ...(link && !hyperlinkStyle ? { color: '0563C1', underline: {} } : {}),
     };
@@ -266,8 +295,8 @@ const QUOTE_FALLBACK = {
   border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } },
 };
 
-/** Built-in look of a code line when no code style is mapped: light grey shading. */
+/** Built-in look of a code block when no code style is mapped: light grey shading, a little space around. */
 export const CODE_FALLBACK = {
   shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' },
-  spacing: { before: 0, after: 0 },
+  spacing: { before: 120, after: 120 },
 };

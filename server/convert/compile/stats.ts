@@ -35,3 +35,14 @@ export function measure(tree: Root): { stats: ConversionStats; maxListDepth: num
   }
   return { stats, maxListDepth };
 }
+
+/** Adds the counted nodes of `nodes` to `stats`, without descending into the nodes of `skip`. */
+export function countInto(stats: ConversionStats, nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
+  const stack = [...nodes];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (skip.has(node)) continue;
+    const key = COUNTED[node.type];
+    if (key) stats[key] += 1;
+    if ('children' in node) stack.push(...node.children);
+  }
+}

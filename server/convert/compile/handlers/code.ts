@@ -1,24 +1,28 @@
-import { Tab, TextRun, type FileChild } from 'docx';
+import { AlignmentType, Tab, TextRun, type FileChild } from 'docx';
 import type { Code } from 'mdast';
 import { CODE_FALLBACK, CODE_SIZE, MONO_FONT, type State } from '../state.ts';
 import { stripForbiddenXmlChars } from '../../xml.ts';
 
-/** Runs of one code line: text with tabs as real tab characters, spaces kept. */
-function lineRuns(line: string): TextRun {
-  const parts = stripForbiddenXmlChars(line).split('\t');
+/** The run of one code line: a line break before it (but the first), tabs as real tabs, spaces kept. */
+function lineRun(line: string, first: boolean): TextRun {
   const children: (string | Tab)[] = [];
-  parts.forEach((part, i) => {
-    if (i > 0) children.push(new Tab());
-    if (part) children.push(part);
-  });
-  return new TextRun({ children, font: MONO_FONT, size: CODE_SIZE });
+  stripForbiddenXmlChars(line)
+    .split('\t')
+    .forEach((part, i) => {
+      if (i > 0) children.push(new Tab());
+      if (part) children.push(part);
+    });
+  return new TextRun({ children, font: MONO_FONT, size: CODE_SIZE, ...(first ? {} : { break: 1 }) });
 }
 
-/** A code block: one paragraph per source line, monospaced at 9 pt whatever the mapped style says. */
+/**
+ * A code block: one paragraph whose lines are separated by line breaks, so the mapped style's spacing and
+ * justification apply around the block and not between its lines; monospaced at 9 pt whatever the style says.
+ */
 export function code(state: State, node: Code): FileChild[] {
   const style = state.styles.code_block;
   const lines = node.value.split(/\r\n|\r|\n/);
-  return lines.map((line) =>
-    state.paragraph('code', line.length > 0 ? [lineRuns(line)] : [], style ? { style } : { ...CODE_FALLBACK }),
-  );
+  const runs = node.value.length > 0 ? lines.map((line, i) => lineRun(line, i === 0)) : [];
+  // Left-aligned whatever the style says: Word stretches a justified line that ends in a line break.
+  return [state.paragraph('code', runs, { ...(style ? { style } : CODE_FALLBACK), alignment: AlignmentType.LEFT })];
 }

@@ -1,0 +1,71 @@
+import type { FileChild } from 'docx';
+import type { Yaml } from 'mdast';
+import { parse as parseYaml } from 'yaml';
+import type { State } from '../state.ts';
+import { code } from './code.ts';
+
+/** Document properties taken from YAML front matter. */
+export interface DocumentProperties {
+  title?: string;
+  creator?: string;
+  subject?: string;
+  keywords?: string;
+  description?: string;
+}
+
+/** Front matter keys read into each property, the first one with a usable value winning. */
+const KEYS: [keyof DocumentProperties, string[]][] = [
+  ['title', ['title']],
+  ['creator', ['author', 'authors', 'creator']],
+  ['subject', ['subject', 'subtitle']],
+  ['keywords', ['keywords', 'tags']],
+  ['description', ['description', 'abstract', 'summary']],
+];
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  if (Array.isArray(value)) {
+    const parts = value.map(asText).filter((v): v is string => v !== undefined);
+    return parts.length > 0 ? parts.join(', ') : undefined;
+  }
+  return undefined;
+}
+
+/** Front matter that cannot be read stays in the document as a code block, with the warning saying so. */
+function keptAsText(state: State, node: Yaml, reason: string): FileChild[] {
+  state.warn(`invalid_front_matter: ${reason} (kept as text)`);
+  return code(state, { type: 'code', value: `---\n${node.value}\n---` });
+}
+
+/**
+ * YAML front matter: title, author, subject, keywords and description become document properties (on the state);
+ * other keys are named in a warning; front matter that is not a YAML mapping is kept as text.
+ */
+export function frontMatter(state: State, node: Yaml): FileChild[] {
+  if (node.value.trim() === '') return [];
+  let data: unknown;
+  try {
+    // YAML's own warnings (unknown tags) are not printed to the console.
+    data = parseYaml(node.value, { maxAliasCount: 100, logLevel: 'error' });
+  } catch (error) {
+    return keptAsText(state, node, error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid YAML').replace(/:\s*$/, '') : 'invalid YAML');
+  }
+  if (data === null || data === undefined) return [];
+  if (typeof data !== 'object' || Array.isArray(data)) return keptAsText(state, node, 'not a mapping of keys to values');
+  const record = data as Record<string, unknown>;
+  const used = new Set<string>();
+  for (const [property, keys] of KEYS) {
+    for (const key of keys) {
+      const value = asText(record[key]);
+      if (value === undefined) continue;
+      state.properties[property] = value;
+      used.add(key);
+      break;
+    }
+  }
+  const ignored = Object.keys(record).filter((key) => !used.has(key));
+  if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
+  return [];
+}

@@ -1,0 +1,213 @@
+import type { Element, Nodes as HastNodes, Root as HastRoot } from 'hast';
+import { fromHtml } from 'hast-util-from-html';
+import { toMdast, type Handle } from 'hast-util-to-mdast';
+import { toText } from 'hast-util-to-text';
+import type { Html, Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
+import { countInto, type ConversionStats } from './stats.ts';
+
+/**
+ * Raw HTML is read with a real HTML parser (parse5, through hast-util-from-html) and turned into the mdast its
+ * markdown counterpart would produce (hast-util-to-mdast), so the node handlers print it: one code path per element.
+ * Phrasing HTML that remark splits over several nodes (`<b>`, text, `</b>`) is parsed together with the markdown
+ * between its tags, which stands in the HTML as a slot; block HTML split around markdown (`<div>`, blank line,
+ * markdown, `</div>`) is parsed node by node, its open and close tags acting as transparent containers.
+ */
+
+/** Elements printed like their markdown counterparts, or containers whose content is all that shows. */
+const SUPPORTED = new Set([
+  'a', 'b', 'strong', 'i', 'em', 'code', 'kbd', 'samp', 'tt', 'var', 'br', 'wbr', 'img', 'p', 'div', 'h1', 'h2', 'h3',
+  'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'blockquote',
+  'pre', 'hr', 'details', 'summary', 'sup', 'sub', 'del', 's', 'strike', 'picture', 'section', 'article', 'main',
+  'header', 'footer', 'nav', 'aside', 'figure', 'figcaption', 'q', 'listing', 'plaintext', 'html', 'head', 'body',
+]);
+
+/** Elements that carry no text of their own (alternative sources, metadata): dropped without a word. */
+const NOTHING_TO_SHOW = new Set(['source', 'track', 'meta', 'link', 'base', 'param', 'col', 'colgroup', 'area', 'title']);
+
+/** Elements hast-util-to-mdast drops with their content: named in a warning when they hold something to see. */
+const DROPPED = new Set([
+  'script', 'style', 'template', 'svg', 'math', 'applet', 'embed', 'caption', 'dialog', 'noembed', 'noframes', 'frame',
+  'frameset', 'option', 'optgroup', 'datalist', 'menu', 'menuitem', 'basefont', 'bgsound', 'command', 'content',
+  'element', 'isindex', 'keygen', 'nextid', 'shadow', 'spacer',
+]);
+
+/** Deeper HTML than this is printed as text (the HTML converters recurse). */
+const MAX_HTML_DEPTH = 64;
+
+const SLOT = 'docwright-slot';
+
+const PHRASING_PARENTS = new Set(['paragraph', 'heading', 'tableCell', 'emphasis', 'strong', 'delete', 'link', 'linkReference', 'superscript', 'subscript']);
+const PHRASING = new Set(['text', 'emphasis', 'strong', 'delete', 'inlineCode', 'break', 'link', 'linkReference', 'image', 'imageReference', 'footnoteReference', 'html', 'superscript', 'subscript']);
+
+function isPhrasing(node: Nodes): node is PhrasingContent {
+  return PHRASING.has(node.type);
+}
+
+/** Marks a `delete` node that stands for `<sup>` or `<sub>` during the conversion (hast-util-to-mdast wraps unknown types). */
+const SCRIPT_MARK = 'docwrightScript';
+
+/** Superscript and subscript (`<sup>`, `<sub>`), which markdown itself lacks: phrasing, restored after the conversion. */
+const script: Handle = (state, node) => ({
+  type: 'delete',
+  data: { [SCRIPT_MARK]: node.tagName === 'sup' ? 'superscript' : 'subscript' },
+  children: state.all(node) as PhrasingContent[],
+});
+
+/** Turns the marked `delete` nodes back into superscript and subscript. */
+function restoreScripts(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
+  const stack = [...nodes];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (skip.has(node)) continue;
+    const mark = (node.data as Record<string, unknown> | undefined)?.[SCRIPT_MARK];
+    if (node.type === 'delete' && (mark === 'superscript' || mark === 'subscript')) {
+      const restored: Nodes = { type: mark, children: node.children };
+      Object.assign(node, restored, { data: undefined });
+    }
+    if ('children' in node) stack.push(...node.children);
+  }
+}
+
+/** Parses HTML into hast, or undefined when it is too deep to convert safely. */
+function parse(html: string): HastRoot | undefined {
+  let tree: HastRoot;
+  try {
+    tree = fromHtml(html, { fragment: true });
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+  const stack: [HastNodes, number][] = [[tree, 0]];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const [node, depth] = entry;
+    if (depth > MAX_HTML_DEPTH) return undefined;
+    if ('children' in node) for (const child of node.children) stack.push([child, depth + 1]);
+  }
+  return tree;
+}
+
+/** Names in warnings what of the HTML is not printed as its markdown counterpart. */
+function report(tree: HastRoot, warn: (warning: string) => void): void {
+  const stack: HastNodes[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.type === 'element') {
+      const tag = node.tagName;
+      if (DROPPED.has(tag)) {
+        if (tag === 'svg' || tag === 'math' || tag === 'embed' || tag === 'applet' || toText(node).trim() !== '') warn(`dropped_html: ${tag}`);
+        continue;
+      }
+      if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`);
+    }
+    if ('children' in node) for (const child of node.children) stack.push(child);
+  }
+}
+
+/** Phrasing content of flow content, for places that hold only phrasing (a heading, a table cell). */
+function phrasingOf(nodes: readonly Nodes[]): PhrasingContent[] {
+  const out: PhrasingContent[] = [];
+  for (const node of nodes) {
+    if (isPhrasing(node)) out.push(node);
+    else if (node.type === 'code') out.push({ type: 'inlineCode', value: node.value });
+    else if ('children' in node) {
+      if (out.length > 0) out.push({ type: 'text', value: ' ' });
+      out.push(...phrasingOf(node.children));
+    }
+  }
+  return out;
+}
+
+/** Flow content with runs of phrasing content gathered into paragraphs. */
+function flowOf(nodes: readonly RootContent[]): RootContent[] {
+  const out: RootContent[] = [];
+  let run: Paragraph | undefined;
+  for (const node of nodes) {
+    if (isPhrasing(node)) {
+      if (!run) {
+        run = { type: 'paragraph', children: [] };
+        out.push(run);
+      }
+      run.children.push(node);
+    } else {
+      run = undefined;
+      out.push(node);
+    }
+  }
+  // A paragraph of nothing but whitespace and line breaks prints as an empty line: dropped.
+  return out.filter((node) => node.type !== 'paragraph' || node.children.some((c) => c.type !== 'break' && !(c.type === 'text' && c.value.trim() === '')));
+}
+
+/** Converts the HTML; `slots` are the mdast nodes that `<docwright-slot data-i=n>` elements stand for. */
+function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void): RootContent[] | undefined {
+  const tree = parse(html);
+  if (!tree) {
+    warn('html_too_deep: printed as text');
+    return undefined;
+  }
+  report(tree, warn);
+  const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
+  // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
+  const mdast = toMdast(tree, { handlers: { [SLOT]: slot, sup: script, sub: script }, nodeHandlers: { comment: () => undefined } });
+  const result = mdast.type === 'root' ? mdast.children : [mdast as RootContent];
+  restoreScripts(result, new Set(slots));
+  return result;
+}
+
+/** Replaces the phrasing children of a parent holding raw HTML, parsed together with the markdown between its tags. */
+function phrasingParent(parent: Parents, warn: (warning: string) => void): RootContent[] | undefined {
+  const slots: Nodes[] = [];
+  const html = parent.children
+    .map((child) => {
+      if (child.type === 'html') return child.value;
+      slots.push(child);
+      return `<${SLOT} data-i="${slots.length - 1}"></${SLOT}>`;
+    })
+    .join('');
+  return convert(html, slots, warn);
+}
+
+/**
+ * Turns every raw HTML node of the tree into mdast, in place. Returns what the HTML added to the stats; warnings go to
+ * `warn`. HTML that cannot be converted safely stays as `html` nodes, which the html handlers print as text.
+ */
+export function rawHtmlToMdast(tree: Root, warn: (warning: string) => void): ConversionStats {
+  const stats: ConversionStats = { headings: 0, paragraphs: 0, lists: 0, tables: 0, code_blocks: 0, images: 0 };
+  // Parents holding HTML, found without recursion; converted deepest first so a parent's slots are already converted.
+  const parents: { parent: Parents; grand: Parents | undefined }[] = [];
+  const stack: { node: Parents; grand: Parents | undefined }[] = [{ node: tree, grand: undefined }];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const { node, grand } = entry;
+    if (node.children.some((child) => child.type === 'html')) parents.push({ parent: node, grand });
+    for (const child of node.children) if ('children' in child) stack.push({ node: child, grand: node });
+  }
+  for (const { parent, grand } of parents.reverse()) {
+    const originals = new Set<Nodes>(parent.children.filter((c) => c.type !== 'html'));
+    if (PHRASING_PARENTS.has(parent.type)) {
+      const result = phrasingParent(parent, warn);
+      if (!result) continue;
+      countInto(stats, result, originals);
+      if (result.every(isPhrasing)) parent.children = result as never;
+      else if (parent.type === 'paragraph' && grand && !PHRASING_PARENTS.has(grand.type)) {
+        // Block HTML inside a paragraph (`text <div>…</div>`): the paragraph becomes the blocks.
+        const index = grand.children.indexOf(parent as never);
+        if (index >= 0) grand.children.splice(index, 1, ...(flowOf(result) as never[]));
+      } else parent.children = phrasingOf(result) as never;
+      continue;
+    }
+    const children: RootContent[] = [];
+    for (const child of parent.children) {
+      if (child.type !== 'html') {
+        children.push(child);
+        continue;
+      }
+      const result = convert((child as Html).value, [], warn);
+      if (!result) {
+        children.push(child);
+        continue;
+      }
+      const flow = flowOf(result);
+      countInto(stats, flow, originals);
+      children.push(...flow);
+    }
+    parent.children = children as never;
+  }
+  return stats;
+}
