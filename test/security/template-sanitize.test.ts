@@ -14,8 +14,9 @@ const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
 
 const bases: Array<[string, () => Uint8Array]> = [
   ['the built-in template', () => defaultTemplate()],
-  ['apaquarto.docx (corpus)', () => new Uint8Array(readFileSync(resolve(CORPUS, 'apaquarto.docx')))],
-  ['office2007-academic-report.dotx (corpus)', () => new Uint8Array(readFileSync(resolve(CORPUS, 'office2007-academic-report.dotx')))],
+  ...['apaquarto.docx', 'gongwen-template-lite.dotx', 'ntu-dissertation-template.docx', 'office2007-academic-report.dotx', 'officedown-template-hdr-ftr.docx'].map(
+    (file): [string, () => Uint8Array] => [`${file} (corpus)`, () => new Uint8Array(readFileSync(resolve(CORPUS, file)))],
+  ),
 ];
 
 describe.each(bases)('a hostile template built on %s', (_name, base) => {
