@@ -118,7 +118,7 @@ export function buildProgram(): Command {
     .action(async (opts: { port?: string; host?: string; http?: boolean; allowRemote?: boolean; cert?: string; key?: string; publicHost?: string[] }) => {
       const port = opts.port === undefined ? undefined : Number(opts.port);
       if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliError('--port must be a number from 0 to 65535');
-      const { startServer, showSessionLink } = await serverModules();
+      const { startServer, sessionLinkLines } = await serverModules();
       const server = await startServer({
         dataDir: dataDir(),
         ...(port !== undefined ? { port } : {}),
@@ -131,8 +131,10 @@ export function buildProgram(): Command {
         ...(opts.publicHost ? { publicHosts: opts.publicHost.flatMap((h) => h.split(',')).filter(Boolean) } : {}),
       });
       for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
+      // The link file is written before anything is printed: whoever reads "running at" finds it there.
+      const linkLines = await sessionLinkLines(dataDir(), server.uiLink);
       print(`Docwright is running at ${server.discovery.url}`);
-      await showSessionLink(dataDir(), server.uiLink, print);
+      for (const line of linkLines) print(line);
       if (server.discovery.cert_path && !opts.cert) {
         print('               Your browser warns once about the certificate Docwright made for this computer:');
         print('               check that it shows the fingerprint below, then proceed.');

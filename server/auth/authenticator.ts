@@ -41,6 +41,13 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(x, y);
 }
 
+/** Whether a peer address is this computer (127.0.0.0/8, ::1, or IPv4 loopback mapped into IPv6). */
+function isLoopbackPeer(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
 /** The plans whose keys reach the public API (services.ts PLAN_LIMITS, passed in to keep auth below services). */
 export type ApiPlans = (plan: Plan) => boolean;
 
@@ -58,10 +65,13 @@ export class Authenticator {
   private readonly adminToken: string | undefined;
   private readonly now: () => Date;
   private readonly apiPlan: ApiPlans;
+  /** A team server: the session link opens the app only from this computer. */
+  private readonly team: boolean;
   /** Failed authentications (server/auth/throttle.ts): a valid credential is never throttled. */
   private readonly throttle: FailureThrottle;
 
-  constructor(options: { store: Store; secret: Buffer; uiToken: string; adminToken?: string | undefined; now: () => Date; apiPlan: ApiPlans; throttle?: FailureThrottle }) {
+  constructor(options: { store: Store; secret: Buffer; uiToken: string; adminToken?: string | undefined; team?: boolean; now: () => Date; apiPlan: ApiPlans; throttle?: FailureThrottle }) {
+    this.team = options.team ?? false;
     this.store = options.store;
     this.keySecret = options.secret;
     this.adminToken = options.adminToken;
@@ -80,9 +90,13 @@ export class Authenticator {
 
   /**
    * Exchanges the session link's token for a session id (the cookie's value), once: the token dies on use, and
-   * after UI_LINK_TTL_MS unused. A wrong, used or expired token counts as a failure.
+   * after UI_LINK_TTL_MS unused. A wrong, used or expired token counts as a failure. On a team server only a peer on
+   * this computer (`peer`, its address) may use it, and a refusal leaves the link valid.
    */
-  openSession(token: string): string {
+  openSession(token: string, peer: string | undefined): string {
+    if (this.team && !isLoopbackPeer(peer)) {
+      throw new ApiError('forbidden', "The session link of a team server opens the app only on the server's own computer; other computers use API keys.");
+    }
     const link = this.link;
     const valid = link !== undefined && sameSecret(token, link.token) && this.now().getTime() < link.expires;
     if (!valid) throw this.failed('link', new ApiError('unauthorized', 'This link is not valid (any more) for the running server: each link opens the app once, within 5 minutes. Get a new one with `docwright open`.'));

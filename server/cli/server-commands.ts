@@ -6,4 +6,4 @@ export { startServer } from '../serve.ts';
 export { PLAN_LIMITS, quotaOf } from '../services.ts';
 export { dataPaths } from '../store/paths.ts';
 export { parseSetting, withAdmin } from './admin.ts';
-export { newSessionLink, showSessionLink } from './session-link.ts';
+export { newSessionLink, sessionLinkLines, showSessionLink } from './session-link.ts';

@@ -6,18 +6,22 @@ import { callServer, findRunningServer } from './running-server.ts';
 /**
  * How the session link reaches its owner without reaching a log: printed only to an interactive terminal; else (a
  * service's journal, a pipe, a file) written to `ui-link` in the data directory, readable only by the user, and
- * only that file's path is printed.
+ * only that file's path is printed. Returns the lines to print (the file is written first).
  */
-export async function showSessionLink(dataDir: string, link: string, print: (line: string) => void, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
-  if (terminal) {
-    print(`Open the app:  ${link}`);
-    print('               (opens the app once, within 5 minutes; keep it private; a new one: docwright open)');
-    return;
-  }
+export async function sessionLinkLines(dataDir: string, link: string, terminal = Boolean(process.stdout.isTTY)): Promise<string[]> {
+  if (terminal) return [`Open the app:  ${link}`, '               (opens the app once, within 5 minutes; keep it private; a new one: docwright open)'];
   const file = dataPaths(dataDir).uiLink;
-  await writeFileAtomic(file, `${link}\n`, 0o600);
-  print(`Open the app:  the link in ${file}`);
-  print('               (not printed here: this output is no terminal and may be logged; it opens the app once, within 5 minutes)');
+  try {
+    await writeFileAtomic(file, `${link}\n`, 0o600);
+  } catch (error) {
+    return [`Open the app:  the link could not be written to ${file} (${(error as Error).message}); get one with: docwright open`];
+  }
+  return [`Open the app:  the link in ${file}`, '               (not printed here: this output is no terminal and may be logged; it opens the app once, within 5 minutes)'];
+}
+
+/** Prints what sessionLinkLines says. */
+export async function showSessionLink(dataDir: string, link: string, print: (line: string) => void, terminal = Boolean(process.stdout.isTTY)): Promise<void> {
+  for (const line of await sessionLinkLines(dataDir, link, terminal)) print(line);
 }
 
 /** A fresh session link from the running server of this data directory (`docwright open`). */

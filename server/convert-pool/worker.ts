@@ -1,5 +1,6 @@
 // A conversion worker: runs the pure engine on the jobs the pool sends, with the templates it was sent read once
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { convert, ConvertInputError, readTemplate, sanitizedBytes, type Template } from '../convert/index.ts';
 import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
@@ -8,6 +9,16 @@ const port = parentPort;
 if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker thread');
 
 const templates = new Map<string, Template>();
+
+// On Linux a nice value is per thread: this worker yields the CPU to the event loop (health, every other request)
+// when the cores are busy. Elsewhere it would lower the whole process, so it is left alone.
+if (process.platform === 'linux') {
+  try {
+    setPriority(5);
+  } catch {
+    // Not permitted (a sandbox): the worker runs at the process's priority.
+  }
+}
 
 /** A RangeError from deep in the engine is the input exhausting the stack or a string's maximum length. */
 function tooComplex(error: unknown): boolean {

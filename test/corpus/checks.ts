@@ -17,10 +17,17 @@ export type Parts = Record<string, Uint8Array>;
 
 export const unzip = (bytes: Uint8Array): Parts => unzipSync(bytes);
 
+const parsed = new WeakMap<Parts, Map<string, XmlDocument | null>>();
+
+/** A part, parsed once per package (the checks only read it). */
 function xml(parts: Parts, path: string): XmlDocument | null {
+  let cache = parsed.get(parts);
+  if (!cache) parsed.set(parts, (cache = new Map()));
+  if (cache.has(path)) return cache.get(path) ?? null;
   const bytes = parts[path];
-  if (!bytes) return null;
-  return new DOMParser({ onError: () => undefined }).parseFromString(strFromU8(bytes).replace(/^\uFEFF/, ''), 'text/xml');
+  const doc = bytes ? new DOMParser({ onError: () => undefined }).parseFromString(strFromU8(bytes).replace(/^\uFEFF/, ''), 'text/xml') : null;
+  cache.set(path, doc);
+  return doc;
 }
 
 function all(doc: XmlDocument | Element | null, ns: string, name: string): Element[] {
@@ -65,9 +72,15 @@ function htmlText(html: string): string {
     .replace(/&[#\w]+;/g, ' ');
 }
 
+/** Each document is parsed once however many templates it goes through. */
+const markdownCache = new Map<string, string[]>();
+
 /** The visible words of a markdown document (text, code, the text of raw HTML; not front matter, URLs or definitions). */
 export function markdownWords(markdown: string): string[] {
+  const known = markdownCache.get(markdown);
+  if (known) return known;
   const out: string[] = [];
+  markdownCache.set(markdown, out);
   const stack: Nodes[] = [mdProcessor.parse(markdown)];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.type === 'text' || node.type === 'inlineCode' || node.type === 'code') out.push(...words(node.value));
@@ -77,19 +90,16 @@ export function markdownWords(markdown: string): string[] {
   return out;
 }
 
-/** The visible words of a WordprocessingML part: w:t text, paragraph by paragraph. */
+/** The visible words of a WordprocessingML part: w:t text, paragraph by paragraph (text boxes on their own). */
 function partWords(doc: XmlDocument | null): string[] {
   const out: string[] = [];
-  for (const p of all(doc, W, 'p')) {
-    let text = '';
-    for (const t of all(p, W, 't')) {
-      // Nested paragraphs (text boxes) are read on their own.
-      let owner = t.parentNode;
-      while (owner && !(owner.nodeType === 1 && (owner as Element).namespaceURI === W && (owner as Element).localName === 'p')) owner = owner.parentNode;
-      if (owner === p) text += t.textContent ?? '';
-    }
-    out.push(...words(text));
-  }
+  const walk = (el: Element, text: string[]): void => {
+    const own = el.namespaceURI === W && el.localName === 'p' ? [] : text;
+    if (el.namespaceURI === W && el.localName === 't') own.push(el.textContent ?? '');
+    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) walk(n as Element, own);
+    if (own !== text) out.push(...words(own.join('')));
+  };
+  if (doc?.documentElement) walk(doc.documentElement, []);
   return out;
 }
 

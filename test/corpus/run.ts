@@ -69,12 +69,20 @@ export async function runCorpus(pairs: Pair[], converter: Converter, options: { 
   try {
     const results: PairResult[] = [];
     const files: (string | null)[] = [];
+    // Each template is read and unzipped once (the checks cache what they parse per package).
+    const templates = new Map<string, { bytes: Uint8Array; parts: ReturnType<typeof unzip> }>();
     for (const [i, pair] of pairs.entries()) {
       const checks = Object.fromEntries(CHECKS.map((c) => [c, null])) as Record<Check, string | null>;
       const result: PairResult = { pair, checks, wordRatio: 0 };
       results.push(result);
       const markdown = readFileSync(pair.docPath, 'utf8');
-      const template = new Uint8Array(readFileSync(pair.templatePath));
+      let known = templates.get(pair.templatePath);
+      if (!known) {
+        const bytes = new Uint8Array(readFileSync(pair.templatePath));
+        known = { bytes, parts: unzip(bytes) };
+        templates.set(pair.templatePath, known);
+      }
+      const template = known.bytes;
       let bytes: Uint8Array;
       try {
         const out = await converter(markdown, template, pair.mapping, pair);
@@ -93,7 +101,7 @@ export async function runCorpus(pairs: Pair[], converter: Converter, options: { 
       result.wordRatio = words.ratio;
       if (words.ratio < MIN_WORDS) checks.words = `${(words.ratio * 100).toFixed(1)} % of words (missing: ${words.missing.join(' ')})`;
       checks.ids = idsDefined(parts);
-      checks.template = templateKept(unzip(template), parts);
+      checks.template = templateKept(known.parts, parts);
       checks.external = externalRelationships(parts);
     }
     await pool(

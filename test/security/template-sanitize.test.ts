@@ -14,8 +14,9 @@ const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
 
 const bases: Array<[string, () => Uint8Array]> = [
   ['the built-in template', () => defaultTemplate()],
-  ['apaquarto.docx (corpus)', () => new Uint8Array(readFileSync(resolve(CORPUS, 'apaquarto.docx')))],
-  ['office2007-academic-report.dotx (corpus)', () => new Uint8Array(readFileSync(resolve(CORPUS, 'office2007-academic-report.dotx')))],
+  ...['apaquarto.docx', 'gongwen-template-lite.dotx', 'ntu-dissertation-template.docx', 'office2007-academic-report.dotx', 'officedown-template-hdr-ftr.docx'].map(
+    (file): [string, () => Uint8Array] => [`${file} (corpus)`, () => new Uint8Array(readFileSync(resolve(CORPUS, file)))],
+  ),
 ];
 
 describe.each(bases)('a hostile template built on %s', (_name, base) => {
@@ -32,6 +33,9 @@ describe.each(bases)('a hostile template built on %s', (_name, base) => {
     for (const kind of ['attachedTemplate', 'oleObject', 'subDocument', 'image', 'aFChunk', 'frame']) expect(warnings).toContain(`template_external_removed: ${kind}`);
     expect(warnings).toContain(`${EVIL}/t1221.dotm`);
     expect(warnings).not.toContain('hyperlink');
+    expect(warnings).toContain('template_field_removed: INCLUDEPICTURE (word/document.xml)');
+    expect(warnings).toContain('template_field_removed: INCLUDETEXT (word/document.xml)');
+    expect(warnings).not.toContain('DATE');
     expect(warnings).toContain(`template_style_renamed: style id ${JSON.stringify(EVIL_STYLE_ID)}`);
     expect(warnings).toContain(`template_font_renamed: font ${JSON.stringify(EVIL_FONT)}`);
   });
@@ -56,6 +60,11 @@ describe.each(bases)('a hostile template built on %s', (_name, base) => {
     expect(document).not.toContain('subDoc');
     expect(document).not.toContain('OLEObject');
     expect(document).toContain('w:val="A__body_display_none__b"');
+    // Fetching fields are gone, their shown results stay; a harmless field stays whole.
+    expect(document).not.toMatch(/INCLUDE|PICTURE|evil\.example/);
+    expect(document).toContain('tracked');
+    expect(document).toContain('included');
+    expect(document).toContain('w:instr=" DATE "');
     const settings = strFromU8(unzipSync(result.docx)['word/settings.xml'] ?? new Uint8Array());
     expect(settings).not.toContain('attachedTemplate');
     expect(strFromU8(unzipSync(result.docx)['word/webSettings.xml'] ?? new Uint8Array())).not.toContain('w:frame>');

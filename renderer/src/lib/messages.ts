@@ -53,6 +53,8 @@ export function describeWarning(warning: string): string {
       return `Raw HTML (${detail}) was kept as text.`;
     case 'template_external_removed':
       return `A link to content outside the template (${detail}) was removed: Word would have fetched it whenever a document opened.`;
+    case 'template_field_removed':
+      return `A field that fetches outside content (${detail}) was replaced by the text it showed.`;
     case 'template_style_renamed':
       return `A style id with unsafe characters was renamed (${detail}).`;
     case 'template_font_renamed':

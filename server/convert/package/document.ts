@@ -11,20 +11,27 @@ export interface KeptReferences {
   comments: Set<string>;
 }
 
+/** The template's body made ready once per template: what stays of it, and a marker where our content goes. */
+export interface TemplateBody {
+  readonly body: Element;
+  readonly marker: Node;
+  readonly kept: KeptReferences;
+}
+
 /**
- * Puts the generated body into the template's document, section by section. With a `{{content}}` paragraph the
- * content replaces it and the rest of the body stays (cover, signature, …). Without one the template's text goes and
- * its sections stay: every paragraph that ends a section is kept, emptied, with its section properties, and the
+ * Prepares a template's parsed document (changing it) for any number of merges. With a `{{content}}` paragraph the
+ * content will replace it and the rest of the body stays (cover, signature, …). Without one the template's text goes
+ * and its sections stay: every paragraph that ends a section is kept, emptied, with its section properties, and the
  * content goes at the end, in the last section. Either way the content takes the properties of the section it lands
- * in. Returns our content (now in the template's document) and what the kept template body refers to.
+ * in. `kept` is what the kept template body refers to (notes, comments).
  */
-export function mergeDocument(template: XmlDocument, generated: XmlDocument): { content: Element[]; kept: KeptReferences } {
+export function templateBody(template: XmlDocument): TemplateBody {
   const body = wChild(template.documentElement, 'body');
   if (!body) throw new Error('the template document has no w:body');
-  const content = generatedContent(generated).map((n) => template.importNode(n, true) as Element);
+  const marker = template.createComment('content');
   const placeholder = children(body).find((c) => isW(c, 'p') && paragraphText(c).trim() === PLACEHOLDER);
   if (placeholder) {
-    for (const node of content) body.insertBefore(node, placeholder);
+    body.insertBefore(marker, placeholder);
     // A placeholder that ends a section leaves its section break behind.
     if (sectionProperties(placeholder)) emptyParagraph(placeholder);
     else body.removeChild(placeholder);
@@ -42,15 +49,49 @@ export function mergeDocument(template: XmlDocument, generated: XmlDocument): { 
       }
       n = next;
     }
-    for (const node of content) body.insertBefore(node, finalSection ?? null);
+    body.insertBefore(marker, finalSection ?? null);
   }
-  return { content, kept: referencesOf(body, content) };
+  return { body, marker, kept: referencesOf(body) };
 }
 
-/** docx's body content, without its own section properties. */
-function generatedContent(generated: XmlDocument): Element[] {
-  const body = wChild(generated.documentElement, 'body');
-  return body ? children(body).filter((c) => !isW(c, 'sectPr')) : [];
+/**
+ * Puts the generated body into the template's document (see templateBody). The result is docx's document (our
+ * content, most of the document, is not copied) with the template's root attributes, its other document-level
+ * elements (a background) and its kept body around our content. Returns it, our content and what the kept template
+ * body refers to.
+ */
+export function mergeDocument(template: XmlDocument | TemplateBody, generated: XmlDocument): { document: XmlDocument; content: Element[]; kept: KeptReferences } {
+  const { body, marker, kept } = 'marker' in template ? template : templateBody(template);
+  const root = generated.documentElement;
+  const ourBody = wChild(root, 'body');
+  const templateRoot = body.parentNode as Element | null;
+  if (!templateRoot || !root || !ourBody) throw new Error('a document part has no w:body');
+  // docx's document takes the template's root attributes (namespaces, mc:Ignorable, conformance) …
+  for (let i = root.attributes.length - 1; i >= 0; i--) {
+    const a = root.attributes.item(i);
+    if (a) root.removeAttributeNode(a);
+  }
+  for (let i = 0; i < templateRoot.attributes.length; i++) {
+    const a = templateRoot.attributes.item(i);
+    if (a) root.setAttributeNode(generated.importNode(a, true));
+  }
+  // … its document-level elements (a background) …
+  for (const c of children(root)) if (c !== ourBody) root.removeChild(c);
+  let beforeBody = true;
+  for (const c of children(templateRoot)) {
+    if (c === body) beforeBody = false;
+    else root.insertBefore(generated.importNode(c, true), beforeBody ? ourBody : null);
+  }
+  // … and the template's kept body around our content.
+  const content = children(ourBody).filter((c) => !isW(c, 'sectPr'));
+  for (const c of children(ourBody)) if (isW(c, 'sectPr')) ourBody.removeChild(c);
+  const first = content[0] ?? null;
+  let beforeContent = true;
+  for (let n: Node | null = body.firstChild; n; n = n.nextSibling) {
+    if (n === marker) beforeContent = false;
+    else ourBody.insertBefore(generated.importNode(n, true), beforeContent ? first : null);
+  }
+  return { document: generated, content, kept };
 }
 
 function sectionProperties(p: Element): Element | undefined {
@@ -76,12 +117,10 @@ function sectionBreaksWithin(el: Element): Element[] {
   return children(el).flatMap((c) => (isW(c, 'p') ? (sectionProperties(c) ? [c] : []) : sectionBreaksWithin(c)));
 }
 
-/** Footnotes, endnotes and comments the template's kept body refers to (the generated content is not counted). */
-function referencesOf(body: Element, content: Node[]): KeptReferences {
-  const ours = new Set(content);
+/** Footnotes, endnotes and comments the template's kept body refers to. */
+function referencesOf(body: Element): KeptReferences {
   const kept = { footnotes: new Set<string>(), endnotes: new Set<string>(), comments: new Set<string>() };
   for (const child of children(body)) {
-    if (ours.has(child)) continue;
     const inside = (name: string) => [...(isW(child, name) ? [child] : []), ...descendants(child, NS.w, name)];
     for (const el of inside('footnoteReference')) kept.footnotes.add(wAttr(el, 'id'));
     for (const el of inside('endnoteReference')) kept.endnotes.add(wAttr(el, 'id'));

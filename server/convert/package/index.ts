@@ -8,7 +8,7 @@ import { relsPath, siblingPath, type Template } from '../template/read.ts';
 import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
-import { mergeDocument } from './document.ts';
+import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
 import { children, isW, parsePart, serializePart, wAttr } from './dom.ts';
 import { mergeFootnotes, pruneNotes } from './footnotes.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
@@ -19,6 +19,17 @@ import { supportStyles } from './styles.ts';
 import { compileParts, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
+
+/** The template's body, parsed and made ready once per template (templates are reused across conversions). */
+const bodies = new WeakMap<Template, TemplateBody>();
+function preparedBody(template: Template): TemplateBody {
+  let body = bodies.get(template);
+  if (!body) {
+    body = templateBody(parsePart(template.parts.get(template.mainPart) ?? '', template.mainPart));
+    bodies.set(template, body);
+  }
+  return body;
+}
 
 /** Writes the compiled content into the template: everything of the template is kept but its body's own content. */
 export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
@@ -38,10 +49,9 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const types = new ContentTypes(template.parts.get('[Content_Types].xml'));
 
   // Body and sections.
-  const document = parsePart(template.parts.get(main) ?? '', main);
   const genDocument = generatedPart('word/document.xml');
   if (!genDocument) throw new Error('docx wrote no document part');
-  const { content, kept } = mergeDocument(document, genDocument);
+  const { document, content, kept } = mergeDocument(preparedBody(template), genDocument);
   moveHyperlinks(generatedPart('word/_rels/document.xml.rels'), mainRels, content, 'dwLink');
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.

@@ -38,6 +38,7 @@ export function sanitizeTemplate(input: ReadonlyMap<string, Uint8Array>): Saniti
   refuseMacros(input);
   checkCaps(input);
   dropExternalRelationships(session);
+  dropFetchingFields(session);
   normaliseStyleIds(session);
   normaliseFontNames(session);
   return { parts: session.finish(), warnings: session.warnings };
@@ -249,6 +250,73 @@ function container(el: Element): Element {
     if (parent.namespaceURI === W_NS && parent.localName === wanted) return parent;
   }
   return el;
+}
+
+/** Field codes that make Word fetch or link outside content when a document opens or its fields update. */
+const FETCHING_FIELDS = new Set(['INCLUDEPICTURE', 'INCLUDETEXT', 'LINK', 'DDE', 'DDEAUTO', 'IMPORT']);
+
+/** The field's keyword: the first word of its instruction, upper-cased. */
+function fieldKeyword(instruction: string): string {
+  return instruction.trim().split(/\s+/)[0]?.toUpperCase() ?? '';
+}
+
+/**
+ * Fields that fetch outside content (INCLUDEPICTURE, INCLUDETEXT, LINK, DDE…) are no relationships but reach out
+ * all the same: each becomes its last shown result (simple fields are unwrapped; a complex field loses its begin,
+ * instruction, separator and end markers, its result runs stay).
+ */
+function dropFetchingFields(session: Session): void {
+  for (const name of session.xmlParts()) {
+    if (!name.startsWith('word/') || name.endsWith('.rels')) continue;
+    const doc = session.doc(name);
+    if (!doc || doc.getElementsByTagNameNS(W_NS, 'fldSimple').length + doc.getElementsByTagNameNS(W_NS, 'instrText').length === 0) continue;
+    const open: Array<{ markers: Element[]; instruction: string }> = [];
+    const doomed: Element[] = [];
+    for (const el of allElements(doc)) {
+      if (el.namespaceURI !== W_NS) continue;
+      if (el.localName === 'fldSimple') {
+        const keyword = fieldKeyword(el.getAttributeNS(W_NS, 'instr') ?? '');
+        if (FETCHING_FIELDS.has(keyword)) {
+          doomed.push(el);
+          session.warn(`template_field_removed: ${keyword} (${name})`);
+        }
+      } else if (el.localName === 'fldChar') {
+        const type = el.getAttributeNS(W_NS, 'fldCharType');
+        if (type === 'begin') open.push({ markers: [el], instruction: '' });
+        const field = open[open.length - 1];
+        if (!field) continue;
+        if (type === 'separate') field.markers.push(el);
+        if (type === 'end') {
+          field.markers.push(el);
+          open.pop();
+          const keyword = fieldKeyword(field.instruction);
+          if (FETCHING_FIELDS.has(keyword)) {
+            doomed.push(...field.markers);
+            session.warn(`template_field_removed: ${keyword} (${name})`);
+          }
+        }
+      } else if (el.localName === 'instrText') {
+        const field = open[open.length - 1];
+        if (!field) continue;
+        field.instruction += el.textContent ?? '';
+        field.markers.push(el);
+      }
+    }
+    for (const el of doomed) {
+      const parent = el.parentNode;
+      if (!parent) continue;
+      // A simple field gives way to its result runs; a complex field's markers simply go.
+      if (el.localName === 'fldSimple') {
+        for (let n = el.firstChild; n; n = el.firstChild) {
+          const data = n.nodeType === 1 && (n as Element).namespaceURI === W_NS && (n as Element).localName === 'fldData';
+          if (data) el.removeChild(n);
+          else parent.insertBefore(n, el);
+        }
+      }
+      parent.removeChild(el);
+      session.changed(name);
+    }
+  }
 }
 
 /** Style ids reach the preview as CSS class names: ids that are not plain identifiers are renamed in every part. */
