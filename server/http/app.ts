@@ -20,6 +20,7 @@ import { templateRoutes } from './routes/templates.ts';
 import { uiRoutes } from './routes/ui.ts';
 import { SHARED_SCHEMAS } from './schemas/index.ts';
 import { mcpRoutes } from '../mcp/http.ts';
+import { NAME_PATTERN, nameRule, TEXT_PATTERN } from '../names.ts';
 
 /** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
 export const BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024;
@@ -206,6 +207,7 @@ function fieldOf(error: FastifyError): string {
   return path.join('.') || (error.validationContext ?? 'body');
 }
 
+/** The envelope's message of a validation error (JSON bodies, and template upload fields: routes/templates.ts). */
 function validationMessage(error: FastifyError): string {
   const first = error.validation?.[0];
   const field = fieldOf(error);
@@ -220,6 +222,9 @@ function validationMessage(error: FastifyError): string {
       return `${field} must be a valid ${String(params.format)}`;
     case 'minLength':
       return `${field} must have at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'}`;
+    case 'pattern':
+      if (params.pattern === NAME_PATTERN || params.pattern === TEXT_PATTERN) return nameRule(field);
+      return `${field} ${first.message ?? 'is invalid'}`;
     case 'const':
     case 'enum':
     case 'anyOf':
