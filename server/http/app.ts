@@ -10,7 +10,7 @@ import type { Policy } from '../policy/index.ts';
 import type { Store } from '../store/store.ts';
 import { Authenticator, type Principal } from './auth.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from './errors.ts';
-import { fastifyServerOptions, lingerThenClose, loggerOptions, nodeServerOptions, refuseStrayMultipart } from './hardening.ts';
+import { fastifyServerOptions, lingerThenClose, loggerOptions, nodeServerOptions, refuseStrayMultipart, TIMEOUTS, type Timeouts } from './hardening.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -53,6 +53,8 @@ export interface AppOptions {
   certificate?: { fingerprint: string; path: string };
   /** The organisation's policy (server/policy/): managed settings, applied to the store's settings. */
   policy?: Policy | null;
+  /** HTTP timeouts (default TIMEOUTS, server/http/hardening.ts); tests shorten them. */
+  timeouts?: Partial<Timeouts>;
 }
 
 declare module 'fastify' {
@@ -72,9 +74,10 @@ export type App = FastifyInstance;
 /** Builds the HTTP application, ready for `inject` or `listen`; never listens itself. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
+  const timeouts: Timeouts = { ...TIMEOUTS, ...options.timeouts };
   const app = Fastify({
-    ...(options.httpsOptions ? { https: { ...options.httpsOptions, ...nodeServerOptions() } } : { http: nodeServerOptions() }),
-    ...fastifyServerOptions(),
+    ...(options.httpsOptions ? { https: { ...options.httpsOptions, ...nodeServerOptions(timeouts) } } : { http: nodeServerOptions(timeouts) }),
+    ...fastifyServerOptions(timeouts),
     bodyLimit: BODY_LIMIT,
     logger: options.logger ? loggerOptions() : false,
     routerOptions: { maxParamLength: 200 },
