@@ -1,7 +1,7 @@
 // List restart, checked for what it means rather than by golden files: two lists that start at the same number are
 // two numbering instances (w:num), each of which restarts at its start (a startOverride, or an abstract definition
 // of its own whose level starts there). Word continues the count across paragraphs that share an instance.
-import { DOMParser } from '@xmldom/xmldom';
+import { DOMParser, type Element } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
 import { part } from '../helpers/docx.ts';
