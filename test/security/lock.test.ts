@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDirLockedError, readLock } from '../../server/store/lock.ts';
+import { DataDirLockedError } from '../../server/store/lock.ts';
 import { Store } from '../../server/store/store.ts';
 import { killAllChildren, runCli, startServe } from '../helpers/docwright-process.ts';
 
@@ -19,6 +19,11 @@ afterAll(async () => {
   await killAllChildren();
   rmSync(root, { recursive: true, force: true });
 });
+
+/** The pid a data directory's lock names (its first line). */
+function lockPid(dir: string): number {
+  return Number.parseInt(readFileSync(join(dir, 'docwright.lock'), 'utf8').split('\n')[0] ?? '', 10);
+}
 
 /** A fresh, populated data directory (no lock). */
 async function dataDir(name: string): Promise<string> {
@@ -43,7 +48,7 @@ function procState(pid: number): string {
 /** Store.open, a CLI command that opens the store and (with `serve`) a server all start on `dir`. */
 async function expectUsable(dir: string, serve = false): Promise<void> {
   const store = await Store.open(dir);
-  expect(readLock(join(dir, 'docwright.lock'))?.pid).toBe(process.pid);
+  expect(lockPid(dir)).toBe(process.pid);
   store.close();
   const keys = await runCli(['keys', 'list', '--data-dir', dir]);
   expect(keys.code, keys.stderr).toBe(0);
@@ -89,13 +94,13 @@ describe('a killed server', () => {
     const dir = await dataDir('zombie');
     // The server runs under a shell that then becomes `sleep`, which never waits for it: killed, it stays a zombie.
     const parent = await startServe(['--data-dir', dir], { wrapper: ['sh', '-c', '"$@" & exec sleep 600', 'sh'] });
-    const serverPid = readLock(join(dir, 'docwright.lock'))?.pid ?? 0;
+    const serverPid = lockPid(dir);
     expect(serverPid).not.toBe(parent.pid);
     process.kill(serverPid, 'SIGKILL');
     const deadline = Date.now() + 10_000;
     while (procState(serverPid) !== 'Z' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(procState(serverPid), 'the killed server is a zombie').toBe('Z');
-    expect(readLock(join(dir, 'docwright.lock'))?.pid).toBe(serverPid);
+    expect(lockPid(dir)).toBe(serverPid);
     await expectUsable(dir, true);
     parent.child.kill('SIGKILL');
     await parent.exited;
@@ -108,7 +113,7 @@ describe('a killed server', () => {
     await first.exited;
     expect(existsSync(join(dir, 'docwright.lock')), 'the crash left its lock').toBe(true);
     const second = await startServe(['--data-dir', dir]);
-    expect(readLock(join(dir, 'docwright.lock'))?.pid).toBe(second.pid);
+    expect(lockPid(dir)).toBe(second.pid);
     second.child.kill('SIGTERM');
     await second.exited;
   });
