@@ -5,6 +5,7 @@ import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions, typ
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
+import { nameProblem } from './names.ts';
 import { applyPolicy, effectiveSettings, keyCreationRefusal, lockedAmong, type EffectiveSettings, type Policy } from './policy/index.ts';
 
 /** Monthly conversions and template count of each plan (SPEC.md Limits); null is unlimited. */
@@ -33,6 +34,12 @@ export interface ConvertRequest {
   mapping_id: string;
   filename?: string;
   channel: ConversionRecord['channel'];
+}
+
+/** Refuses a name that breaks the rule of server/names.ts (every channel: HTTP checks it in its schemas too). */
+function checkName(field: string, value: string | undefined): void {
+  const problem = value === undefined ? undefined : nameProblem(field, value);
+  if (problem) throw new ApiError('validation_error', problem);
 }
 
 /** Makes a download name from a requested filename: no path, no control characters, at most 200 characters, .docx. */
@@ -126,6 +133,8 @@ export class Services {
 
   /** Converts, counting against the monthly quota exactly once, and stores the output and its record. */
   async convert(request: ConvertRequest): Promise<{ record: ConversionRecord; docx: Uint8Array }> {
+    // Before anything is reserved or stored: a name no filename can carry is refused, not charged.
+    checkName('filename', request.filename);
     const templateRecord = this.store.getTemplate(request.template_id);
     if (!templateRecord) throw new ApiError('not_found', `Template ${request.template_id} not found.`);
     const mapping = this.store.getMapping(request.mapping_id);
@@ -211,6 +220,7 @@ export class Services {
     const active = this.store.listKeys().filter((k) => k.revoked_at === null).length;
     const refusal = keyCreationRefusal(this.settings(), active, this.policy);
     if (refusal) throw new ApiError('forbidden', refusal);
+    checkName('name', name);
     const { key, prefix } = generateKey();
     const record = await this.store.addKey({
       id: `key_${randomBytes(8).toString('hex')}`,
@@ -226,6 +236,7 @@ export class Services {
 
   /** Creates a mapping after checking its template exists. */
   async createMapping(input: { name: string; template_id: string; rules: MappingRules }): Promise<{ mapping: MappingRecord; warnings: string[] }> {
+    checkName('name', input.name);
     const warnings = await this.mappingWarnings(input.template_id, input.rules);
     const at = this.now().toISOString();
     const mapping = await this.store.addMapping({ id: randomUUID(), name: input.name, template_id: input.template_id, version: 1, rules: input.rules, created_at: at, updated_at: at, builtin: false, managed: false });

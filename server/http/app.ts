@@ -11,7 +11,7 @@ import type { Store } from '../store/store.ts';
 import { Authenticator, type Credentials } from '../auth/authenticator.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
 import { access, installAccess } from './access.ts';
-import { fastifyServerOptions, lingerThenClose, loggerOptions, nodeServerOptions, refuseStrayMultipart } from './hardening.ts';
+import { fastifyServerOptions, lingerThenClose, loggerOptions, nodeServerOptions, refuseStrayMultipart, TIMEOUTS, type Timeouts } from './hardening.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -21,6 +21,7 @@ import { templateRoutes } from './routes/templates.ts';
 import { uiRoutes } from './routes/ui.ts';
 import { SHARED_SCHEMAS } from './schemas/index.ts';
 import { mcpRoutes } from '../mcp/http.ts';
+import { NAME_PATTERN, nameRule, TEXT_PATTERN } from '../names.ts';
 
 /** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
 export const BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024;
@@ -55,6 +56,8 @@ export interface AppOptions {
   policy?: Policy | null;
   /** A team server (listening beyond loopback): the session link is then accepted only from this computer. */
   team?: boolean;
+  /** HTTP timeouts (default TIMEOUTS, server/http/hardening.ts); tests shorten them. */
+  timeouts?: Partial<Timeouts>;
 }
 
 declare module 'fastify' {
@@ -71,9 +74,10 @@ export type App = FastifyInstance;
 /** Builds the HTTP application, ready for `inject` or `listen`; never listens itself. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
+  const timeouts: Timeouts = { ...TIMEOUTS, ...options.timeouts };
   const app = Fastify({
-    ...(options.httpsOptions ? { https: { ...options.httpsOptions, ...nodeServerOptions() } } : { http: nodeServerOptions() }),
-    ...fastifyServerOptions(),
+    ...(options.httpsOptions ? { https: { ...options.httpsOptions, ...nodeServerOptions(timeouts) } } : { http: nodeServerOptions(timeouts) }),
+    ...fastifyServerOptions(timeouts),
     bodyLimit: BODY_LIMIT,
     logger: options.logger ? loggerOptions() : false,
     routerOptions: { maxParamLength: 200 },
@@ -228,6 +232,7 @@ function fieldOf(error: FastifyError): string {
   return path.join('.') || (error.validationContext ?? 'body');
 }
 
+/** The envelope's message of a validation error (JSON bodies, and template upload fields: routes/templates.ts). */
 function validationMessage(error: FastifyError): string {
   const first = error.validation?.[0];
   const field = fieldOf(error);
@@ -242,6 +247,9 @@ function validationMessage(error: FastifyError): string {
       return `${field} must be a valid ${String(params.format)}`;
     case 'minLength':
       return `${field} must have at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'}`;
+    case 'pattern':
+      if (params.pattern === NAME_PATTERN || params.pattern === TEXT_PATTERN) return nameRule(field);
+      return `${field} ${first.message ?? 'is invalid'}`;
     case 'const':
     case 'enum':
     case 'anyOf':

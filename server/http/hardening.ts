@@ -18,15 +18,18 @@ export const TIMEOUTS = {
   connectionsCheckingInterval: 1_000,
 } as const;
 
+/** The timeouts a server uses: TIMEOUTS, some shortened in tests (a slow body cut off in 2 s, not 120). */
+export type Timeouts = { [K in keyof typeof TIMEOUTS]: number };
+
 /** Largest request head (Node's default, stated): more gets 431. */
 export const MAX_HEADER_SIZE = 16 * 1024;
 
 /** Options of Node's http/https server (Fastify passes them to `createServer`). */
-export function nodeServerOptions() {
+export function nodeServerOptions(timeouts: Timeouts = TIMEOUTS) {
   return {
-    headersTimeout: TIMEOUTS.headersTimeout,
-    requestTimeout: TIMEOUTS.requestTimeout,
-    connectionsCheckingInterval: TIMEOUTS.connectionsCheckingInterval,
+    headersTimeout: timeouts.headersTimeout,
+    requestTimeout: timeouts.requestTimeout,
+    connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
     maxHeaderSize: MAX_HEADER_SIZE,
     // llhttp stays strict: no lenient header parsing, so smuggling attempts are refused, never guessed at.
     insecureHTTPParser: false,
@@ -35,12 +38,12 @@ export function nodeServerOptions() {
 }
 
 /** Fastify's own server options for the same limits. */
-export function fastifyServerOptions() {
+export function fastifyServerOptions(timeouts: Timeouts = TIMEOUTS) {
   return {
-    requestTimeout: TIMEOUTS.requestTimeout,
-    connectionTimeout: TIMEOUTS.connectionTimeout,
-    keepAliveTimeout: TIMEOUTS.keepAliveTimeout,
-    clientErrorHandler,
+    requestTimeout: timeouts.requestTimeout,
+    connectionTimeout: timeouts.connectionTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
+    clientErrorHandler: clientErrorHandler(timeouts),
   };
 }
 
@@ -48,13 +51,13 @@ export function fastifyServerOptions() {
  * Requests Node refuses before Fastify sees them (malformed heads, smuggling attempts, oversized heads, timeouts):
  * the error envelope too, then the connection is closed so nothing after the bad request is ever read.
  */
-function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+const clientErrorHandler = (timeouts: Timeouts) => (error: NodeJS.ErrnoException, socket: Socket): void => {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   let code: ErrorCode = 'bad_request';
   let message = 'Malformed HTTP request.';
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     code = 'request_timeout';
-    message = `The request was not received in time (head within ${TIMEOUTS.headersTimeout / 1000} s, whole request within ${TIMEOUTS.requestTimeout / 1000} s).`;
+    message = `The request was not received in time (head within ${timeouts.headersTimeout / 1000} s, whole request within ${timeouts.requestTimeout / 1000} s).`;
   } else if (error.code === 'HPE_HEADER_OVERFLOW') {
     code = 'headers_too_large';
     message = `The request head is larger than ${MAX_HEADER_SIZE / 1024} KB.`;
@@ -67,7 +70,7 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void 
     );
   }
   socket.destroySoon();
-}
+};
 
 /** A URL as logged: the query's values are dropped (the session link carries its token there). */
 export function loggedUrl(url: string): string {

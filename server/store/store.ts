@@ -17,6 +17,7 @@ import {
 import { removeTempFiles, writeFileAtomic } from './files.ts';
 import { acquireLock, DataDirLockedError } from './lock.ts';
 import { dataPaths } from './paths.ts';
+import { dataDirPermissionProblem, makePrivate } from './permissions.ts';
 
 /** Ids of the built-in template and mapping: the same on every machine. */
 export const BUILTIN_TEMPLATE_ID = '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001';
@@ -53,7 +54,10 @@ export class Store {
     const paths = dataPaths(dataDir);
     let release: () => void;
     try {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      // A new data directory is private from the start; an existing one must be (else the start stops, saying how).
+      if (mkdirSync(dataDir, { recursive: true, mode: 0o700 }) !== undefined) makePrivate(dataDir);
+      const problem = dataDirPermissionProblem(dataDir);
+      if (problem) throw new DataDirError(dataDir, problem);
       mkdirSync(paths.templates, { recursive: true, mode: 0o700 });
       mkdirSync(paths.outputs, { recursive: true, mode: 0o700 });
       release = acquireLock(paths.lock);

@@ -59,6 +59,10 @@ interface GfmCase {
   document?: (string | RegExp)[];
   /** Strings footnotes.xml must contain. */
   footnotes?: string[];
+  /** Strings document.xml must not contain: what a case named for what must not happen asserts. */
+  absent?: (string | RegExp)[];
+  /** Strings footnotes.xml must not contain. */
+  absentFootnotes?: string[];
 }
 
 /** Representative examples of the GFM extensions (no package carries the GFM spec's examples). */
@@ -79,7 +83,7 @@ const GFM_CASES: GfmCase[] = [
     document: ['bar'],
   },
   { name: 'table ended by a blank line', markdown: '| abc | def |\n| --- | --- |\n| bar | baz |\nbar\n\nbar', stats: { tables: 1, paragraphs: 1 } },
-  { name: 'not a table: header and delimiter differ', markdown: '| abc | def |\n| --- |\n| bar |', stats: { tables: 0, paragraphs: 1 } },
+  { name: 'not a table: header and delimiter differ', markdown: '| abc | def |\n| --- |\n| bar |', stats: { tables: 0, paragraphs: 1 }, document: ['| abc | def |'], absent: ['<w:tbl>'] },
   {
     name: 'table rows with missing and extra cells',
     markdown: '| abc | def |\n| --- | --- |\n| bar |\n| bar | baz | boo |',
@@ -105,8 +109,8 @@ const GFM_CASES: GfmCase[] = [
   { name: 'ordered task list', markdown: '1. [x] done\n2. [ ] open', stats: { lists: 1 }, document: ['done', 'open'] },
   // Strikethrough
   { name: 'strikethrough', markdown: '~~Hi~~ Hello, ~there~ world!', document: ['<w:strike/>', 'Hi', 'there'] },
-  { name: 'strikethrough across a paragraph break does not match', markdown: 'This ~~has a\n\nnew paragraph~~.', stats: { paragraphs: 2 } },
-  { name: 'three tildes do not strike', markdown: 'This will ~~~not~~~ strike.', document: ['not'] },
+  { name: 'strikethrough across a paragraph break does not match', markdown: 'This ~~has a\n\nnew paragraph~~.', stats: { paragraphs: 2 }, document: ['This ~~has a', 'new paragraph~~.'], absent: ['<w:strike/>'] },
+  { name: 'three tildes do not strike', markdown: 'This will ~~~not~~~ strike.', document: ['~~~not~~~'], absent: ['<w:strike/>'] },
   { name: 'strikethrough nested in emphasis', markdown: '***~~all three~~***', document: ['<w:b/>', '<w:i/>', '<w:strike/>', 'all three'] },
   // Autolinks (extended)
   { name: 'www autolink', markdown: 'www.commonmark.org', document: ['<w:hyperlink', 'www.commonmark.org'] },
@@ -124,7 +128,7 @@ const GFM_CASES: GfmCase[] = [
     markdown: 'Text[^long].\n\n[^long]: First paragraph.\n\n    Second paragraph with `code`.\n\n    ```\n    code block\n    ```\n\n    - a list item',
     footnotes: ['First paragraph.', 'Second paragraph with ', 'code block', 'a list item'],
   },
-  { name: 'undefined footnote reference stays text', markdown: 'Missing[^nope] note.', document: ['[^nope]'] },
+  { name: 'undefined footnote reference stays text', markdown: 'Missing[^nope] note.', document: ['[^nope]'], absent: ['<w:footnoteReference'] },
   {
     name: 'footnote referenced twice and in a list',
     markdown: '- one[^a]\n- two[^a]\n\n[^a]: Shared note.',
@@ -133,11 +137,11 @@ const GFM_CASES: GfmCase[] = [
     footnotes: ['Shared note.'],
   },
   { name: 'footnote reference inside a footnote', markdown: 'Outer[^o].\n\n[^o]: Inner[^i].\n\n[^i]: Deep.', footnotes: ['Inner', '[^i]'] },
-  { name: 'duplicate footnote definitions: the first wins', markdown: 'X[^d].\n\n[^d]: First.\n\n[^d]: Second.', footnotes: ['First.'] },
+  { name: 'duplicate footnote definitions: the first wins', markdown: 'X[^d].\n\n[^d]: First.\n\n[^d]: Second.', footnotes: ['First.'], absentFootnotes: ['Second.'], absent: ['Second.'] },
   { name: 'footnote in a heading and a table', markdown: '# Title[^h]\n\n| a[^h] |\n|---|\n| b |\n\n[^h]: Heading note.', stats: { headings: 1, tables: 1 }, footnotes: ['Heading note.'] },
   // Disallowed raw HTML (tag filter) and front matter
-  { name: 'tag filter', markdown: '<strong> <title> <style> <em>\n\n<blockquote>\n  <xmp> is disallowed.  <XMP> is also disallowed.\n</blockquote>', document: ['is disallowed.'] },
-  { name: 'front matter', markdown: '---\ntitle: Spec\nauthor: Tester\n---\n\n# Body', stats: { headings: 1 } },
+  { name: 'tag filter', markdown: '<strong> <title> <style> <em>\n\n<blockquote>\n  <xmp> is disallowed.  <XMP> is also disallowed.\n</blockquote>', document: ['is disallowed.', 'is also disallowed.'], absent: [/&lt;\/?(title|style|xmp|strong|em|blockquote)/i] },
+  { name: 'front matter', markdown: '---\ntitle: Spec\nauthor: Tester\n---\n\n# Body', stats: { headings: 1, paragraphs: 0 }, document: ['Body'], absent: ['title: Spec', 'Tester', '---', '<w:pBdr>'] },
 ];
 
 describe('CommonMark spec examples', () => {
@@ -199,9 +203,14 @@ describe('GFM extension examples', () => {
       if (typeof s === 'string') expect(document).toContain(s);
       else expect(document).toMatch(s);
     }
-    if (c.footnotes) {
+    for (const s of c.absent ?? []) {
+      if (typeof s === 'string') expect(document).not.toContain(s);
+      else expect(document).not.toMatch(s);
+    }
+    if (c.footnotes || c.absentFootnotes) {
       const footnotes = part(docx, 'word/footnotes.xml');
-      for (const s of c.footnotes) expect(footnotes).toContain(s);
+      for (const s of c.footnotes ?? []) expect(footnotes).toContain(s);
+      for (const s of c.absentFootnotes ?? []) expect(footnotes).not.toContain(s);
     }
   });
 

@@ -131,6 +131,9 @@ async function writesFailReadsWork(c: Client, dir: string, conversionIds: string
   const keysBefore = (await c.get('/api/settings/api-keys')).json() as unknown[];
   const templatesBefore = (await c.get('/api/v1/templates')).json() as unknown[];
   const settingsBefore = ((await c.get('/api/settings')).json() as { settings: { retention_days: number } }).settings;
+  const usage = async () => ((await c.get('/api/settings')).json() as { usage: { conversions: number } }).usage.conversions;
+  const usageBefore = await usage();
+  expect(usageBefore, 'the populated conversions were counted').toBeGreaterThan(0);
 
   expectInternalError(await c.post('/api/v1/convert', convert('# A small one\n')), 'a small conversion');
   // Incompressible text: its output is larger than the limit, so writing the output itself fails.
@@ -145,6 +148,8 @@ async function writesFailReadsWork(c: Client, dir: string, conversionIds: string
   expect((await c.get('/api/settings/api-keys')).json()).toEqual(keysBefore);
   expect((await c.get('/api/v1/templates')).json()).toEqual(templatesBefore);
   expect(((await c.get('/api/settings')).json() as { settings: { retention_days: number } }).settings.retention_days).toBe(settingsBefore.retention_days);
+  // The conversions that failed to be stored were refunded (Store.reserve's cancel after a failed save).
+  expect(await usage(), 'failed conversions are not charged').toBe(usageBefore);
   const list = (await c.get('/api/v1/conversions')).json() as { items: { conversion_id: string }[]; total: number };
   expect(list.items.map((i) => i.conversion_id).sort()).toEqual([...conversionIds].sort());
   for (const id of conversionIds) {
@@ -158,6 +163,14 @@ async function writesFailReadsWork(c: Client, dir: string, conversionIds: string
 }
 
 async function restartAndCheck(dir: string, key: string, conversionIds: string[]) {
+  // Back to us (root), who restarts it here: a data directory another user owns is refused at start.
+  if (isRoot) {
+    const walk = (path: string) => {
+      chownSync(path, 0, 0);
+      if (statSync(path).isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+    };
+    walk(dir);
+  }
   const server = await startServer({ dataDir: dir, port: 0 });
   const c = await client(server.discovery.url, dir, key);
   const list = (await c.get('/api/v1/conversions')).json() as { items: { conversion_id: string }[] };

@@ -159,10 +159,10 @@ describe('kill -9 in the middle of concurrent conversions', () => {
       for (const id of answeredTemplates) expect(templatesOnDisk.has(id), `template ${id} in db.json after the kill`).toBe(true);
 
       // Restart on the same data directory: the dead server's lock is taken over.
-      expect(readFileSync(join(dir, 'docwright.lock'), 'utf8').trim()).toBe(String(server.pid));
+      expect(readFileSync(join(dir, 'docwright.lock'), 'utf8').split('\n')[0]).toBe(String(server.pid));
       server = await startServe(['--data-dir', dir]);
       const t2 = Date.now();
-      expect(readFileSync(join(dir, 'docwright.lock'), 'utf8').trim()).toBe(String(server.pid));
+      expect(readFileSync(join(dir, 'docwright.lock'), 'utf8').split('\n')[0]).toBe(String(server.pid));
       expect(JSON.parse(readFileSync(join(dir, 'server.json'), 'utf8'))).toMatchObject({ url: server.url, pid: server.pid });
 
       const check: Agent = trustingAgent(certPath);

@@ -2,9 +2,9 @@
 // real services over a real data directory: what each tool answers, the REST error codes in its errors, the .docx
 // embedded or linked, and writing files only inside the folder the user allowed.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -267,6 +267,19 @@ describe('output_path: only inside the folder the user allowed', () => {
     expect((await validateDocx(join(real, 'report.docx'))).ok).toBe(true);
     expect(structured(await call('convert_markdown', { markdown: '# x', filename: 'named', output_path: 'sub/' })).saved_to).toBe(join(real, 'sub', 'named.docx'));
     expect(structured(await call('convert_markdown', { markdown: '# x', output_path: join(allowed, 'sub', 'plain') })).saved_to).toBe(join(real, 'sub', 'plain.docx'));
+  });
+
+  it('refuses a sibling folder whose name starts with the allowed one (…/exports-evil next to …/exports)', async () => {
+    const before = usage();
+    const sibling = `${allowed}-evil`;
+    mkdirSync(sibling, { recursive: true });
+    for (const path of [join(sibling, 'x.docx'), `../${basename(sibling)}/x.docx`, `${sibling}/`, sibling]) {
+      const error = toolError(await call('convert_markdown', { markdown: '# x', output_path: path }));
+      expect(error.code, path).toBe('forbidden');
+      expect(error.message).toContain('outside the folder the user allowed');
+    }
+    expect(readdirSync(sibling)).toEqual([]);
+    expect(usage()).toBe(before);
   });
 
   it('refuses paths that leave it (.., absolute elsewhere, a symbolic link out), and existing files unless overwrite', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConversionRecord } from '../../store/database.ts';
+import { wellFormed } from '../../names.ts';
 import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES, type Conversion } from '../schemas/index.ts';
 import { access } from '../access.ts';
@@ -23,11 +24,14 @@ export function conversionOut(record: ConversionRecord): Conversion {
 }
 
 /**
- * A Content-Disposition safe for any filename: an ASCII fallback without quotes, backslashes, control characters
- * or path separators, and the exact name in RFC 5987 `filename*`.
+ * A Content-Disposition (RFC 6266) safe for any filename, never throwing: the exact name in RFC 8187 `filename*`
+ * and an ASCII fallback without quotes, backslashes, control characters or path separators. A name stored before
+ * names were checked may hold an unpaired surrogate: it is delivered as U+FFFD rather than failing the download.
+ * (The `content-disposition` package was not used: it throws on such a name too, and sends `filename*` only
+ * for non-ASCII names, where clients are best served by always having both.)
  */
 export function contentDisposition(filename: string): string {
-  const clean = filename.replace(/[\u0000-\u001f\u007f/\\]/g, '_');
+  const clean = wellFormed(filename).replace(/[\u0000-\u001f\u007f-\u009f/\\]/g, '_');
   const ascii = clean.replace(/[^\x20-\x7e]/g, '_').replace(/["%;]/g, '_');
   const encoded = encodeURIComponent(clean).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { holdConnection } from '../long-request.ts';
+import { warningsHeaders } from '../warnings-header.ts';
 import { ConvertBodySchema, type ConvertBody } from '../schemas/index.ts';
 import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
@@ -43,7 +44,7 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
       reply.header('Content-Type', DOCX_TYPE);
       reply.header('Content-Disposition', contentDisposition(record.filename));
       reply.header('X-Conversion-Id', record.conversion_id);
-      if (record.warnings.length > 0) reply.header('X-Warnings', JSON.stringify(record.warnings).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+      reply.headers(warningsHeaders(record.warnings, record.conversion_id));
       return reply.send(Buffer.from(docx.buffer, docx.byteOffset, docx.byteLength));
     },
   );

@@ -3,8 +3,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TemplateRecord } from '../../store/database.ts';
 import { PLAN_LIMITS } from '../../services.ts';
+import { wellFormed } from '../../names.ts';
 import { ApiError } from '../../errors.ts';
-import { IdParamsSchema, ERROR_RESPONSES, type TemplateOut } from '../schemas/index.ts';
+import { IdParamsSchema, ERROR_RESPONSES, TemplateFieldsSchema, type TemplateOut } from '../schemas/index.ts';
 import { contentDisposition, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
 
@@ -42,14 +43,28 @@ async function readUpload(request: FastifyRequest): Promise<{ bytes?: Uint8Array
   return { bytes, fields, filename };
 }
 
-function checkText(fields: Record<string, string>, name: string, max: number, required: boolean): string | undefined {
-  const value = fields[name];
-  if (value === undefined || value.trim() === '') {
-    if (required) throw new ApiError('validation_error', `${name} is required`);
-    return undefined;
+/**
+ * The text fields of an upload (name, description), checked by the JSON validator against TemplateFieldsSchema:
+ * the same rules and messages as the same fields in PATCH. An empty field, as a form sends it, is absent.
+ */
+function uploadFields(request: FastifyRequest, fields: Record<string, string>): { name?: string; description?: string } {
+  const present: { name?: string; description?: string } = {};
+  for (const key of ['name', 'description'] as const) {
+    const value = fields[key]?.trim();
+    if (value) present[key] = value;
   }
-  if (value.length > max) throw new ApiError('validation_error', `${name} must have at most ${max} characters`);
-  return value.trim();
+  const validate = request.compileValidationSchema(TemplateFieldsSchema);
+  if (!validate(present)) {
+    // Thrown as Fastify's own validation errors are, so the one error handler words both alike.
+    throw Object.assign(new Error('validation'), { validation: validate.errors ?? [], validationContext: 'body', statusCode: 400 });
+  }
+  return present;
+}
+
+/** The name of a template uploaded without one: its file's, made to fit the rules of a name. */
+function nameFromFile(filename: string | undefined): string {
+  const base = wellFormed((filename ?? '').replace(/\.do[ct]x$/i, '')).replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim().slice(0, 200);
+  return base || 'Template';
 }
 
 /** Templates: list, upload, read, styles, download, rename, replace the file (version + 1), delete. */
@@ -76,9 +91,10 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     { ...access('api'), schema: { summary: 'Upload a .docx template', consumes: ['multipart/form-data'], response: { 201: Type.Ref('Template'), ...ERROR_RESPONSES } } as never },
     async (request, reply) => {
       const { bytes, fields, filename } = await readUpload(request);
+      const given = uploadFields(request, fields);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
-      const name = checkText(fields, 'name', 200, false) ?? filename?.replace(/\.do[ct]x$/i, '') ?? 'Template';
-      const description = checkText(fields, 'description', 2000, false) ?? '';
+      const name = given.name ?? nameFromFile(filename);
+      const description = given.description ?? '';
       // Read, checked and sanitised in a worker; the clean bytes are what is stored.
       const inspected = await app.services.checkTemplate(bytes);
       const limit = PLAN_LIMITS[store.settings().plan].templates;
@@ -127,10 +143,9 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const t = editable((request.params as { id: string }).id);
       const { bytes, fields } = await readUpload(request);
+      const { name, description } = uploadFields(request, fields);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
       const inspected = await app.services.checkTemplate(bytes);
-      const name = checkText(fields, 'name', 200, false);
-      const description = checkText(fields, 'description', 2000, false);
       const patch = { ...(name ? { name } : {}), ...(description !== undefined ? { description } : {}), version: t.version + 1, updated_at: app.services.now().toISOString(), warnings: inspected.warnings };
       return templateOut((await store.updateTemplate(t.id, patch, inspected.bytes)) ?? t);
     },

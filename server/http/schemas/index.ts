@@ -1,10 +1,15 @@
 import { Type, type Static } from 'typebox';
+import { NAME_PATTERN, TEXT_PATTERN } from '../../names.ts';
 
 /** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
 
 const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 const StyleName = Type.String({ minLength: 1, maxLength: 253, description: 'A style name as Word shows it' });
+/** A name a user gives (server/names.ts): any Unicode text without control characters or unpaired surrogates. */
+const Name = (maxLength: number, description?: string) => Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN, ...(description ? { description } : {}) });
+/** A template's description: multi-line text under the same rule. */
+const Description = Type.String({ maxLength: 2000, pattern: TEXT_PATTERN });
 
 export const ErrorSchema = Type.Object(
   { error: Type.Object({ code: Type.String(), message: Type.String() }) },
@@ -54,7 +59,7 @@ export const ConvertBodySchema = Type.Object(
     markdown: Type.String({ minLength: 1, description: 'Raw markdown, at least 1 character' }),
     template_id: Uuid,
     mapping_id: Uuid,
-    filename: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Output filename without extension; default "document"' })),
+    filename: Type.Optional(Name(200, 'Output filename without extension; default "document"; no control characters')),
     response_format: Type.Optional(Type.Union([Type.Literal('binary'), Type.Literal('json')], { description: '`binary` (default) or `json`' })),
   },
   { $id: 'ConvertRequest', additionalProperties: false },
@@ -86,13 +91,12 @@ export const TemplateStyleSchema = Type.Object(
   { $id: 'TemplateStyle' },
 );
 
-export const TemplatePatchSchema = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
-  },
-  { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 },
-);
+const templateFields = { name: Type.Optional(Name(200)), description: Type.Optional(Description) };
+
+export const TemplatePatchSchema = Type.Object(templateFields, { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 });
+
+/** The text fields sent with an uploaded template (multipart), checked by the same validator as TemplatePatch. */
+export const TemplateFieldsSchema = Type.Object(templateFields);
 
 export const RulesSchema = Type.Object(
   {
@@ -132,17 +136,17 @@ export const MappingWithWarningsSchema = Type.Object(
 );
 
 export const MappingCreateSchema = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), template_id: Uuid, rules: Type.Ref('Rules') },
+  { name: Name(200), template_id: Uuid, rules: Type.Ref('Rules') },
   { $id: 'MappingCreate', additionalProperties: false },
 );
 export type MappingCreate = Static<typeof MappingCreateSchema>;
 
 export const MappingPatchSchema = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), rules: Type.Optional(Type.Ref('Rules')) },
+  { name: Type.Optional(Name(200)), rules: Type.Optional(Type.Ref('Rules')) },
   { $id: 'MappingPatch', additionalProperties: false, minProperties: 1 },
 );
 
-export const ApiKeyCreateSchema = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, { $id: 'ApiKeyCreate', additionalProperties: false });
+export const ApiKeyCreateSchema = Type.Object({ name: Name(100) }, { $id: 'ApiKeyCreate', additionalProperties: false });
 
 export const ApiKeyCreatedSchema = Type.Object(
   {

@@ -2,6 +2,7 @@ import { ExternalHyperlink, type ParagraphChild } from 'docx';
 import type { Link, LinkReference, PhrasingContent } from 'mdast';
 import type { State } from '../state.ts';
 import { stripForbiddenXmlChars } from '../../xml.ts';
+import { unsafeLinkScheme } from '../link-scheme.ts';
 
 /** Makes a URL safe as a relationship target: spaces and other characters URIs forbid are percent-encoded. */
 export function safeTarget(url: string): string {
@@ -11,6 +12,12 @@ export function safeTarget(url: string): string {
 }
 
 function hyperlink(state: State, url: string, children: PhrasingContent[]): ParagraphChild[] {
+  const unsafe = unsafeLinkScheme(url);
+  if (unsafe !== undefined) {
+    // javascript:, file:, a relative path …: the text stays, without the link or its hyperlink style.
+    state.warn(`unsafe_link: ${unsafe}`);
+    return state.inlines(children);
+  }
   const runs = state.withInline({ link: true }, () => state.inlines(children));
   const target = safeTarget(url);
   // A link to a heading of the same document (#anchor) or an empty one has no external target: its text stays.
@@ -19,7 +26,7 @@ function hyperlink(state: State, url: string, children: PhrasingContent[]): Para
   return [new ExternalHyperlink({ link: target, children: runs as never })];
 }
 
-/** A link (also autolinks and bare URLs of GFM) as a real hyperlink: an external relationship. */
+/** A link (also autolinks and bare URLs of GFM) as a real hyperlink: an external relationship (safe schemes only). */
 export function link(state: State, node: Link): ParagraphChild[] {
   return hyperlink(state, node.url, node.children);
 }

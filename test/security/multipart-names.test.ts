@@ -1,0 +1,47 @@
+// Issue 12: names sent with an uploaded template's multipart fields are validated exactly like the same names in
+// JSON (PATCH /api/v1/templates/:id): same rules (length, control characters), same 422 and the same message.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultTemplate } from '../../server/convert/index.ts';
+import { expectError, multipart, openEnv, type Env } from './support.ts';
+
+let env: Env;
+let templateId: string;
+beforeAll(async () => {
+  env = await openEnv();
+  const upload = await multipart({ name: 'base' }, { bytes: defaultTemplate(), name: 'base.docx' });
+  const res = await env.send('POST', '/api/v1/templates', { ...env.auth, ...upload.headers }, upload.payload);
+  expect(res.statusCode, res.body).toBe(201);
+  templateId = (res.json() as { id: string }).id;
+});
+afterAll(async () => env?.close());
+
+const cases: Record<string, Record<string, string>> = {
+  'a name of 201 characters': { name: 'n'.repeat(201) },
+  'a description of 2001 characters': { description: 'd'.repeat(2001) },
+  'a name with a control character': { name: 'a\u0007b' },
+  'a description with an escape sequence': { description: 'x\u001b[2Jy' },
+};
+
+describe('template upload fields (multipart) and the same fields in JSON answer alike', () => {
+  for (const [what, fields] of Object.entries(cases)) {
+    it(`${what}: POST and PUT (multipart) give the PATCH (JSON) answer; nothing is stored`, async () => {
+      const before = env.store.listTemplates();
+      const json = expectError(await env.send('PATCH', `/api/v1/templates/${templateId}`, env.auth, fields), 422, 'validation_error');
+      const post = await multipart(fields, { bytes: defaultTemplate(), name: 'x.docx' });
+      const put = await multipart(fields, { bytes: defaultTemplate(), name: 'x.docx' });
+      expect(expectError(await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload), 422, 'validation_error')).toBe(json);
+      expect(expectError(await env.send('PUT', `/api/v1/templates/${templateId}/file`, { ...env.auth, ...put.headers }, put.payload), 422, 'validation_error')).toBe(json);
+      expect(env.store.listTemplates()).toEqual(before);
+    });
+  }
+
+  it('names at the limit (200 characters, any script) are accepted by both', async () => {
+    const name = '模'.repeat(200);
+    const post = await multipart({ name, description: 'line one\nline two' }, { bytes: defaultTemplate(), name: 'x.docx' });
+    const created = await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload);
+    expect(created.statusCode, created.body).toBe(201);
+    expect((created.json() as { name: string }).name).toBe(name);
+    const patched = await env.send('PATCH', `/api/v1/templates/${(created.json() as { id: string }).id}`, env.auth, { name: `${name.slice(1)}😀`.slice(0, 199) });
+    expect(patched.statusCode, patched.body).toBe(200);
+  });
+});
