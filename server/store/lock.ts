@@ -29,14 +29,17 @@ export interface LockRecord {
  * written. Where the OS cannot say (Windows), a live pid is taken as the owner.
  */
 function owns(lock: LockRecord, lockFile: string): boolean {
+  let othersProcess = false;
   try {
     process.kill(lock.pid, 0);
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    othersProcess = true;
   }
   const info = processInfo(lock.pid);
-  if (info === null) return false;
+  // Gone since, or (another user's, under /proc's hidepid) hidden from us: then it is taken as the owner.
+  if (info === null) return othersProcess;
   if (info === undefined) return true;
   if (info.zombie) return false;
   if (lock.identity) return info.identity === lock.identity;

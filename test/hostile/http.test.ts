@@ -314,6 +314,7 @@ describe('other sites: DNS rebinding and cross-site requests → 403 forbidden',
 });
 
 // Soak only (`npm run soak`): it waits out the whole request timeout.
+// The real 120 s timeout, under SOAK; the same cut-off with a 2 s timeout runs in npm test (slow-body.test.ts).
 if (SOAK) describe('a slow body (started when the file began)', () => {
   it(`is answered 408 request_timeout and closed once the request takes ${TIMEOUTS.requestTimeout / 1000} s`, async () => {
     const body = await slowBodyAnswer;

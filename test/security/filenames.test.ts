@@ -67,6 +67,16 @@ describe('a lone surrogate or a control character in a name: 422 before anything
     }
   });
 
+  it('the other channels (MCP, CLI) go through Services, which refuses the same names before reserving anything', async () => {
+    const before = snapshot();
+    const services = env.app.services;
+    await expect(services.convert({ markdown: '# x', ...builtin, filename: 'a\ud800b', channel: 'mcp' })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(services.convert({ markdown: '# x', ...builtin, filename: 'a\u0007b', channel: 'mcp' })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(services.createApiKey('k\u001b[31m', Buffer.alloc(32))).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(services.createMapping({ name: 'm\u0000', template_id: builtin.template_id, rules: {} })).rejects.toMatchObject({ code: 'validation_error' });
+    expect(snapshot()).toEqual(before);
+  });
+
   it('template upload and file replacement (multipart name field): 422, nothing stored', async () => {
     const existing = env.store.listTemplates().find((t) => !t.builtin);
     expect(existing).toBeDefined();
