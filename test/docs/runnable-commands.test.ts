@@ -7,6 +7,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, w
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startServer } from '../../server/serve.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -84,5 +85,18 @@ describe('the documentation', () => {
     expect(command).toBeDefined();
     const ci = text('.ci/run').split('\n').map((line) => line.trim());
     for (const step of (command ?? '').split('&&').map((s) => s.trim())) expect(ci, step).toContain(step);
+  });
+
+  it('shows GET /api/health answering what the server answers', async () => {
+    const row = text('docs/api.md').split('\n').find((line) => line.startsWith('| `GET /api/health` |'));
+    const documented = /`(\{.*?\})`/.exec(row ?? '')?.[1];
+    expect(documented, 'docs/api.md has a GET /api/health row with its JSON').toBeDefined();
+    const server = await startServer({ dataDir: mkdtempSync(join(tmpdir(), 'dw-docs-health-')), port: 0, http: true });
+    try {
+      const answer: unknown = await (await fetch(`${server.discovery.url}/api/health`)).json();
+      expect(answer).toEqual(JSON.parse(documented ?? 'null'));
+    } finally {
+      await server.close();
+    }
   });
 });
