@@ -7,12 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-/** Electron's installer script, or undefined where the electron package is absent (an installed docwright). */
+/** Electron's installer script, or null where the electron package is absent (an installed docwright). */
 export function electronInstaller(require = createRequire(import.meta.url)) {
   try {
     return require.resolve('electron/install.js');
   } catch {
-    return undefined;
+    return null;
   }
 }
 
