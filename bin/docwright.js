@@ -1,13 +1,44 @@
 #!/usr/bin/env node
-// Runs the bundled command line (dist/, built by `npm install`); in a checkout whose sources are newer than the
-// bundle, runs the sources through tsx instead, so a stale build is never used.
+// Runs the bundled command line (dist/). Two things before that:
+// - On a Node older than the one Docwright needs (a system Node 20), it runs itself again on the Node 22 that
+//   npm installed with it (the `node` dependency), so `docwright` works from anywhere on such a machine.
+// - Only in a development checkout (a .git next to the sources): when server/ is newer than the bundle, it runs the
+//   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
+const MIN_MAJOR = 22;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = join(root, 'dist', 'cli.js');
 const sources = join(root, 'server');
+
+/** The Node binary installed with Docwright (node_modules/node), or undefined where there is none. */
+function bundledNode() {
+  try {
+    const path = join(createRequire(import.meta.url).resolve('node/package.json'), '..', 'bin', 'node');
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
+  const node = bundledNode();
+  if (!node) {
+    process.stderr.write(`docwright: needs Node ${MIN_MAJOR}.12 or newer (this is ${process.version}); install Node ${MIN_MAJOR} LTS, or reinstall docwright with its scripts allowed (npm install -g --allow-scripts=node ...).\n`);
+    process.exit(1);
+  }
+  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  // Ctrl-C reaches the child directly (same process group); a SIGTERM or SIGHUP sent to us is passed on.
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  process.on('SIGINT', () => undefined);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  await runCli();
+}
 
 function newestSource(dir) {
   let newest = 0;
@@ -18,11 +49,14 @@ function newestSource(dir) {
   return newest;
 }
 
-const fresh = existsSync(bundle) && (!existsSync(sources) || statSync(bundle).mtimeMs >= newestSource(sources));
-if (fresh) {
-  await import(new URL('../dist/cli.js', import.meta.url).href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(new URL('../server/cli-entry.ts', import.meta.url).href);
+async function runCli() {
+  const checkout = existsSync(join(root, '.git')) && existsSync(join(sources, 'cli-entry.ts'));
+  const fresh = existsSync(bundle) && (!checkout || statSync(bundle).mtimeMs >= newestSource(sources));
+  if (fresh) {
+    await import(new URL('../dist/cli.js', import.meta.url).href);
+  } else {
+    const { register } = await import('tsx/esm/api');
+    register();
+    await import(new URL('../server/cli-entry.ts', import.meta.url).href);
+  }
 }

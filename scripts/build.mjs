@@ -13,7 +13,7 @@ const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   logLevel: 'warning',
   // Native modules stay outside the bundle.
   external: ['@napi-rs/keyring', 'electron'],

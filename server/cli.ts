@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
-import { convert, ConvertInputError, defaultTemplate, readTemplate, type MappingRules } from './convert/index.ts';
+import { convert, ConvertInputError, defaultTemplate, readTemplate, type ConversionStats, type MappingRules } from './convert/index.ts';
 import { SETTING_KEYS as CONFIG_KEYS } from './store/database.ts';
+import packageJson from '../package.json' with { type: 'json' };
 import { defaultDataDir } from './store/paths.ts';
 
 // The server and admin commands load their modules (Fastify, the keychain, TLS) only when run, so that
@@ -27,12 +28,13 @@ function readBytes(path: string, what: string): Uint8Array {
   }
 }
 
+/** The end of a one-sentence error: why a file could not be read or written. */
 function reason(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
-  if (e.code === 'ENOENT') return 'no such file';
-  if (e.code === 'EISDIR') return 'it is a directory';
-  if (e.code === 'EACCES') return 'permission denied';
-  return e.message ?? String(error);
+  if (e.code === 'ENOENT') return 'there is no such file.';
+  if (e.code === 'EISDIR') return 'it is a folder, not a file.';
+  if (e.code === 'EACCES' || e.code === 'EPERM') return 'permission denied.';
+  return `${(e.message ?? String(error)).replace(/\.$/, '')}.`;
 }
 
 function readMapping(path: string): MappingRules | { rules: MappingRules } {
@@ -49,8 +51,26 @@ function writeOutput(path: string, bytes: Uint8Array): void {
     if (path === '-') process.stdout.write(bytes);
     else writeFileSync(path, bytes);
   } catch (error) {
+    const folder = dirname(path);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(folder)) throw new CliError(`cannot write ${path}: the folder ${folder} does not exist.`);
     throw new CliError(`cannot write ${path}: ${reason(error)}`);
   }
+}
+
+const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
+
+/** The line `convert` prints on success: what it wrote, its size, the counts and the warnings. */
+export function convertSummary(output: string, bytes: number, stats: ConversionStats, warnings: number): string {
+  const where = output === '-' ? 'standard output' : output;
+  const counts = [
+    plural(stats.headings, 'heading'),
+    plural(stats.paragraphs, 'paragraph'),
+    plural(stats.lists, 'list'),
+    plural(stats.tables, 'table'),
+    plural(stats.code_blocks, 'code block'),
+    plural(stats.images, 'image'),
+  ].join(', ');
+  return `Wrote ${where} (${(bytes / 1024).toFixed(1)} KB): ${counts}; ${warnings === 0 ? 'no warnings' : plural(warnings, 'warning')}`;
 }
 
 /** Output path: INPUT with a .docx extension, or standard output for standard input. */
@@ -60,10 +80,23 @@ function defaultOutput(input: string): string {
   return resolve(input, '..', `${name}.docx`);
 }
 
+const EXAMPLES = `
+Examples:
+  docwright convert report.md -o report.docx --template corporate.dotx --mapping mapping.json
+  docwright template styles corporate.dotx
+  docwright serve --port 0
+  docwright mcp                    (in an MCP client's configuration: the absolute path of docwright)
+  docwright keys create "CI script"
+  docwright config set retention_days 7
+  docwright cert
+  docwright status --json`;
+
 /** Builds the `docwright` command line. */
 export function buildProgram(): Command {
   const program = new Command('docwright')
     .description('Docwright: markdown to Word documents through your own Word template.')
+    .version(packageJson.version, '-V, --version', 'print the version')
+    .addHelpText('after', EXAMPLES)
     .showHelpAfterError()
     .exitOverride();
 
@@ -74,15 +107,17 @@ export function buildProgram(): Command {
     .option('-o, --output <file>', 'output .docx (default: INPUT with .docx; standard output for -)')
     .option('-t, --template <file>', 'Word template (.docx or .dotx); default: the built-in "Docwright Default"')
     .option('-m, --mapping <file>', 'JSON file with a rules object, or a whole mapping object holding "rules"')
-    .action((input: string, opts: { output?: string; template?: string; mapping?: string }) => {
+    .option('-q, --quiet', 'print nothing on success (warnings still go to standard error)')
+    .action((input: string, opts: { output?: string; template?: string; mapping?: string; quiet?: boolean }) => {
       const markdown = readInput(input);
       const template = opts.template ? readBytes(opts.template, 'template') : undefined;
       const mapping = opts.mapping ? readMapping(opts.mapping) : undefined;
       const output = opts.output ?? defaultOutput(input);
       if (output === '-' && process.stdout.isTTY) throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
       const result = convert({ markdown, template, mapping });
-      for (const warning of result.warnings) process.stderr.write(`${warning}\n`);
+      for (const warning of result.warnings) process.stderr.write(`warning: ${warning.replace(/\s*\n\s*/g, ' ')}\n`);
       writeOutput(output, result.docx);
+      if (!opts.quiet) process.stderr.write(`${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}\n`);
     });
 
   const template = program.command('template').description('work with Word templates');

@@ -32,7 +32,7 @@ beforeAll(() => {
 describe('docwright convert', () => {
   it('converts with no other option into a schema-valid document that LibreOffice opens', async () => {
     const { code, stderr } = await docwright(['convert', 'doc.md', '-o', 'out.docx']);
-    expect(stderr).toBe('');
+    expect(stderr).toMatch(/^Wrote out\.docx \(\d+(\.\d)? KB\): 1 heading, 4 paragraphs, 3 lists, 0 tables, 0 code blocks, 0 images; no warnings\n$/);
     expect(code).toBe(0);
     const docx = new Uint8Array(readFileSync(join(dir, 'out.docx')));
     const { ok, report } = await validateDocx(docx);
@@ -64,23 +64,61 @@ describe('docwright convert', () => {
     const template = resolve(import.meta.dirname, 'fixtures/templates/corporate.docx');
     const { code, stderr } = await docwright(['convert', 'doc.md', '-o', 'mapped.docx', '--template', template, '--mapping', 'mapping.json']);
     expect(code).toBe(0);
-    expect(stderr).toBe('missing_style: Nope\n');
+    expect(stderr).toMatch(/^warning: missing_style: Nope\nWrote mapped\.docx \(.*; 1 warning\n$/);
     const xml = part(new Uint8Array(readFileSync(join(dir, 'mapped.docx'))), 'word/document.xml');
     expect(xml).toContain('<w:pStyle w:val="CorpBody"/>');
   });
 
   it('accepts a bare rules object as the mapping', async () => {
     writeFileSync(join(dir, 'rules.json'), JSON.stringify({ paragraph: 'Body Text' }));
-    const { code, stderr } = await docwright(['convert', 'doc.md', '-o', 'rules.docx', '-m', 'rules.json']);
+    const { code, stderr } = await docwright(['convert', 'doc.md', '-o', 'rules.docx', '-m', 'rules.json', '--quiet']);
     expect([code, stderr]).toEqual([0, '']);
   });
 
+  it('says nothing on success with --quiet, but still prints warnings', async () => {
+    expect(await docwright(['convert', 'doc.md', '-o', 'quiet.docx', '-q'])).toMatchObject({ code: 0, stderr: '' });
+    const { code, stderr } = await docwright(['convert', '-', '-o', 'quiet-empty.docx', '--quiet'], '');
+    expect([code, stderr]).toEqual([0, 'warning: empty_document: the markdown has no content\n']);
+  });
+
+  it('names standard output in its line when it writes there', async () => {
+    const { code, stderr } = await docwright(['convert', '-', '-o', '-'], '# Title\n');
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/^Wrote standard output \(.* KB\): 1 heading, 0 paragraphs, /);
+  });
+
+  it.each([['empty', ''], ['whitespace-only', ' \n\t\n\n']])('turns %s input into a valid document with the warning empty_document', async (_, text) => {
+    writeFileSync(join(dir, 'empty.md'), text);
+    const { code, stderr } = await docwright(['convert', 'empty.md', '-o', 'empty.docx']);
+    expect(code).toBe(0);
+    expect(stderr.split('\n')[0]).toBe('warning: empty_document: the markdown has no content');
+    expect(stderr).toContain('; 1 warning\n');
+    const { ok, report } = await validateDocx(new Uint8Array(readFileSync(join(dir, 'empty.docx'))));
+    expect(ok, report).toBe(true);
+  });
+
+  it('prints a version', async () => {
+    const { code, stdout } = await docwright(['--version']);
+    expect(code).toBe(0);
+    expect(stdout.toString()).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('shows an example for each command in --help', async () => {
+    const { stdout } = await docwright(['--help']);
+    const help = stdout.toString();
+    for (const command of ['convert', 'template', 'serve', 'mcp', 'keys', 'config', 'cert', 'status']) {
+      expect(help, command).toMatch(new RegExp(`^  docwright ${command}\\b`, 'm'));
+    }
+  });
+
   it.each([
-    [['convert', 'missing.md'], /^docwright: cannot read missing\.md: no such file\n$/],
+    [['convert', 'missing.md'], /^docwright: cannot read missing\.md: there is no such file\.\n$/],
     [['convert', 'doc.md', '--template', 'doc.md'], /^docwright: The template is not a \.docx file/],
-    [['convert', 'doc.md', '--template', 'nope.docx'], /^docwright: cannot read template nope\.docx: no such file\n$/],
+    [['convert', 'doc.md', '--template', 'nope.docx'], /^docwright: cannot read template nope\.docx: there is no such file\.\n$/],
     [['convert', 'doc.md', '--mapping', 'doc.md'], /^docwright: mapping doc\.md is not valid JSON/],
     [['convert', 'doc.md', '-o', 'x.docx', '--mapping', 'bad-shape.json'], /^docwright: Invalid mapping: rules\.heading\.9 is not a heading level/],
+    [['convert', '.'], /^docwright: cannot read \.: it is a folder, not a file\.\n$/],
+    [['convert', 'doc.md', '-o', 'no/such/folder/out.docx'], /^docwright: cannot write no\/such\/folder\/out\.docx: the folder no\/such\/folder does not exist\.\n$/],
   ])('refuses bad input %j with a one-line error and a non-zero exit', async (args, message) => {
     writeFileSync(join(dir, 'bad-shape.json'), JSON.stringify({ heading: { '9': 'x' } }));
     const { code, stderr } = await docwright(args);

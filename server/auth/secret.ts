@@ -108,7 +108,7 @@ function keychainLocked(error: unknown, marker: string): Error {
 
 function unreachable(file: string, error: unknown): string {
   const reason = error instanceof Error ? error.message : String(error);
-  return `OS keychain unavailable (${reason}); the API key secret is kept in ${file} instead, ${protection()}. Set DOCWRIGHT_KEYCHAIN=off to choose this on purpose.`;
+  return `The OS keychain could not be reached (${reason}), so the API key secret is in ${file} (${protection()}) and API keys work as usual; to use the keychain, unlock it and restart Docwright, or set DOCWRIGHT_KEYCHAIN=off to keep the file without this notice.`;
 }
 
 function protection(): string {

@@ -1,3 +1,4 @@
+import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
 import {
   AlignmentType,
   BorderStyle,
@@ -85,6 +86,21 @@ const TABLE_NORMAL =
   '<w:style w:type="table" w:default="1" w:styleId="TableNormal"><w:name w:val="Normal Table"/><w:uiPriority w:val="99"/><w:semiHidden/><w:unhideWhenUsed/>' +
   '<w:tblPr><w:tblInd w:w="0" w:type="dxa"/><w:tblCellMar><w:top w:w="0" w:type="dxa"/><w:left w:w="108" w:type="dxa"/><w:bottom w:w="0" w:type="dxa"/><w:right w:w="108" w:type="dxa"/></w:tblCellMar></w:tblPr></w:style>';
 
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+
+/** docx writes "Strong" as a paragraph style; Word's is a character style (bold), which is what a mapping may use. */
+function strongAsCharacterStyle(xml: string): string {
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  for (const style of Array.from(doc.getElementsByTagNameNS(W, 'style'))) {
+    if (style.getAttributeNS(W, 'styleId') !== 'Strong') continue;
+    style.setAttributeNS(W, 'w:type', 'character');
+    for (const child of Array.from(style.childNodes)) {
+      if (child.namespaceURI === W && ['basedOn', 'next', 'pPr'].includes(child.localName ?? '')) style.removeChild(child);
+    }
+  }
+  return new XMLSerializer().serializeToString(doc);
+}
+
 let cached: Uint8Array | undefined;
 
 /** The template's bytes, embedded by the build (scripts/build.mjs); absent when running from the sources. */
@@ -122,7 +138,7 @@ export function defaultTemplate(): Uint8Array {
   if (typeof stylesXml === 'string') {
     // docx writes a "Normal Table" of its own in some versions; a second style with the same id is one Word may repair.
     const tableNormal = stylesXml.includes('w:styleId="TableNormal"') ? '' : TABLE_NORMAL;
-    parts.set('word/styles.xml', stylesXml.replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`));
+    parts.set('word/styles.xml', strongAsCharacterStyle(stylesXml).replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`));
   }
   const core = parts.get('docProps/core.xml');
   if (typeof core === 'string') parts.set('docProps/core.xml', core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'));

@@ -56,10 +56,12 @@ function rulesOf(mapping: ConvertInput['mapping']): MappingRules {
 /** Converts markdown into a .docx through a template and a style mapping. Pure: no I/O. */
 export function convert(input: ConvertInput): ConvertResult {
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
+  // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
+  const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
   const template = templateOf(input.template);
   const rules = rulesOf(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const compiled = toDocx(parseMarkdown(input.markdown), { styles, textWidthTwips: template.textWidthTwips });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
-  return { docx, warnings: [...styleWarnings, ...compiled.warnings], stats: compiled.stats };
+  return { docx, warnings: [...emptyWarnings, ...styleWarnings, ...compiled.warnings], stats: compiled.stats };
 }

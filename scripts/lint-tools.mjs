@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `npm run lint` / `npm run format:check`: installs the linting tools into tools/lint/ when they are missing or older
+// than its lock file, then runs the one asked for from the project root, with its config from tools/lint/.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tools = join(root, 'tools', 'lint');
+const installed = join(tools, 'node_modules', '.package-lock.json');
+const TOOLS = {
+  eslint: ['eslint', '--config', join(tools, 'eslint.config.js')],
+  prettier: ['prettier', '--config', join(tools, 'prettier.config.js'), '--ignore-path', join(root, '.prettierignore')],
+};
+
+const [tool, ...args] = process.argv.slice(2);
+const command = tool === 'eslint' || tool === 'prettier' ? TOOLS[tool] : undefined;
+if (!command) {
+  console.error('usage: node scripts/lint-tools.mjs eslint|prettier [arguments]');
+  process.exit(2);
+}
+if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(tools, 'package-lock.json')).mtimeMs) {
+  const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: tools, stdio: 'inherit' });
+  if (install.status !== 0) process.exit(install.status ?? 1);
+}
+const [bin, ...options] = command;
+const run = spawnSync(join(tools, 'node_modules', '.bin', bin), [...options, ...args], { cwd: root, stdio: 'inherit' });
+process.exit(run.status ?? 1);

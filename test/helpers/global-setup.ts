@@ -1,0 +1,25 @@
+// The whole run, once: says which Node runs the tests (CI's log proves the Node the product runs on), and fails the
+// run if a test file's temporary folder survives it (test/helpers/temp-per-file.ts makes and removes them).
+import { randomBytes } from 'node:crypto';
+import { readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The prefix of this run's per-file temporary folders in the system temp directory. */
+export const RUN_PREFIX_ENV = 'DOCWRIGHT_TEST_TMP_PREFIX';
+
+export default function setup(): () => void {
+  process.stdout.write(`Tests run on Node ${process.version} (${process.execPath})\n`);
+  const system = tmpdir();
+  const prefix = `dw-test-${randomBytes(4).toString('hex')}-`;
+  process.env[RUN_PREFIX_ENV] = prefix;
+  process.env.DOCWRIGHT_TEST_SYSTEM_TMP = system;
+  return () => {
+    const left = readdirSync(system).filter((name) => name.startsWith(prefix));
+    for (const name of left) rmSync(join(system, name), { recursive: true, force: true });
+    if (left.length === 0) return;
+    // Vitest reports an error thrown here but still exits 0, so the exit code is set as well.
+    process.exitCode = 1;
+    throw new Error(`tests left ${left.length} folder(s) in ${system}: ${left.join(', ')} (removed now; a test file did not finish its clean-up)`);
+  };
+}

@@ -1,0 +1,50 @@
+// The README's "docwright on your PATH" as a user does it: pack the checkout, install the tarball globally (into a
+// temporary prefix), and convert from a folder outside the checkout, with the system's own Node and npm first on
+// the PATH (on these machines Node 20: the installed docwright runs itself on the Node 22 installed with it).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validateDocx } from '../helpers/docx.ts';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+// The PATH a user's shell has: without the checkout's node_modules/.bin that `npm test` puts first.
+const PATH = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('node_modules')).join(delimiter);
+const env = { ...process.env, PATH };
+const work = mkdtempSync(join(tmpdir(), 'dw-install-'));
+const prefix = join(work, 'prefix');
+const elsewhere = join(work, 'elsewhere');
+const docwright = join(prefix, 'bin', 'docwright');
+
+beforeAll(async () => {
+  // dist/ is built by `npm test`'s pretest; packing without scripts keeps this test from rebuilding it.
+  await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: root, env });
+  const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
+  if (!tarball) throw new Error('npm pack wrote no tarball');
+  await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], { cwd: work, env, maxBuffer: 16 << 20 });
+  await run('mkdir', ['-p', elsewhere]);
+}, 600_000);
+
+describe('a globally installed docwright', () => {
+  it('converts a file in a folder outside the checkout', async () => {
+    writeFileSync(join(elsewhere, 'notes.md'), '# Notes\n\nFrom anywhere.\n');
+    const { stderr } = await run(docwright, ['convert', 'notes.md'], { cwd: elsewhere, env });
+    expect(stderr).toMatch(/^Wrote .*notes\.docx \(.* KB\): 1 heading, 1 paragraph, /);
+    const { ok, report } = await validateDocx(new Uint8Array(readFileSync(join(elsewhere, 'notes.docx'))));
+    expect(ok, report).toBe(true);
+  });
+
+  it('prints its version', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect((await run(docwright, ['--version'], { cwd: elsewhere, env })).stdout.trim()).toBe(version);
+  });
+
+  it('carries no sources, so it never checks whether a build is stale', () => {
+    const installed = join(prefix, 'lib', 'node_modules', 'docwright');
+    expect(existsSync(join(installed, 'dist', 'cli.js'))).toBe(true);
+    expect(existsSync(join(installed, 'server'))).toBe(false);
+  });
+});
