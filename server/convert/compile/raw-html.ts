@@ -85,6 +85,32 @@ function parse(html: string): HastRoot | undefined {
   return tree;
 }
 
+/** Elements that mean something when empty: void elements, table and list structure, embedded media, slots. */
+const MEANINGFUL_EMPTY = new Set([
+  'br', 'wbr', 'img', 'image', 'hr', 'input', 'td', 'th', 'tr', 'li', 'dt', 'dd', 'iframe', 'video', 'audio', 'object',
+  'textarea', 'select', SLOT,
+]);
+
+/**
+ * Removes empty elements that print nothing (`<span></span>`, `<a name=x></a>`): they print nothing anyway, and long
+ * runs of them make whitespace minifying (inside hast-util-to-mdast) quadratic.
+ */
+function pruneEmpty(tree: HastRoot): void {
+  const parents: (HastRoot | Element)[] = [];
+  const stack: (HastRoot | Element)[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    parents.push(node);
+    for (const child of node.children) if (child.type === 'element') stack.push(child);
+  }
+  const removed = new Set<HastNodes>();
+  // Children come after their parents in `parents`: walked backwards, a parent sees its children already pruned.
+  for (let i = parents.length - 1; i >= 0; i--) {
+    const node = parents[i] as HastRoot | Element;
+    if (node.children.some((child) => removed.has(child))) node.children = node.children.filter((child) => !removed.has(child)) as never;
+    if (node.type === 'element' && node.children.length === 0 && !MEANINGFUL_EMPTY.has(node.tagName)) removed.add(node);
+  }
+}
+
 /** Names in warnings what of the HTML is not printed as its markdown counterpart. */
 function report(tree: HastRoot, warn: (warning: string) => void): void {
   const stack: HastNodes[] = [tree];
@@ -143,6 +169,7 @@ function convert(html: string, slots: readonly Nodes[], warn: (warning: string) 
     return undefined;
   }
   report(tree, warn);
+  pruneEmpty(tree);
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, { handlers: { [SLOT]: slot, sup: script, sub: script }, nodeHandlers: { comment: () => undefined } });
@@ -158,7 +185,8 @@ function phrasingParent(parent: Parents, warn: (warning: string) => void): RootC
     .map((child) => {
       if (child.type === 'html') return child.value;
       slots.push(child);
-      return `<${SLOT} data-i="${slots.length - 1}"></${SLOT}>`;
+      // The slot holds a letter: runs of empty elements make whitespace minifying quadratic.
+      return `<${SLOT} data-i="${slots.length - 1}">x</${SLOT}>`;
     })
     .join('');
   return convert(html, slots, warn);
