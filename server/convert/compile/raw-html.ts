@@ -178,6 +178,22 @@ function convert(html: string, slots: readonly Nodes[], warn: (warning: string) 
   return result;
 }
 
+/** The plain text of an mdast node (text and code values, image alt text), without recursion. */
+function textOf(node: Nodes): string {
+  const out: string[] = [];
+  const stack: Nodes[] = [node];
+  for (let current = stack.pop(); current; current = stack.pop()) {
+    if ('value' in current && typeof current.value === 'string' && current.type !== 'html') out.push(current.value);
+    else if (current.type === 'image' || current.type === 'imageReference') out.push(current.alt ?? '');
+    if ('children' in current) for (let i = current.children.length - 1; i >= 0; i--) stack.push(current.children[i] as Nodes);
+  }
+  return out.join('');
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
+}
+
 /** Replaces the phrasing children of a parent holding raw HTML, parsed together with the markdown between its tags. */
 function phrasingParent(parent: Parents, warn: (warning: string) => void): RootContent[] | undefined {
   const slots: Nodes[] = [];
@@ -185,8 +201,9 @@ function phrasingParent(parent: Parents, warn: (warning: string) => void): RootC
     .map((child) => {
       if (child.type === 'html') return child.value;
       slots.push(child);
-      // The slot holds a letter: runs of empty elements make whitespace minifying quadratic.
-      return `<${SLOT} data-i="${slots.length - 1}">x</${SLOT}>`;
+      // The slot holds the node's text: `<code>` takes its value from the text, and runs of empty elements would make
+      // whitespace minifying quadratic.
+      return `<${SLOT} data-i="${slots.length - 1}">${escapeHtml(textOf(child))}</${SLOT}>`;
     })
     .join('');
   return convert(html, slots, warn);
