@@ -102,7 +102,7 @@ describe('no text lost silently: real documents', () => {
       const markdown = readFileSync(path, 'utf8');
       const { docx } = convert({ markdown, created: new Date(0) });
       const { share, missing } = coverage(markdown, docx);
-      expect(share, `missing: ${missing.slice(0, 20).join(' ')}`).toBeGreaterThanOrEqual(0.995);
+      expect(share, `missing: ${missing.slice(0, 20).join(' ')}`).toBe(1);
     });
   }
 
@@ -139,6 +139,22 @@ describe('no text lost silently: what the compiler cannot print is named', () =>
     expect(footnotes).toContain('cell one');
     expect(footnotes).toContain('cell two');
     expect(result.warnings).toContain('table_in_footnote: flattened to text');
+  });
+
+  it('HTML nested too deep to convert safely keeps its text, named in a warning', () => {
+    const markdown = `${'<div>'.repeat(5000)}deep text${'</div>'.repeat(5000)}\n\nInline ${'<b>'.repeat(3000)}bold text${'</b>'.repeat(3000)}\n`;
+    const result = convert({ markdown, created: new Date(0) });
+    const body = partText(part(result.docx, 'word/document.xml'));
+    expect(body).toContain('deep text');
+    expect(body).toContain('bold text');
+    expect(result.warnings).toContain('html_too_deep: printed as text');
+  });
+
+  it('script and style contents are dropped with a warning; comments silently', () => {
+    const result = convert({ markdown: 'Text <!-- hidden note -->\n\n<script>alert(1)</script>\n\n<style>p{}</style>\n', created: new Date(0) });
+    const body = partText(part(result.docx, 'word/document.xml'));
+    expect(body).not.toMatch(/hidden note|alert|p\{\}/);
+    expect(result.warnings).toEqual(['dropped_html: script', 'dropped_html: style']);
   });
 
   it('raw HTML from real READMEs keeps its structure: headings, tables, links', () => {

@@ -95,6 +95,9 @@ function child(el: Element, name: string): Element | undefined {
 
 const val = (el: Element | undefined): string | null => el?.getAttributeNS(W, 'val') ?? null;
 
+/** The text of the code block of MARKDOWN: one paragraph, its line break and tab being elements of their own. */
+const CODE_TEXT = 'code line onecode line two';
+
 function textOf(el: Element): string {
   return elements(el, 't')
     .map((t) => t.textContent ?? '')
@@ -205,8 +208,7 @@ describe('a Word-made template with a mapping to its styles', () => {
       ['Body paragraph with a link text and https://docwright.example/auto.', 'CorpBody'],
       ['Intervening paragraph.', 'CorpBody'],
       ['Quoted words', 'CorpQuote'],
-      ['code line one', 'CorpCode'],
-      ['code line two', 'CorpCode'],
+      [CODE_TEXT, 'CorpCode'],
       ['bullet level zero', 'ListBullet'],
       ['bullet level one', 'ListBullet'],
       ['bullet level two', 'ListBullet'],
@@ -235,7 +237,9 @@ describe('a Word-made template with a mapping to its styles', () => {
 
   it('writes code at 9 pt in a monospaced font, whatever the code style says', () => {
     const code = elements(doc, 'p').filter((p) => pStyle(p) === 'CorpCode');
-    expect(code.map(textOf)).toEqual(['code line one', 'code line two']);
+    // One paragraph: the style's spacing goes around the block, the lines are separated by a line break.
+    expect(code.map(textOf)).toEqual([CODE_TEXT]);
+    expect(elements(code[0] as Element, 'br')).toHaveLength(1);
     const monospaced = new Set(['Consolas', 'Courier New', 'Cascadia Mono', 'Menlo', 'Liberation Mono', 'DejaVu Sans Mono']);
     for (const p of code) {
       const runs = children(p, 'r');
@@ -250,7 +254,7 @@ describe('a Word-made template with a mapping to its styles', () => {
       }
     }
     // The tab of the second line is a real tab.
-    expect(elements(code[1] as Element, 'tab')).toHaveLength(1);
+    expect(elements(code[0] as Element, 'tab')).toHaveLength(1);
   });
 
   it('numbers a list in the numbering its mapped style carries, nested levels the style lacks in Docwright\'s, leaving the template\'s numbering alone', () => {
@@ -486,10 +490,10 @@ describe('styles the template lacks', () => {
     const doc = parse(part(docx, 'word/document.xml'));
     // The paragraph and the code fall back to built-in formatting; the rest keeps its mapped style.
     expect(pStyle(paragraph(doc, 'Intervening paragraph.'))).toBeNull();
-    expect(pStyle(paragraph(doc, 'code line one'))).toBeNull();
+    expect(pStyle(paragraph(doc, CODE_TEXT))).toBeNull();
     expect(pStyle(paragraph(doc, 'Quoted words'))).toBe('CorpQuote');
     expect(pStyle(paragraph(doc, 'Heading one text'))).toBe('Heading1');
-    const code = paragraph(doc, 'code line one');
+    const code = paragraph(doc, CODE_TEXT);
     const rPr = child(children(code, 'r')[0] as Element, 'rPr');
     expect(rPr ? val(child(rPr, 'sz')) : null).toBe('18');
     expect(part(docx, 'word/document.xml')).not.toMatch(/No ?Such ?Style/);

@@ -85,6 +85,32 @@ function parse(html: string): HastRoot | undefined {
   return tree;
 }
 
+/** Elements that mean something when empty: void elements, table and list structure, embedded media, slots. */
+const MEANINGFUL_EMPTY = new Set([
+  'br', 'wbr', 'img', 'image', 'hr', 'input', 'td', 'th', 'tr', 'li', 'dt', 'dd', 'iframe', 'video', 'audio', 'object',
+  'textarea', 'select', SLOT,
+]);
+
+/**
+ * Removes empty elements that print nothing (`<span></span>`, `<a name=x></a>`): they print nothing anyway, and long
+ * runs of them make whitespace minifying (inside hast-util-to-mdast) quadratic.
+ */
+function pruneEmpty(tree: HastRoot): void {
+  const parents: (HastRoot | Element)[] = [];
+  const stack: (HastRoot | Element)[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    parents.push(node);
+    for (const child of node.children) if (child.type === 'element') stack.push(child);
+  }
+  const removed = new Set<HastNodes>();
+  // Children come after their parents in `parents`: walked backwards, a parent sees its children already pruned.
+  for (let i = parents.length - 1; i >= 0; i--) {
+    const node = parents[i] as HastRoot | Element;
+    if (node.children.some((child) => removed.has(child))) node.children = node.children.filter((child) => !removed.has(child)) as never;
+    if (node.type === 'element' && node.children.length === 0 && !MEANINGFUL_EMPTY.has(node.tagName)) removed.add(node);
+  }
+}
+
 /** Names in warnings what of the HTML is not printed as its markdown counterpart. */
 function report(tree: HastRoot, warn: (warning: string) => void): void {
   const stack: HastNodes[] = [tree];
@@ -143,12 +169,29 @@ function convert(html: string, slots: readonly Nodes[], warn: (warning: string) 
     return undefined;
   }
   report(tree, warn);
+  pruneEmpty(tree);
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, { handlers: { [SLOT]: slot, sup: script, sub: script }, nodeHandlers: { comment: () => undefined } });
   const result = mdast.type === 'root' ? mdast.children : [mdast as RootContent];
   restoreScripts(result, new Set(slots));
   return result;
+}
+
+/** The plain text of an mdast node (text and code values, image alt text), without recursion. */
+function textOf(node: Nodes): string {
+  const out: string[] = [];
+  const stack: Nodes[] = [node];
+  for (let current = stack.pop(); current; current = stack.pop()) {
+    if ('value' in current && typeof current.value === 'string' && current.type !== 'html') out.push(current.value);
+    else if (current.type === 'image' || current.type === 'imageReference') out.push(current.alt ?? '');
+    if ('children' in current) for (let i = current.children.length - 1; i >= 0; i--) stack.push(current.children[i] as Nodes);
+  }
+  return out.join('');
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
 }
 
 /** Replaces the phrasing children of a parent holding raw HTML, parsed together with the markdown between its tags. */
@@ -158,7 +201,9 @@ function phrasingParent(parent: Parents, warn: (warning: string) => void): RootC
     .map((child) => {
       if (child.type === 'html') return child.value;
       slots.push(child);
-      return `<${SLOT} data-i="${slots.length - 1}"></${SLOT}>`;
+      // The slot holds the node's text: `<code>` takes its value from the text, and runs of empty elements would make
+      // whitespace minifying quadratic.
+      return `<${SLOT} data-i="${slots.length - 1}">${escapeHtml(textOf(child))}</${SLOT}>`;
     })
     .join('');
   return convert(html, slots, warn);
