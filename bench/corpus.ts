@@ -1,6 +1,7 @@
 // Before/after numbers on the corpus: checks passed per document × template pair for Docwright (this checkout, or
 // the engine given with --engine path/to/server/convert/index.ts, e.g. an old main's worktree) or for pandoc
-// (--pandoc, `pandoc --reference-doc=template`). Usage: npx tsx bench/corpus.ts [--engine FILE | --pandoc] [--keep DIR]
+// (--pandoc, `pandoc --reference-doc=template`).
+// Usage: npx tsx bench/corpus.ts [--engine FILE | --pandoc] [--shared-only | --extra-template-only] [--keep DIR]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,8 @@ function pandoc(): Converter {
 }
 
 const roots = args.includes('--shared-only') ? [SHARED_CORPUS] : [SHARED_CORPUS, EXTRA_CORPUS];
+// --extra-template-only: the shared documents through the extra corpus's templates only.
+const pairs = corpusPairs(roots).filter((p) => !args.includes('--extra-template-only') || p.templatePath.startsWith(EXTRA_CORPUS));
 const converter = args.includes('--pandoc') ? pandoc() : await docwright(flag('--engine') ?? resolve(import.meta.dirname, '../server/convert/index.ts'));
-const results = await runCorpus(corpusPairs(roots), converter, { keep: flag('--keep') });
+const results = await runCorpus(pairs, converter, { keep: flag('--keep') });
 console.log(summary(results));

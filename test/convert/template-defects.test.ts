@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element } from '@xmldom/xmldom';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { convert } from '../../server/convert/index.ts';
+import { convert, readTemplate } from '../../server/convert/index.ts';
 import { fixture, part, partNames, validateDocx } from '../helpers/docx.ts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -197,5 +197,15 @@ describe('a template whose {{content}} stands in a landscape first section', () 
     expect(first(first(doc.documentElement as Element, 'tbl') as Element, 'tblW')?.getAttributeNS(W, 'w')).toBe(String(16838 - 2 * 1440));
     const { ok, report } = await validateDocx(result.docx);
     expect(ok, report).toBe(true);
+  });
+});
+
+describe('a template read once and reused', () => {
+  it('gives the same bytes every time (what the package works out per template is only read)', () => {
+    const template = readTemplate(templateWithLeftovers());
+    const markdown = 'Text[^a].\n\n- one\n- two\n\n[^a]: A note with a [link](https://example.com/).\n';
+    const first = convert({ markdown, template, created }).docx;
+    convert({ markdown: '# Other\n\n1. x\n', template, created });
+    expect(Buffer.from(convert({ markdown, template, created }).docx).equals(Buffer.from(first))).toBe(true);
   });
 });

@@ -69,3 +69,35 @@ export function paragraphText(p: Element): string {
     .map((t) => t.textContent ?? '')
     .join('');
 }
+
+/** The w: elements named in `localNames` within `nodes` (themselves included), in one walk, by name. */
+export function wElementsIn(nodes: readonly Element[], localNames: readonly string[]): Map<string, Element[]> {
+  const out = new Map<string, Element[]>(localNames.map((n) => [n, []]));
+  const stack = [...nodes].reverse();
+  for (let el = stack.pop(); el; el = stack.pop()) {
+    if (el.namespaceURI === NS.w) out.get(el.localName ?? '')?.push(el);
+    for (let n = el.lastChild; n; n = n.previousSibling) if (n.nodeType === 1) stack.push(n as Element);
+  }
+  return out;
+}
+
+/**
+ * Moves a node of a part we made and no longer need (docx's numbering, its footnotes) into `doc`: importNode would
+ * copy it node by node, which for a long document's hundreds of list definitions costs more than the whole merge.
+ */
+export function adopt<T extends Node>(doc: XmlDocument, node: T): T {
+  node.parentNode?.removeChild(node);
+  const stack: Node[] = [node];
+  for (let n = stack.pop(); n; n = stack.pop()) {
+    (n as { ownerDocument: XmlDocument }).ownerDocument = doc;
+    if (n.nodeType === 1) {
+      const attrs = (n as Element).attributes;
+      for (let i = 0; i < attrs.length; i++) {
+        const a = attrs.item(i);
+        if (a) stack.push(a);
+      }
+    }
+    for (let c = n.firstChild; c; c = c.nextSibling) stack.push(c);
+  }
+  return node;
+}

@@ -1,5 +1,5 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
-import { children, descendants, isW, setWAttr, wAttr } from './dom.ts';
+import { adopt, children, descendants, isW, setWAttr, wAttr } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /** Note types Word needs whatever the content: the separator lines between text and notes. */
@@ -33,7 +33,7 @@ export function mergeFootnotes(template: XmlDocument, generated: XmlDocument, re
   for (const note of children(genRoot).filter((c) => isW(c, 'footnote'))) {
     const id = Number(wAttr(note, 'id'));
     if (!(id > 0)) continue;
-    const copy = template.importNode(note, true) as Element;
+    const copy = adopt(template, note);
     setWAttr(copy, 'id', String(id + base));
     root.appendChild(copy);
   }

@@ -20,15 +20,42 @@ import { compileParts, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
 
-/** The template's body, parsed and made ready once per template (templates are reused across conversions). */
-const bodies = new WeakMap<Template, TemplateBody>();
-function preparedBody(template: Template): TemplateBody {
-  let body = bodies.get(template);
-  if (!body) {
-    body = templateBody(parsePart(template.parts.get(template.mainPart) ?? '', template.mainPart));
-    bodies.set(template, body);
+/** What the packaging reads of a template, worked out once per template (templates are reused across conversions). */
+interface Prepared {
+  /** The body, made ready for merges. */
+  body: TemplateBody;
+  /** The styles part, parsed, read only (a merger that adds to it parses its own copy). */
+  styles: XmlDocument | null;
+  /** Parts that change whatever the content (the template's own notes and comments left out, settings repaired). */
+  fixed: Map<string, string>;
+}
+
+const prepared = new WeakMap<Template, Prepared>();
+
+function prepare(template: Template): Prepared {
+  const known = prepared.get(template);
+  if (known) return known;
+  const main = template.mainPart;
+  const open = (path: string): XmlDocument | null => {
+    const data = template.parts.get(path);
+    return data === undefined ? null : parsePart(data, path);
+  };
+  const body = templateBody(open(main) ?? parsePart('', main));
+  const fixed = new Map<string, string>();
+  const footnotes = open(siblingPath(main, 'footnotes.xml'));
+  if (footnotes && pruneNotes(footnotes, 'footnote', body.kept.footnotes)) fixed.set(siblingPath(main, 'footnotes.xml'), serializePart(footnotes));
+  const endnotes = open(siblingPath(main, 'endnotes.xml'));
+  if (endnotes && pruneNotes(endnotes, 'endnote', body.kept.endnotes)) fixed.set(siblingPath(main, 'endnotes.xml'), serializePart(endnotes));
+  const comments = open(siblingPath(main, 'comments.xml'));
+  if (comments?.documentElement) {
+    const before = children(comments.documentElement).length;
+    if (pruneComments(comments, body.kept.comments) !== before) fixed.set(siblingPath(main, 'comments.xml'), serializePart(comments));
   }
-  return body;
+  const settings = open(siblingPath(main, 'settings.xml'));
+  if (settings && repairSettings(settings)) fixed.set(siblingPath(main, 'settings.xml'), serializePart(settings));
+  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed };
+  prepared.set(template, result);
+  return result;
 }
 
 /** Writes the compiled content into the template: everything of the template is kept but its body's own content. */
@@ -42,7 +69,8 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
     const data = template.parts.get(path);
     return data === undefined ? null : parsePart(data, path);
   };
-  const out = new Map<string, Uint8Array | string>(template.parts);
+  const ready = prepare(template);
+  const out = new Map<string, Uint8Array | string>([...template.parts, ...ready.fixed]);
   const main = template.mainPart;
   const mainRelsPath = relsPath(main);
   const mainRels = new Relationships(template.parts.get(mainRelsPath), mainRelsPath);
@@ -51,7 +79,7 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   // Body and sections.
   const genDocument = generatedPart('word/document.xml');
   if (!genDocument) throw new Error('docx wrote no document part');
-  const { document, content, kept } = mergeDocument(preparedBody(template), genDocument);
+  const { document, content, kept } = mergeDocument(ready.body, genDocument);
   moveHyperlinks(generatedPart('word/_rels/document.xml.rels'), mainRels, content, 'dwLink');
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
@@ -62,10 +90,9 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   // Lists: numbering instances appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
   const stylesPath = siblingPath(main, 'styles.xml');
-  const styles = templatePart(stylesPath);
   const genNumbering = generatedPart('word/numbering.xml');
   if (genNumbering) {
-    const numbering = mergeNumbering(templatePart(numberingPath), genNumbering, [...content, ...(hasNotes ? ourNotes : [])], styles);
+    const numbering = mergeNumbering(templatePart(numberingPath), genNumbering, [...content, ...(hasNotes ? ourNotes : [])], ready.styles);
     if (numbering) {
       out.set(numberingPath, serializePart(numbering));
       if (!template.parts.has(numberingPath)) addPart(mainRels, types, REL.numbering, numberingPath, CONTENT_TYPE.numbering);
@@ -74,9 +101,10 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
 
   // Footnotes: the template's separators (and notes its kept text refers to), then ours with ids past them.
   const footnotesPath = siblingPath(main, 'footnotes.xml');
-  let footnotes = templatePart(footnotesPath);
-  if (footnotes && pruneNotes(footnotes, 'footnote', kept.footnotes)) out.set(footnotesPath, serializePart(footnotes));
+  let footnotes: XmlDocument | null = null;
   if (hasNotes && genFootnotes) {
+    footnotes = templatePart(footnotesPath);
+    if (footnotes) pruneNotes(footnotes, 'footnote', kept.footnotes);
     const footRelsPath = relsPath(footnotesPath);
     const footRels = new Relationships(template.parts.get(footRelsPath), footRelsPath);
     moveHyperlinks(generatedPart('word/_rels/footnotes.xml.rels'), footRels, ourNotes, 'dwNoteLink');
@@ -89,25 +117,11 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
     if (footRels.changed) out.set(footRelsPath, footRels.toXml());
   }
 
-  // The template's own endnotes and comments are not the document's.
-  const endnotesPath = siblingPath(main, 'endnotes.xml');
-  const endnotes = templatePart(endnotesPath);
-  if (endnotes && pruneNotes(endnotes, 'endnote', kept.endnotes)) out.set(endnotesPath, serializePart(endnotes));
-  const commentsPath = siblingPath(main, 'comments.xml');
-  const comments = templatePart(commentsPath);
-  if (comments) {
-    const before = children(comments.documentElement ?? comments).length;
-    if (pruneComments(comments, kept.comments) !== before) out.set(commentsPath, serializePart(comments));
-  }
-
   // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
   const finalNotes = footnotes && hasNotes ? [footnotes] : [];
-  if (supportStyles(styles, template.styles, [...content, ...finalNotes]) && styles) out.set(stylesPath, serializePart(styles));
+  const styles = supportStyles(() => templatePart(stylesPath), template.styles, [...content, ...finalNotes]);
+  if (styles) out.set(stylesPath, serializePart(styles));
   if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));
-
-  const settingsPath = siblingPath(main, 'settings.xml');
-  const settings = templatePart(settingsPath);
-  if (settings && repairSettings(settings)) out.set(settingsPath, serializePart(settings));
 
   declareNamespaces(document);
   out.set(main, serializePart(document));

@@ -1,5 +1,5 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
-import { children, descendants, isW, setWAttr, wAttr, wChild, wElement } from './dom.ts';
+import { adopt, children, descendants, isW, setWAttr, wAttr, wChild, wElement, wElementsIn } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /** The numbering a paragraph style carries: the template's abstract numbering and the level the style sits at. */
@@ -24,13 +24,15 @@ const val = (el: Element | undefined): string => (el ? wAttr(el, 'val') : '');
  * merged part, or null when no list is used.
  */
 export function mergeNumbering(template: XmlDocument | null, generated: XmlDocument, referrers: readonly Element[], styles: XmlDocument | null): XmlDocument | null {
-  const numPrs = referrers.flatMap((r) => descendants(r, NS.w, 'numPr'));
+  const numPrs = wElementsIn(referrers, ['numPr']).get('numPr') ?? [];
   if (numPrs.length === 0) return null;
-  const target = template ?? emptyLike(generated);
-  const root = target.documentElement;
-  if (!root) return null;
   const genNums = new Map(numsOf(generated).map((n) => [wAttr(n, 'numId'), n]));
   const genAbstracts = new Map(abstractsOf(generated).map((a) => [wAttr(a, 'abstractNumId'), a]));
+  // Without a template part, docx's part emptied is the target (its root declares what its definitions use).
+  if (!template) for (const c of children(generated.documentElement ?? generated)) c.parentNode?.removeChild(c);
+  const target = template ?? generated;
+  const root = target.documentElement;
+  if (!root) return null;
   const styleNumbering = styleNumberingOf(styles, template);
   let abstractNext = maxId(abstractsOf(target), 'abstractNumId');
   let numNext = maxId(numsOf(target), 'numId');
@@ -75,7 +77,7 @@ export function mergeNumbering(template: XmlDocument | null, generated: XmlDocum
     if (!usedAbstracts.has(old)) continue;
     const id = String(++abstractNext);
     abstractIds.set(old, id);
-    const copy = target.importNode(abstract, true) as Element;
+    const copy = adopt(target, abstract);
     setWAttr(copy, 'abstractNumId', id);
     newAbstracts.push(copy);
   }
@@ -83,7 +85,7 @@ export function mergeNumbering(template: XmlDocument | null, generated: XmlDocum
   for (const [old, genNum] of usedNums) {
     const id = String(++numNext);
     numIds.set(old, id);
-    const num = target.importNode(genNum, true) as Element;
+    const num = adopt(target, genNum);
     setWAttr(num, 'numId', id);
     const ref = wChild(num, 'abstractNumId');
     const abstractId = abstractIds.get(val(ref));
@@ -98,14 +100,6 @@ export function mergeNumbering(template: XmlDocument | null, generated: XmlDocum
   for (const n of newNums) root.insertBefore(n, cleanup);
   declareNamespaces(target);
   return target;
-}
-
-/** A numbering part with docx's root (and namespace declarations) and nothing in it. */
-function emptyLike(generated: XmlDocument): XmlDocument {
-  const copy = generated.cloneNode(true) as XmlDocument;
-  const root = copy.documentElement;
-  if (root) for (const c of children(root)) root.removeChild(c);
-  return copy;
 }
 
 /** Finds the numbering a paragraph style carries, looking through its base styles and numbering style links. */

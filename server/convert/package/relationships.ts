@@ -26,8 +26,12 @@ export class Relationships {
   /** True once something was added or removed (an untouched part is written back byte for byte). */
   changed = false;
 
+  /** Ids in use, kept up to date by add and remove. */
+  private readonly taken: Set<string>;
+
   constructor(xml: Uint8Array | string | undefined, name: string) {
     this.doc = parsePart(xml ?? EMPTY, name);
+    this.taken = new Set(this.list().map((r) => r.id));
   }
 
   private elements(): Element[] {
@@ -44,7 +48,7 @@ export class Relationships {
   }
 
   has(id: string): boolean {
-    return this.elements().some((e) => e.getAttribute('Id') === id);
+    return this.taken.has(id);
   }
 
   /** The first relationship of a type. */
@@ -57,7 +61,7 @@ export class Relationships {
    * `<prefix>N` (the first free N) when a prefix is given.
    */
   add(type: string, target: string, options: { external?: boolean; prefix?: string } = {}): string {
-    const taken = new Set(this.list().map((r) => r.id));
+    const taken = this.taken;
     let id: string;
     if (options.prefix === undefined) {
       let n = taken.size + 1;
@@ -76,6 +80,7 @@ export class Relationships {
     el.setAttribute('Target', target);
     if (options.external) el.setAttribute('TargetMode', 'External');
     root.appendChild(el);
+    taken.add(id);
     this.changed = true;
     return id;
   }
@@ -85,6 +90,7 @@ export class Relationships {
     for (const e of this.elements()) {
       if (e.getAttribute('Type') === type && e.getAttribute('Target') === target) {
         e.parentNode?.removeChild(e);
+        this.taken.delete(e.getAttribute('Id') ?? '');
         this.changed = true;
       }
     }

@@ -1,6 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { findStyle, type TemplateStyle } from '../template/styles.ts';
-import { descendants, parsePart, setWAttr, wAttr } from './dom.ts';
+import { parsePart, setWAttr, wAttr, wElementsIn } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /**
@@ -25,22 +25,26 @@ const SUPPORT_STYLES = [
 /**
  * Points the style ids docx writes by itself (footnote reference, List Paragraph) in `referrers` at the template's
  * styles of the same Word name, or adds their definitions to the template's styles when it has neither the name nor
- * the id. Returns true when the styles part changed.
+ * the id. `open` gives the template's styles part to add to (parsed only then); returns it when it changed, else null.
  */
-export function supportStyles(styles: XmlDocument | null, templateStyles: readonly TemplateStyle[], referrers: readonly (XmlDocument | Element)[]): boolean {
+export function supportStyles(open: () => XmlDocument | null, templateStyles: readonly TemplateStyle[], referrers: readonly (XmlDocument | Element)[]): XmlDocument | null {
+  let styles: XmlDocument | null = null;
   let changed = false;
+  const found = wElementsIn(referrers.map((r) => ('documentElement' in r ? r.documentElement : r)).filter((e): e is Element => !!e), ['pStyle', 'rStyle']);
+  const all = [...(found.get('pStyle') ?? []), ...(found.get('rStyle') ?? [])];
   for (const support of SUPPORT_STYLES) {
-    const references = referrers.flatMap((r) => [...descendants(r, NS.w, 'pStyle'), ...descendants(r, NS.w, 'rStyle')]).filter((e) => wAttr(e, 'val') === support.id);
+    const references = all.filter((e) => wAttr(e, 'val') === support.id);
     if (references.length === 0) continue;
     const own = findStyle(templateStyles, support.name);
     if (own && own.type === support.type) {
       if (own.id !== support.id) for (const ref of references) setWAttr(ref, 'val', own.id);
-    } else if (styles?.documentElement && !templateStyles.some((s) => s.id === support.id)) {
+    } else if (!templateStyles.some((s) => s.id === support.id) && (styles ??= open())?.documentElement) {
       const definition = parsePart(`<w:styles xmlns:w="${NS.w}">${support.xml}</w:styles>`, 'styles.xml').documentElement?.firstChild;
-      if (definition) styles.documentElement.appendChild(styles.importNode(definition, true));
+      if (definition && styles.documentElement) styles.documentElement.appendChild(styles.importNode(definition, true));
       changed = true;
     }
   }
-  if (changed && styles) declareNamespaces(styles);
-  return changed;
+  if (!changed || !styles) return null;
+  declareNamespaces(styles);
+  return styles;
 }

@@ -72,7 +72,7 @@ const runners: Record<string, (dir: string) => Outputs> = {
   styles(dir) {
     const styles = required(dir, 'template.xml');
     const body = required(dir, 'body.xml');
-    supportStyles(styles, readStyles(styles), [body]);
+    supportStyles(() => styles, readStyles(styles), [body]);
     return { 'expected.xml': pretty(styles), 'expected-body.xml': pretty(body) };
   },
   settings(dir) {
