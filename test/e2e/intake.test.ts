@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { unzipSync } from 'fflate';
 import type { Page } from 'playwright-core';
-import { request } from 'undici';
+import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { part, validateDocx } from '../helpers/docx.ts';
 import { pageErrors, startWorld, type World } from './browser.ts';
