@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { unzipSync } from 'fflate';
 import type { Page } from 'playwright-core';
-import { FormData, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { request } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { part, validateDocx } from '../helpers/docx.ts';
 import { pageErrors, startWorld, type World } from './browser.ts';
 
@@ -43,8 +43,15 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
 async function uploadTemplate(file: string, name: string): Promise<{ id: string }> {
   const form = new FormData();
   form.append('name', name);
-  form.append('file', new Blob([readFileSync(file)]), name);
-  const res = await request(`${world.origin}/api/v1/templates`, { dispatcher: world.agent, method: 'POST', headers: { 'x-docwright-admin': world.server.adminToken }, body: form });
+  form.append('file', new Blob([new Uint8Array(readFileSync(file))]), name);
+  // Encoded by the platform, sent as bytes.
+  const encoded = new Response(form);
+  const res = await request(`${world.origin}/api/v1/templates`, {
+    dispatcher: world.agent,
+    method: 'POST',
+    headers: { 'x-docwright-admin': world.server.adminToken, 'content-type': encoded.headers.get('content-type') ?? '' },
+    body: Buffer.from(await encoded.arrayBuffer()),
+  });
   expect(res.statusCode).toBe(201);
   return (await res.body.json()) as { id: string };
 }
@@ -58,6 +65,13 @@ async function transfer(page: Page, files: { name: string; text: string }[]) {
   }, files);
 }
 
+let failures = 0;
+afterEach(async (context) => {
+  // A failed test leaves a picture of where it stopped.
+  if (context.task.result?.state === 'fail' && lastPage) await world.screenshot(lastPage, `intake-failed-${++failures}`).catch(() => undefined);
+});
+let lastPage: Page | undefined;
+
 async function shots(page: Page, name: string): Promise<void> {
   await world.screenshot(page, name);
 }
@@ -65,6 +79,7 @@ async function shots(page: Page, name: string): Promise<void> {
 describe('Intake: drops, auto-mapping, style lists', () => {
   test('item 1 + 12: a mixed drop keeps "2 files skipped"; drag-over counts files; a file converts again with another template', async () => {
     const { page } = await world.signedIn(LARGE);
+    lastPage = page;
     const drop = page.getByTestId('drop-zone');
     const data = await transfer(page, [
       { name: 'notes.md', text: '# Notes\n\nBody text.\n' },
@@ -91,7 +106,7 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     await page.getByRole('listitem', { name: 'notes.md' }).getByText('Done').waitFor();
     await page.getByLabel('Template', { exact: true }).selectOption({ label: 'APA' });
     await page.getByRole('button', { name: 'Convert notes.md again with the chosen template and mapping' }).first().click();
-    await expect.poll(async () => page.getByRole('listitem', { name: 'notes.md' }).filter({ hasText: 'Done' }).count()).toBe(2);
+    await expect.poll(async () => page.getByRole('listitem', { name: 'notes.md' }).filter({ hasText: 'Done' }).count(), { timeout: 30_000 }).toBe(2);
     const page1 = await api<{ items: { template_id: string; filename: string }[] }>('GET', '/api/v1/conversions?limit=5');
     expect(page1.items[0]).toMatchObject({ filename: 'notes.docx', template_id: apa.id });
     await page.getByRole('button', { name: 'Clear' }).click();
@@ -101,6 +116,7 @@ describe('Intake: drops, auto-mapping, style lists', () => {
 
   test('item 2: an uploaded template converts at once; New mapping is pre-filled; Create mapping on Convert', async () => {
     const { page } = await world.signedIn(LARGE);
+    lastPage = page;
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
     await page.getByLabel('File (.docx or .dotx)').setInputFiles(APA);
     await page.getByLabel('Name', { exact: true }).fill('APA upload');
@@ -153,6 +169,7 @@ describe('Intake: drops, auto-mapping, style lists', () => {
 
   test('item 11: style lists show Word’s names, common first, searchable; missing styles flagged in the list and on Convert', async () => {
     const { page } = await world.signedIn(LARGE);
+    lastPage = page;
     const apa = (await api<{ id: string; name: string }[]>('GET', '/api/v1/templates')).find((t) => t.name === 'APA');
     await api('POST', '/api/v1/mappings', { name: 'Legacy', template_id: apa?.id, rules: { paragraph: 'Old Body', heading: { '1': 'heading 1' } } });
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
@@ -200,6 +217,7 @@ describe('Intake: drops, auto-mapping, style lists', () => {
 describe('Errors in place, quota, curl, saving, port', () => {
   test('item 8: a PDF as template is refused next to the field in plain words; the error clears on success', async () => {
     const { page } = await world.signedIn(SMALL);
+    lastPage = page;
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
     const field = page.getByLabel('File (.docx or .dotx)');
     await field.setInputFiles({ name: 'Q3 report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7\n') });
@@ -228,6 +246,7 @@ describe('Errors in place, quota, curl, saving, port', () => {
 
   test('item 9: the curl example shows the whole command, fails on errors, and works as copied', async () => {
     const { page } = await world.signedIn(SMALL);
+    lastPage = page;
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('Name', { exact: true }).fill('intake script');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -264,6 +283,7 @@ describe('Errors in place, quota, curl, saving, port', () => {
 
   test('item 13: "Save all" gives one .zip; the template is remembered when picked; the sign-in page shows the real port', async () => {
     const { page } = await world.signedIn(LARGE);
+    lastPage = page;
     await page.getByTestId('file-input').setInputFiles(['one', 'two'].map((n) => ({ name: `${n}.md`, mimeType: 'text/markdown', buffer: Buffer.from(`# ${n}\n`) })));
     for (const n of ['one', 'two']) await page.getByRole('listitem', { name: `${n}.md` }).getByText('Done').waitFor();
     await page.getByRole('button', { name: 'Save one.docx' }).waitFor();
@@ -335,6 +355,7 @@ describe('Errors in place, quota, curl, saving, port', () => {
       [SMALL, 'dark', '800-dark'],
     ] as const) {
       const { page } = await world.signedIn(viewport, { colorScheme: scheme });
+      lastPage = page;
       await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer: await transfer(page, [{ name: 'a.md', text: '# A\n' }, { name: 'logo.png', text: 'x' }]) });
       await page.getByRole('listitem', { name: 'a.md' }).getByText('Done').waitFor();
       await page.getByTestId('skipped').waitFor();
