@@ -95,7 +95,7 @@ describe('Templates & mappings page', () => {
     await page.getByLabel('File name').fill('styled');
     await page.getByRole('button', { name: 'Convert', exact: true }).click();
     await page.getByRole('listitem', { name: 'Pasted text (styled)' }).getByText('Done').waitFor();
-    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download styled.docx' }).click()]);
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save styled.docx' }).click()]);
     const bytes = new Uint8Array(readFileSync(await file.path()));
     const body = part(bytes, 'word/document.xml');
     expect(body).toContain('w:val="CorpBody"');

@@ -73,10 +73,13 @@ function read(rules: Rules, key: string): string | undefined {
 
 // Word stores its built-in styles under lower-case names ("heading 1", "footnote text") and shows them capitalised.
 const UPPER_WORDS = new Set(['toc', 'html']);
+const WORD_LOWER_CASE =
+  /^(heading [1-9]|toc [1-9]|index [1-9]|caption|header|footer|footnote (text|reference)|endnote (text|reference)|annotation (text|reference|subject)|page number|line number|table of figures|table of authorities|toa heading|index heading|envelope (address|return)|macro|html [a-z ]+)$/;
 
 /** A style's name as Word shows it: built-in lower-case names capitalised ("heading 1" → "Heading 1", "toc 1" → "TOC 1"). */
 export function displayName(name: string): string {
-  if (name !== name.toLowerCase()) return name;
+  // Only Word's own lower-case names; a user's style named in lower case ("red") is shown as written.
+  if (!WORD_LOWER_CASE.test(name)) return name;
   return name.replace(/[^\s]+/g, (word) => (UPPER_WORDS.has(word) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1)));
 }
 
