@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TemplateRecord } from '../../store/database.ts';
+import type { TemplateStyle } from '../../convert/index.ts';
 import { PLAN_LIMITS } from '../../services.ts';
 import { wellFormed } from '../../names.ts';
 import { ApiError } from '../../errors.ts';
@@ -76,6 +77,12 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     if (!t) throw new ApiError('not_found', `Template ${id} not found.`);
     return t;
   };
+  // Stored directly: its rules name only styles just read from the template, so there is nothing to check (and the
+  // template is not read a second time).
+  const addMatchedMapping = async (templateId: string, styles: readonly TemplateStyle[]) => {
+    const at = app.services.now().toISOString();
+    await store.addMapping({ id: randomUUID(), name: AUTO_MAPPING_NAME, template_id: templateId, version: 1, rules: suggestRules(styles), created_at: at, updated_at: at, builtin: false, managed: false });
+  };
   const editable = (id: string) => {
     const t = find(id);
     if (t.builtin) throw new ApiError('forbidden', 'The built-in template cannot be changed or deleted; upload your own.');
@@ -104,7 +111,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       const at = app.services.now().toISOString();
       const record = await store.addTemplate({ id: randomUUID(), name, description, version: 1, created_at: at, updated_at: at, warnings: inspected.warnings }, inspected.bytes);
       // A template converts at once: a mapping matched by style name comes with it (docs/auto-mapping.md).
-      await app.services.createMapping({ name: AUTO_MAPPING_NAME, template_id: record.id, rules: suggestRules(inspected.styles) });
+      await addMatchedMapping(record.id, inspected.styles);
       return reply.status(201).send(templateOut(record));
     },
   );
@@ -168,7 +175,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       const patch = { ...(name ? { name } : {}), ...(description !== undefined ? { description } : {}), version: t.version + 1, updated_at: app.services.now().toISOString(), warnings: inspected.warnings };
       const updated = (await store.updateTemplate(t.id, patch, inspected.bytes)) ?? t;
       // Existing mappings are the user's and stay as they are; a template left with none gets a matched one again.
-      if (store.listMappings(t.id).length === 0) await app.services.createMapping({ name: AUTO_MAPPING_NAME, template_id: t.id, rules: suggestRules(inspected.styles) });
+      if (store.listMappings(t.id).length === 0) await addMatchedMapping(t.id, inspected.styles);
       return templateOut(updated);
     },
   );
