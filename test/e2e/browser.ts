@@ -34,7 +34,7 @@ export interface World {
   /** The server's origin, e.g. https://127.0.0.1:41021. */
   origin: string;
   /** A new browser context and page signed in through the one-launch link, with downloads allowed. */
-  signedIn(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }>;
+  signedIn(viewport?: { width: number; height: number }, options?: { locale?: string; colorScheme?: 'light' | 'dark' }): Promise<{ context: BrowserContext; page: Page }>;
   screenshot(page: Page, name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -59,8 +59,8 @@ export async function startWorld(): Promise<World> {
     browser,
     agent,
     origin: server.discovery.url,
-    async signedIn(viewport = { width: 1280, height: 860 }) {
-      const context = await browser.newContext({ viewport, acceptDownloads: true });
+    async signedIn(viewport = { width: 1280, height: 860 }, options = {}) {
+      const context = await browser.newContext({ viewport, acceptDownloads: true, ...options });
       contexts.push(context);
       const page = await context.newPage();
       const errors: string[] = [];

@@ -1,6 +1,7 @@
 // The Convert and History pages in a real Chromium against a real server: drop a file, pick a batch, paste text,
 // preview, download (schema-checked), download again from History, delete.
 import { readFileSync } from 'node:fs';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
@@ -46,7 +47,7 @@ describe('Convert page', () => {
     expect(summary).toContain('1 table');
     expect(summary).toContain('1 code block');
 
-    const { filename, bytes } = await download(page, 'Download report.docx');
+    const { filename, bytes } = await download(page, 'Save report.docx');
     expect(filename).toBe('report.docx');
     expect(part(bytes, 'word/document.xml')).toContain('Quarterly report');
     const check = await validateDocx(bytes);
@@ -64,17 +65,16 @@ describe('Convert page', () => {
     expect(pageErrors(page)).toEqual([]);
   });
 
-  test('a batch of three chosen files converts one by one; "Download all" gives three valid documents', async () => {
+  test('a batch of three chosen files converts one by one; "Save all" gives one .zip of three valid documents', async () => {
     const { page } = await world.signedIn();
     const files = ['alpha', 'beta', 'gamma'].map((n, i) => ({ name: `${n}.md`, mimeType: 'text/markdown', buffer: Buffer.from(`# ${n}\n\nParagraph ${i + 1}.\n`) }));
     await page.getByTestId('file-input').setInputFiles(files);
     for (const f of files) await page.getByRole('listitem', { name: f.name }).getByText('Done').waitFor();
     await world.screenshot(page, 'convert-batch');
 
-    const downloads: { name: string; bytes: Uint8Array }[] = [];
-    page.on('download', async (d) => downloads.push({ name: d.suggestedFilename(), bytes: new Uint8Array(readFileSync(await d.path())) }));
-    await page.getByRole('button', { name: 'Download all (3)' }).click();
-    await expect.poll(() => downloads.length, { timeout: 15_000 }).toBe(3);
+    const [zip] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save all (3) as .zip' }).click()]);
+    const entries = unzipSync(new Uint8Array(readFileSync(await zip.path())));
+    const downloads = Object.entries(entries).map(([name, bytes]) => ({ name, bytes }));
     expect(downloads.map((d) => d.name).sort()).toEqual(['alpha.docx', 'beta.docx', 'gamma.docx']);
     for (const d of downloads) {
       expect(part(d.bytes, 'word/document.xml')).toContain(d.name.replace('.docx', ''));
@@ -94,7 +94,7 @@ describe('Convert page', () => {
     await page.getByRole('listitem', { name: 'Pasted text (notes)' }).getByText('Done').waitFor();
 
     await dropFiles(page, [{ name: 'picture.png', text: 'not markdown' }]);
-    await page.getByRole('status').filter({ hasText: 'Not markdown, so not converted: picture.png.' }).waitFor();
+    await page.getByTestId('skipped').filter({ hasText: '1 file skipped (not markdown): picture.png.' }).waitFor();
 
     await page.getByTestId('file-input').setInputFiles([{ name: 'empty.md', mimeType: 'text/markdown', buffer: Buffer.from('  \n') }]);
     const failed = page.getByRole('listitem', { name: 'empty.md' });
@@ -115,7 +115,7 @@ describe('History page', () => {
       dispatcher: world.agent,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-docwright-admin': world.server.adminToken },
-      body: JSON.stringify({ markdown: '# From a script\n\n<span>raw</span>\n', template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001', mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002', filename: 'scripted', response_format: 'json' }),
+      body: JSON.stringify({ markdown: '# From a script\n\n<marquee>raw</marquee>\n', template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001', mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002', filename: 'scripted', response_format: 'json' }),
     });
     expect(made.statusCode).toBe(200);
     await made.body.dump();
@@ -125,10 +125,10 @@ describe('History page', () => {
     const row = table.getByRole('row').filter({ hasText: 'scripted.docx' });
     await row.waitFor();
     await row.getByText('1 warning').click();
-    await row.getByText('Raw HTML (span) was kept as text.').waitFor();
+    await row.getByText('Raw HTML (marquee) was kept as text.').waitFor();
     await world.screenshot(page, 'history');
 
-    const { filename, bytes } = await download(page, 'Download scripted.docx');
+    const { filename, bytes } = await download(page, 'Save scripted.docx');
     expect(filename).toBe('scripted.docx');
     expect((await validateDocx(bytes)).ok).toBe(true);
 

@@ -93,6 +93,8 @@ export const api = {
   revokeKey: (keyId: string) => request<ApiKey>('DELETE', `/api/settings/api-keys/${id(keyId)}`),
 
   templates: () => request<Template[]>('GET', '/api/v1/templates'),
+  /** Rules matched to the template's styles by name (the server's matching; pre-fills a new mapping). */
+  suggestedRules: (templateId: string) => request<{ rules: Rules; matched: number; of: number }>('GET', `/api/v1/templates/${id(templateId)}/suggested-rules`),
   templateStyles: (templateId: string) => request<TemplateStyle[]>('GET', `/api/v1/templates/${id(templateId)}/styles`),
   uploadTemplate: (file: File, name: string, description: string) => {
     const form = new FormData();

@@ -71,7 +71,44 @@ function read(rules: Rules, key: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Styles of one kind, sorted by name, for a dropdown. */
+// Word stores its built-in styles under lower-case names ("heading 1", "footnote text") and shows them capitalised.
+const UPPER_WORDS = new Set(['toc', 'html']);
+const WORD_LOWER_CASE =
+  /^(heading [1-9]|toc [1-9]|index [1-9]|caption|header|footer|footnote (text|reference)|endnote (text|reference)|annotation (text|reference|subject)|page number|line number|table of figures|table of authorities|toa heading|index heading|envelope (address|return)|macro|html [a-z ]+)$/;
+
+/** A style's name as Word shows it: built-in lower-case names capitalised ("heading 1" → "Heading 1", "toc 1" → "TOC 1"). */
+export function displayName(name: string): string {
+  // Only Word's own lower-case names; a user's style named in lower case ("red") is shown as written.
+  if (!WORD_LOWER_CASE.test(name)) return name;
+  return name.replace(/[^\s]+/g, (word) => (UPPER_WORDS.has(word) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1)));
+}
+
+// The styles people map most, in the order they come to mind; the rest follow A–Z.
+const COMMON = [
+  ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `heading ${n}`),
+  'title', 'subtitle', 'normal', 'body text', 'first paragraph', 'compact', 'list paragraph', 'list bullet', 'list number', 'list',
+  'source code', 'code block', 'code', 'html preformatted', 'plain text', 'quote', 'block text', 'intense quote',
+  'docwright table', 'table', 'table grid', 'normal table',
+];
+
+/** Whether a style is one of the common ones shown first. */
+export function isCommon(style: TemplateStyle): boolean {
+  return COMMON.includes(fold(style.name));
+}
+
+/** Styles of one kind for a style list: the common ones first in their usual order, then the rest A–Z by shown name. */
 export function stylesOfKind(styles: readonly TemplateStyle[], kind: StyleKind): TemplateStyle[] {
-  return styles.filter((s) => s.type === kind).sort((a, b) => a.name.localeCompare(b.name));
+  const rank = (s: TemplateStyle) => {
+    const i = COMMON.indexOf(fold(s.name));
+    return i < 0 ? COMMON.length : i;
+  };
+  return styles.filter((s) => s.type === kind).sort((a, b) => rank(a) - rank(b) || displayName(a.name).localeCompare(displayName(b.name)));
+}
+
+/** How many of a mapping's rules name a style the template lacks (or of the wrong type). */
+export function missingCount(rules: Rules, styles: readonly TemplateStyle[]): number {
+  return RULE_FIELDS.filter((f) => {
+    const value = read(rules, f.key);
+    return value !== undefined && value !== '' && !matchStyle(styles, value, f.kind);
+  }).length;
 }

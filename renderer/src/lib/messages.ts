@@ -9,8 +9,12 @@ export function plainMessage(status: number, code: string, detail: string): stri
     case 'missing_api_key':
     case 'invalid_api_key':
       return 'This window is not signed in to the running Docwright. Open the link that Docwright printed when it started.';
-    case 'rate_limit_exceeded':
-      return `This month’s conversions are used up. ${sentence(detail)}`;
+    case 'rate_limit_exceeded': {
+      // The server's message names the quota and the reset instant; said once, with the date in the user's locale.
+      const quota = /quota of (\d+)/.exec(detail)?.[1];
+      const reset = /\d{4}-\d{2}-\d{2}T[\d:.]+Z/.exec(detail)?.[0];
+      return quotaMessage(quota === undefined ? null : Number(quota), reset ?? null);
+    }
     case 'payload_too_large':
       return 'That file is too large. Markdown can be up to 10 MB and a template up to 50 MB.';
     case 'unsupported_media_type':
@@ -26,6 +30,25 @@ export function plainMessage(status: number, code: string, detail: string): stri
     default:
       return status >= 500 ? 'Docwright ran into a problem on its side. Try again.' : sentence(detail || 'That did not work.');
   }
+}
+
+/** "This month's 20 conversions are used; more on 1 December." (the date in the user's locale). */
+export function quotaMessage(quota: number | null, resetsAt: string | null): string {
+  const used = quota === null ? 'This month’s conversions are used' : `This month’s ${quota} conversion${quota === 1 ? ' is' : 's are'} used`;
+  const date = resetsAt ? new Date(resetsAt) : null;
+  const when = date && !Number.isNaN(date.getTime()) ? date.toLocaleDateString(undefined, { day: 'numeric', month: 'long', timeZone: 'UTC' }) : null;
+  return when ? `${used}; more on ${when}.` : `${used}.`;
+}
+
+/**
+ * The message for a form field from a refused request: a validation error that names the field (`file: …`) in the
+ * server's words without the field's name, else the general message.
+ */
+export function fieldMessage(error: unknown, field: string): string {
+  if (error instanceof Error && 'code' in error && 'detail' in error && error.code === 'validation_error' && typeof error.detail === 'string' && error.detail.startsWith(`${field}: `)) {
+    return sentence(error.detail.slice(field.length + 2));
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 function sentence(text: string): string {

@@ -33,7 +33,7 @@ function refuse(detail: string): never {
  */
 export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
   if (bytes.length < 22 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) {
-    throw new ConvertInputError('template_invalid', 'The template is not a .docx file (it is not a zip package).');
+    throw new ConvertInputError('template_invalid', 'This file is not a Word template (.docx or .dotx). It is not a zip package.');
   }
   const entries = centralDirectory(bytes);
   if (entries.length > TEMPLATE_LIMITS.maxEntries) refuse(`it has ${entries.length} parts, more than ${TEMPLATE_LIMITS.maxEntries}`);
@@ -133,7 +133,7 @@ function centralDirectory(bytes: Uint8Array): Entry[] {
       break;
     }
   }
-  if (eocd < 0) throw new ConvertInputError('template_invalid', 'The template is not a .docx file (it is not a zip package: no central directory).');
+  if (eocd < 0) throw new ConvertInputError('template_invalid', 'This file is not a Word template (.docx or .dotx). It is damaged: not a zip package with a central directory.');
   let count = u16(bytes, eocd + 10);
   let offset = u32(bytes, eocd + 16);
   if (eocd >= 20 && u32(bytes, eocd - 20) === 0x07064b50) {

@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { TemplateRecord } from '../../store/database.ts';
+import type { TemplateStyle } from '../../convert/index.ts';
 import { PLAN_LIMITS } from '../../services.ts';
 import { wellFormed } from '../../names.ts';
 import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES, TemplateFieldsSchema, type TemplateOut } from '../schemas/index.ts';
 import { contentDisposition, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
+import { AUTO_MAPPING_NAME, matchedCount, suggestRules } from '../../convert/auto-mapping.ts';
 
 /** The template as the API shows it. */
 export function templateOut(t: TemplateRecord): TemplateOut {
@@ -75,6 +77,12 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     if (!t) throw new ApiError('not_found', `Template ${id} not found.`);
     return t;
   };
+  // Stored directly: its rules name only styles just read from the template, so there is nothing to check (and the
+  // template is not read a second time).
+  const addMatchedMapping = async (templateId: string, styles: readonly TemplateStyle[]) => {
+    const at = app.services.now().toISOString();
+    await store.addMapping({ id: randomUUID(), name: AUTO_MAPPING_NAME, template_id: templateId, version: 1, rules: suggestRules(styles), created_at: at, updated_at: at, builtin: false, managed: false });
+  };
   const editable = (id: string) => {
     const t = find(id);
     if (t.builtin) throw new ApiError('forbidden', 'The built-in template cannot be changed or deleted; upload your own.');
@@ -102,6 +110,8 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       if (limit !== null && own >= limit) throw new ApiError('forbidden', `Your plan allows ${limit} templates; delete one or change the plan.`);
       const at = app.services.now().toISOString();
       const record = await store.addTemplate({ id: randomUUID(), name, description, version: 1, created_at: at, updated_at: at, warnings: inspected.warnings }, inspected.bytes);
+      // A template converts at once: a mapping matched by style name comes with it (docs/auto-mapping.md).
+      await addMatchedMapping(record.id, inspected.styles);
       return reply.status(201).send(templateOut(record));
     },
   );
@@ -114,6 +124,22 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     '/api/v1/templates/:id/styles',
     { ...access('api'), schema: { summary: "A template's styles (the names a mapping uses)", params: IdParamsSchema, response: { 200: Type.Array(Type.Ref('TemplateStyle')), ...ERROR_RESPONSES } } },
     async (request) => (await app.services.template(find(request.params.id))).styles.map(({ name, id, type }) => ({ name, id, type })),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/api/v1/templates/:id/suggested-rules',
+    {
+      ...access('api'),
+      schema: {
+        summary: "Mapping rules matched to the template's styles by name (what a new template's mapping gets; pre-fills a new mapping)",
+        params: IdParamsSchema,
+        response: { 200: Type.Object({ rules: Type.Ref('Rules'), matched: Type.Integer({ minimum: 0 }), of: Type.Integer({ minimum: 1 }) }), ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const rules = suggestRules((await app.services.template(find(request.params.id))).styles);
+      return { rules, ...matchedCount(rules) };
+    },
   );
 
   app.get<{ Params: { id: string } }>(
@@ -147,7 +173,10 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
       const inspected = await app.services.checkTemplate(bytes);
       const patch = { ...(name ? { name } : {}), ...(description !== undefined ? { description } : {}), version: t.version + 1, updated_at: app.services.now().toISOString(), warnings: inspected.warnings };
-      return templateOut((await store.updateTemplate(t.id, patch, inspected.bytes)) ?? t);
+      const updated = (await store.updateTemplate(t.id, patch, inspected.bytes)) ?? t;
+      // Existing mappings are the user's and stay as they are; a template left with none gets a matched one again.
+      if (store.listMappings(t.id).length === 0) await addMatchedMapping(t.id, inspected.styles);
+      return templateOut(updated);
     },
   );
 
