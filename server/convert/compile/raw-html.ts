@@ -136,7 +136,7 @@ function flowOf(nodes: readonly RootContent[]): RootContent[] {
 }
 
 /** Converts the HTML; `slots` are the mdast nodes that `<docwright-slot data-i=n>` elements stand for. */
-function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void): RootContent[] | undefined {
+function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void, line?: number): RootContent[] | undefined {
   const tree = parse(html);
   if (!tree) {
     warn('html_too_deep: printed as text');
@@ -148,12 +148,33 @@ function convert(html: string, slots: readonly Nodes[], warn: (warning: string) 
   const mdast = toMdast(tree, { handlers: { [SLOT]: slot, sup: script, sub: script }, nodeHandlers: { comment: () => undefined } });
   const result = mdast.type === 'root' ? mdast.children : [mdast as RootContent];
   restoreScripts(result, new Set(slots));
+  placeLines(result, new Set(slots), line);
   return result;
 }
 
+/**
+ * Positions of nodes made from HTML count from the HTML fragment: moved to the markdown's lines when the HTML is one
+ * node starting on `line`, else removed (the compiler then uses the line of the markdown node around them).
+ */
+function placeLines(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>, line: number | undefined): void {
+  const stack = [...nodes];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (skip.has(node)) continue;
+    const position = node.position;
+    if (position && line !== undefined) {
+      node.position = {
+        start: { ...position.start, line: position.start.line + line - 1, offset: undefined },
+        end: { ...position.end, line: position.end.line + line - 1, offset: undefined },
+      };
+    } else delete node.position;
+    if ('children' in node) stack.push(...node.children);
+  }
+}
+
 /** Replaces the phrasing children of a parent holding raw HTML, parsed together with the markdown between its tags. */
-function phrasingParent(parent: Parents, warn: (warning: string) => void): RootContent[] | undefined {
+function phrasingParent(parent: Parents, warn: (warning: string, line?: number) => void): RootContent[] | undefined {
   const slots: Nodes[] = [];
+  const line = parent.children.find((child) => child.type === 'html')?.position?.start.line ?? parent.position?.start.line;
   const html = parent.children
     .map((child) => {
       if (child.type === 'html') return child.value;
@@ -161,14 +182,14 @@ function phrasingParent(parent: Parents, warn: (warning: string) => void): RootC
       return `<${SLOT} data-i="${slots.length - 1}"></${SLOT}>`;
     })
     .join('');
-  return convert(html, slots, warn);
+  return convert(html, slots, (warning) => warn(warning, line));
 }
 
 /**
  * Turns every raw HTML node of the tree into mdast, in place. Returns what the HTML added to the stats; warnings go to
  * `warn`. HTML that cannot be converted safely stays as `html` nodes, which the html handlers print as text.
  */
-export function rawHtmlToMdast(tree: Root, warn: (warning: string) => void): ConversionStats {
+export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number) => void): ConversionStats {
   const stats: ConversionStats = { headings: 0, paragraphs: 0, lists: 0, tables: 0, code_blocks: 0, images: 0 };
   // Parents holding HTML, found without recursion; converted deepest first so a parent's slots are already converted.
   const parents: { parent: Parents; grand: Parents | undefined }[] = [];
@@ -198,7 +219,8 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string) => void): Con
         children.push(child);
         continue;
       }
-      const result = convert((child as Html).value, [], warn);
+      const line = child.position?.start.line;
+      const result = convert((child as Html).value, [], (warning) => warn(warning, line), line);
       if (!result) {
         children.push(child);
         continue;
