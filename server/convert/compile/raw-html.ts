@@ -86,16 +86,16 @@ function parse(html: string): HastRoot | undefined {
 }
 
 /** Names in warnings what of the HTML is not printed as its markdown counterpart. */
-function report(tree: HastRoot, warn: (warning: string) => void): void {
+function report(tree: HastRoot, warn: (warning: string, fragmentLine?: number) => void): void {
   const stack: HastNodes[] = [tree];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.type === 'element') {
       const tag = node.tagName;
       if (DROPPED.has(tag)) {
-        if (tag === 'svg' || tag === 'math' || tag === 'embed' || tag === 'applet' || toText(node).trim() !== '') warn(`dropped_html: ${tag}`);
+        if (tag === 'svg' || tag === 'math' || tag === 'embed' || tag === 'applet' || toText(node).trim() !== '') warn(`dropped_html: ${tag}`, node.position?.start.line);
         continue;
       }
-      if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`);
+      if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`, node.position?.start.line);
     }
     if ('children' in node) for (const child of node.children) stack.push(child);
   }
@@ -136,13 +136,14 @@ function flowOf(nodes: readonly RootContent[]): RootContent[] {
 }
 
 /** Converts the HTML; `slots` are the mdast nodes that `<docwright-slot data-i=n>` elements stand for. */
-function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void, line?: number): RootContent[] | undefined {
+function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void, line?: number, warnAt: (warning: string, line: number) => void = warn): RootContent[] | undefined {
   const tree = parse(html);
   if (!tree) {
     warn('html_too_deep: printed as text');
     return undefined;
   }
-  report(tree, warn);
+  // A block of HTML starting on `line`: each warning on the line of its element.
+  report(tree, (warning, fragmentLine) => (line !== undefined && fragmentLine !== undefined ? warnAt(warning, line + fragmentLine - 1) : warn(warning)));
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, { handlers: { [SLOT]: slot, sup: script, sub: script }, nodeHandlers: { comment: () => undefined } });
@@ -220,7 +221,7 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number
         continue;
       }
       const line = child.position?.start.line;
-      const result = convert((child as Html).value, [], (warning) => warn(warning, line), line);
+      const result = convert((child as Html).value, [], (warning) => warn(warning, line), line, warn);
       if (!result) {
         children.push(child);
         continue;
