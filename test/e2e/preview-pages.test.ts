@@ -111,7 +111,7 @@ describe('preview pages (item 3)', () => {
         const root = host.shadowRoot;
         const pages = Array.from(root?.querySelectorAll<HTMLElement>('.docx-wrapper > section') ?? []);
         const code = root?.querySelector<HTMLElement>('.docx-wrapper code, .docx-wrapper span[style*="Consolas"], .docx-wrapper p[class*="code" i] span, .docx-wrapper p[class*="source" i] span');
-        const footers = pages.map((p) => p.querySelector('footer')?.textContent?.trim() ?? '');
+        const footers = pages.map((p) => `${p.querySelector('header')?.textContent?.trim() ?? ''} ${p.querySelector('footer')?.textContent?.trim() ?? ''}`);
         const marks = pages.some((p) => /[\uE000\uE001]/.test(p.textContent ?? ''));
         // Pages taller than the document's page: content the pagination could not place (a block taller than a page).
         const tall = pages.filter((p) => p.getBoundingClientRect().height > Number.parseFloat(getComputedStyle(p).minHeight) + 2).map((p) => Math.round(p.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(p).minHeight) * 10) / 10);
@@ -119,6 +119,15 @@ describe('preview pages (item 3)', () => {
       });
       expect(facts.pages).toBe(shown);
       expect(facts.marks).toBe(false);
+      if (template === 'apa') {
+        // APA's header holds a PAGE field: each page shows its own number.
+        facts.footers.forEach((text, i) => expect(text.trim()).toMatch(new RegExp(`\\b${i + 1}$`)));
+      }
+      // The code font is the monospaced stand-in, never the browser's serif default.
+      if (facts.codeFont) expect(facts.codeFont).toMatch(/Consolas|Cousine|mono/i);
+      // The second page, to compare with LibreOffice's second page.
+      await body.evaluate((host) => host.shadowRoot?.querySelectorAll('.docx-wrapper > section')[1]?.scrollIntoView());
+      await page.screenshot({ path: join(SCREENSHOTS, `preview-${name}-chromium-2.png`) });
       expect(pageErrors(page)).toEqual([]);
     }, 300_000);
   }
