@@ -49,6 +49,21 @@ describe('provenance of conversions', () => {
     expect(stored?.key_id).toMatch(/^key_/);
   });
 
+  it('lists conversions filtered by name, template and channel', async () => {
+    const auth = { authorization: `Bearer ${apiKey}` };
+    await call(agent, url('/api/v1/convert'), { method: 'POST', headers: auth, body: { markdown: 'x', template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, filename: 'Quarterly-Notes', response_format: 'json' } });
+    const byName = (await call(agent, url('/api/v1/conversions?q=quarterly'), { headers: auth })).json();
+    expect(byName.items.map((c: { filename: string }) => c.filename)).toEqual(['Quarterly-Notes.docx']);
+    expect(byName.total).toBe(1);
+    const byChannel = (await call(agent, url('/api/v1/conversions?channel=mcp'), { headers: auth })).json();
+    expect(byChannel.total).toBe(0);
+    const byTemplate = (await call(agent, url(`/api/v1/conversions?channel=api&template_id=${BUILTIN_TEMPLATE_ID}`), { headers: auth })).json();
+    expect(byTemplate.total).toBeGreaterThanOrEqual(2);
+    const wrong = await call(agent, url('/api/v1/conversions?channel=fax'), { headers: auth });
+    expect(wrong.status).toBe(422);
+    expect(wrong.json().error.code).toBe('validation_error');
+  });
+
   it('exposes how many conversions the server runs at once', async () => {
     const res = await call(agent, url('/api/settings'), { headers: { 'x-docwright-admin': server.adminToken } });
     expect(res.json().conversion_workers).toBe(server.app.services.convertPool.size);
