@@ -115,7 +115,7 @@ describe('History page', () => {
       dispatcher: world.agent,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-docwright-admin': world.server.adminToken },
-      body: JSON.stringify({ markdown: '# From a script\n\n<div>raw</div>\n', template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001', mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002', filename: 'scripted', response_format: 'json' }),
+      body: JSON.stringify({ markdown: '# From a script\n\n<marquee>raw</marquee>\n', template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001', mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002', filename: 'scripted', response_format: 'json' }),
     });
     expect(made.statusCode).toBe(200);
     await made.body.dump();
@@ -125,7 +125,8 @@ describe('History page', () => {
     const row = table.getByRole('row').filter({ hasText: 'scripted.docx' });
     await row.waitFor();
     await row.getByText('1 warning').click();
-    await row.getByText('Raw HTML (div) was kept as text.').waitFor();
+    // Grouped, in words, with the line it came from (item 5 of issue 16).
+    await row.getByText(/^1 HTML snippet \(<marquee>; first on line 3\) was converted as plain text/).waitFor();
     await world.screenshot(page, 'history');
 
     const { filename, bytes } = await download(page, 'Download scripted.docx');
