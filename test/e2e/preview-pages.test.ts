@@ -115,13 +115,29 @@ describe('preview pages (item 3)', () => {
         const marks = pages.some((p) => /[\uE000\uE001]/.test(p.textContent ?? ''));
         // Pages taller than the document's page: content the pagination could not place (a block taller than a page).
         const tall = pages.filter((p) => p.getBoundingClientRect().height > Number.parseFloat(getComputedStyle(p).minHeight) + 2).map((p) => Math.round(p.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(p).minHeight) * 10) / 10);
-        return { pages: pages.length, footers, marks, tall, codeFont: code ? getComputedStyle(code).fontFamily : '' };
+        // How far the header's last character (APA: the page number after a right tab stop) ends from the right margin.
+        const header = pages[1]?.querySelector('header');
+        let headerGap = Number.NaN;
+        if (header && pages[1]) {
+          const walker = document.createTreeWalker(header, NodeFilter.SHOW_TEXT);
+          let last: Text | null = null;
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) if ((node.nodeValue ?? '').trim()) last = node as Text;
+          if (last) {
+            const range = document.createRange();
+            range.selectNodeContents(last);
+            const margin = pages[1].getBoundingClientRect().right - Number.parseFloat(getComputedStyle(pages[1]).paddingRight);
+            headerGap = margin - range.getBoundingClientRect().right;
+          }
+        }
+        return { pages: pages.length, footers, marks, tall, headerGap, codeFont: code ? getComputedStyle(code).fontFamily : '' };
       });
       expect(facts.pages).toBe(shown);
       expect(facts.marks).toBe(false);
       if (template === 'apa') {
         // APA's header holds a PAGE field: each page shows its own number.
         facts.footers.forEach((text, i) => expect(text.trim()).toMatch(new RegExp(`\\b${i + 1}$`)));
+        // …at the right margin, where the Header style's right tab stop puts it.
+        expect(Math.abs(facts.headerGap)).toBeLessThan(24);
       }
       // The code font is the monospaced stand-in, never the browser's serif default.
       if (facts.codeFont) expect(facts.codeFont).toMatch(/Consolas|Cousine|mono/i);

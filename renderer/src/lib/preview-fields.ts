@@ -1,4 +1,4 @@
-// Word computes PAGE and NUMPAGES when it lays pages out; a .docx holds only the value last shown (often none, or
+// The preview's copy of a .docx, prepared for docx-preview. Word computes PAGE and NUMPAGES when it lays pages out; a .docx holds only the value last shown (often none, or
 // "1" on every page). Before the preview renders, the fields of headers and footers get a mark in place of that
 // value; paginate.ts writes each page's number there once the pages exist. Only the preview's copy changes.
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
@@ -76,15 +76,60 @@ function markPart(doc: XMLDocument): boolean {
   return changed;
 }
 
+/** Paragraph styles' tab stops (their own, else their base style's), by style id. */
+function styleTabs(stylesXml: Uint8Array | undefined): Map<string, Element> {
+  const out = new Map<string, Element>();
+  if (!stylesXml) return out;
+  const doc = new DOMParser().parseFromString(strFromU8(stylesXml), 'application/xml');
+  const styles = new Map<string, Element>();
+  for (const style of Array.from(doc.getElementsByTagNameNS(W, 'style'))) styles.set(style.getAttributeNS(W, 'styleId') ?? style.getAttribute('w:styleId') ?? '', style);
+  for (const id of styles.keys()) {
+    const seen = new Set<string>();
+    for (let style = styles.get(id); style && !seen.has(id); ) {
+      const tabs = Array.from(style.getElementsByTagNameNS(W, 'tabs'))[0];
+      if (tabs) {
+        out.set(id, tabs);
+        break;
+      }
+      const based = Array.from(style.getElementsByTagNameNS(W, 'basedOn'))[0];
+      const next = based?.getAttributeNS(W, 'val') ?? based?.getAttribute('w:val');
+      if (!next || seen.has(next)) break;
+      seen.add(next);
+      style = styles.get(next);
+    }
+  }
+  return out;
+}
+
+/**
+ * docx-preview places tab stops from a paragraph's own list only: a header's paragraph gets its style's (Word's
+ * Header style has its centre and right stops there, where a page number usually goes).
+ */
+function inheritTabs(doc: XMLDocument, tabsOf: Map<string, Element>): boolean {
+  let changed = false;
+  for (const paragraph of Array.from(doc.getElementsByTagNameNS(W, 'p'))) {
+    const props = Array.from(paragraph.childNodes).find((n): n is Element => n instanceof Element && n.localName === 'pPr' && n.namespaceURI === W);
+    if (!props || Array.from(props.childNodes).some((n) => n instanceof Element && n.localName === 'tabs')) continue;
+    const styleId = Array.from(props.getElementsByTagNameNS(W, 'pStyle'))[0];
+    const tabs = tabsOf.get(styleId?.getAttributeNS(W, 'val') ?? styleId?.getAttribute('w:val') ?? '');
+    if (!tabs) continue;
+    props.appendChild(doc.importNode(tabs, true));
+    changed = true;
+  }
+  return changed;
+}
+
 /** The .docx with the page fields of its headers and footers marked (the bytes unchanged when it has none). */
 export function markPageFields(bytes: Uint8Array): Uint8Array {
   const files = unzipSync(bytes);
   let changed = false;
+  const tabsOf = styleTabs(files['word/styles.xml']);
   for (const [name, data] of Object.entries(files)) {
     if (!/^word\/(header|footer)\d*\.xml$/.test(name)) continue;
     const doc = new DOMParser().parseFromString(strFromU8(data), 'application/xml');
     if (doc.getElementsByTagName('parsererror').length > 0) continue;
-    if (markPart(doc)) {
+    const tabbed = inheritTabs(doc, tabsOf);
+    if (markPart(doc) || tabbed) {
       files[name] = strToU8(new XMLSerializer().serializeToString(doc));
       changed = true;
     }
