@@ -158,6 +158,13 @@ describe('History (items 7, 10)', () => {
     await world.screenshot(page, 'history-800x600-dark');
     await page.getByRole('link', { name: 'Convert' }).click();
     await world.screenshot(page, 'convert-800x600-dark');
+    // No page scrolls sideways at this size.
+    for (const name of ['Templates & mappings', 'Settings', 'History']) {
+      await page.getByRole('link', { name }).click();
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await world.screenshot(page, `layout-800x600-${name.split(' ')[0]?.toLowerCase()}`);
+    }
     expect(pageErrors(page)).toEqual([]);
   });
 });
