@@ -19,6 +19,7 @@ export const ERRORS = {
   too_many_requests: { status: 429, message: 'Too many failed authentication attempts; wait and retry.' },
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   headers_too_large: { status: 431, message: 'The request head is too large.' },
+  conversion_cancelled: { status: 499, message: 'The conversion was cancelled: the client stopped waiting for it.' },
   internal_error: { status: 500, message: 'Server error; retry, or report it if it persists.' },
   server_busy: { status: 503, message: 'Every conversion worker is busy and the queue is full; retry in a few seconds.' },
 } as const;

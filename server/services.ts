@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey } from './auth/keys.ts';
 import { ConvertInputError, resolveStyles, type MappingRules, type TemplateStyle } from './convert/index.ts';
-import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions, type TemplateInspection } from './convert-pool/pool.ts';
+import { ConvertBusyError, ConvertCancelledError, ConvertLimitError, ConvertPool, type PoolOptions, type TemplateInspection } from './convert-pool/pool.ts';
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
@@ -34,6 +34,10 @@ export interface ConvertRequest {
   mapping_id: string;
   filename?: string;
   channel: ConversionRecord['channel'];
+  /** The API key asking (channel `api`): recorded with its name. */
+  keyId?: string;
+  /** Aborted when the caller stops waiting: the conversion stops, nothing is stored or charged. */
+  signal?: AbortSignal;
 }
 
 /** Refuses a name that breaks the rule of server/names.ts (every channel: HTTP checks it in its schemas too). */
@@ -153,15 +157,19 @@ export class Services {
       const template = { key: templateKey(templateRecord), bytes: await this.templateBytes(templateRecord) };
       let result;
       try {
-        result = await this.convertPool.run({ markdown: request.markdown, template, mapping: mapping.rules, created: now });
+        result = await this.convertPool.run({ markdown: request.markdown, template, mapping: mapping.rules, created: now, ...(request.signal ? { signal: request.signal } : {}) });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);
         if (error instanceof ConvertLimitError) {
           throw new ApiError('document_too_complex', `markdown: ${error.message}; split the document or simplify its nesting.`);
         }
         if (error instanceof ConvertBusyError) throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, { 'Retry-After': '5' });
+        if (error instanceof ConvertCancelledError) throw new ApiError('conversion_cancelled', error.message);
         throw error;
       }
+      // Cancelled while the result came back: not stored, not charged.
+      if (request.signal?.aborted) throw new ApiError('conversion_cancelled', 'The conversion was cancelled.');
+      const key = request.keyId ? this.store.listKeys().find((k) => k.id === request.keyId) : undefined;
       reservation.commit();
       const record = await this.store.addConversion(
         {
@@ -174,6 +182,8 @@ export class Services {
           template_id: templateRecord.id,
           mapping_id: mapping.id,
           channel: request.channel,
+          ...(key ? { key_id: key.id, key_name: key.name } : {}),
+          warning_details: result.warningDetails,
         },
         result.docx,
       );

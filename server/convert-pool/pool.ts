@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
-import type { ConversionStats, MappingRules, TemplateStyle } from '../convert/index.ts';
+import type { ConversionStats, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
 import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
 /** Sizes and limits of the pool; each defaults to its environment variable, else to the value given here. */
@@ -29,11 +29,15 @@ export interface PoolJob {
   created: Date;
   /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once. */
   template: { key: string; bytes: Uint8Array };
+  /** Aborting it cancels the conversion: taken off the queue, or its worker ended (ConvertCancelledError). */
+  signal?: AbortSignal;
 }
 
 export interface PoolResult {
   docx: Uint8Array;
   warnings: string[];
+  /** The warnings with their first source line and count. */
+  warningDetails: WarningDetail[];
   stats: ConversionStats;
 }
 
@@ -60,6 +64,11 @@ export class ConvertLimitError extends Error {
 /** Every worker is busy and the queue is full: the conversion was not started. */
 export class ConvertBusyError extends Error {
   override name = 'ConvertBusyError';
+}
+
+/** The conversion was cancelled by its caller (the client went away, or asked to stop). */
+export class ConvertCancelledError extends Error {
+  override name = 'ConvertCancelledError';
 }
 
 /** The worker running a conversion died (or the pool closed) before answering. */
@@ -144,10 +153,31 @@ export class ConvertPool {
     if (!idle && this.queue.length >= this.maxQueue) {
       return Promise.reject(new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} conversions are waiting`));
     }
+    const signal = job.signal;
+    if (signal?.aborted) return Promise.reject(new ConvertCancelledError('The conversion was cancelled.'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind: 'convert', job, resolve, reject });
+      const task: Task = { kind: 'convert', job, resolve, reject };
+      const cancel = (): void => this.cancel(task);
+      signal?.addEventListener('abort', cancel, { once: true });
+      const settle = (): void => signal?.removeEventListener('abort', cancel);
+      task.resolve = (result) => (settle(), resolve(result));
+      task.reject = (error) => (settle(), reject(error));
+      this.queue.push(task);
       this.dispatch();
     });
+  }
+
+  /** Cancels a conversion: a waiting one leaves the queue; a running one's worker is ended (and replaced when needed). */
+  private cancel(task: Task): void {
+    const error = new ConvertCancelledError('The conversion was cancelled.');
+    const queued = this.queue.indexOf(task);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      task.reject(error);
+      return;
+    }
+    const slot = this.slots.find((s) => s.task !== null && s.task.resolve === task.resolve);
+    if (slot) this.stop(slot, error);
   }
 
   /**
@@ -289,7 +319,7 @@ export class ConvertPool {
       if (task.kind === 'inspect' && 'inspected' in message) {
         this.finish(slot, null, { bytes: message.clean ?? task.bytes, warnings: message.warnings, styles: message.styles });
       } else if (task.kind === 'convert' && !('inspected' in message)) {
-        this.finish(slot, null, { docx: message.docx, warnings: message.warnings, stats: message.stats });
+        this.finish(slot, null, { docx: message.docx, warnings: message.warnings, warningDetails: message.warningDetails, stats: message.stats });
       } else {
         this.finish(slot, new ConvertWorkerError('the worker answered a job of another kind'));
       }

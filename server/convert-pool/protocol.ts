@@ -1,4 +1,4 @@
-import type { ConversionStats, MappingRules, TemplateStyle } from '../convert/index.ts';
+import type { ConversionStats, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
 
 /** A conversion sent to a worker. The template's bytes come only when the worker does not hold that key yet. */
 export interface JobMessage {
@@ -36,7 +36,7 @@ export interface ReadyMessage {
 }
 
 export type ResultMessage =
-  | { id: number; ok: true; docx: Uint8Array; warnings: string[]; stats: ConversionStats }
+  | { id: number; ok: true; docx: Uint8Array; warnings: string[]; warningDetails: WarningDetail[]; stats: ConversionStats }
   | { id: number; ok: false; kind: FailureKind; code?: string; message: string };
 
 /** An inspected template: its styles, the sanitiser's warnings and, when it changed anything, the clean bytes. */

@@ -2,7 +2,7 @@
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { convert, ConvertInputError, readTemplate, sanitizedBytes, type Template } from '../convert/index.ts';
+import { convert, ConvertInputError, detailsOf, readTemplate, sanitizedBytes, type Template } from '../convert/index.ts';
 import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
 const port = parentPort;
@@ -55,7 +55,8 @@ function run(job: JobMessage): ResultMessage {
     }
     const result = convert({ markdown: job.markdown, template, mapping: job.mapping, created: job.created });
     // A template stored before sanitising existed is sanitised as it is read: the output says what was removed.
-    return { id: job.id, ok: true, docx: result.docx, warnings: [...template.warnings, ...result.warnings], stats: result.stats };
+    const warningDetails = [...detailsOf(template.warnings), ...result.warningDetails];
+    return { id: job.id, ok: true, docx: result.docx, warnings: warningDetails.map((detail) => detail.warning), warningDetails, stats: result.stats };
   } catch (error) {
     // Forgotten on any failure (it may be the template that failed); the pool's mirror of this cache does the same.
     templates.delete(job.templateKey);

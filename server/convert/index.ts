@@ -6,6 +6,7 @@ import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { packageDocument } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { readTemplate, type Template } from './template/read.ts';
+import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
 
 export { ConvertInputError } from './errors.ts';
 export type { ConversionStats } from './compile/stats.ts';
@@ -13,6 +14,7 @@ export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemp
 export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
+export { detailsOf, type WarningDetail } from './warning-list.ts';
 
 export interface ConvertInput {
   /** Markdown text (CommonMark + GFM, optional YAML front matter). */
@@ -28,6 +30,8 @@ export interface ConvertInput {
 export interface ConvertResult {
   docx: Uint8Array;
   warnings: string[];
+  /** The warnings with the first source line (null: none, e.g. a missing style) and count of each. */
+  warningDetails: WarningDetail[];
   stats: ConversionStats;
 }
 
@@ -63,5 +67,8 @@ export function convert(input: ConvertInput): ConvertResult {
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const compiled = toDocx(parseMarkdown(input.markdown), { styles, textWidthTwips: template.textWidthTwips });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
-  return { docx, warnings: [...emptyWarnings, ...styleWarnings, ...compiled.warnings], stats: compiled.stats };
+  const warnings = new WarningList();
+  warnings.addAll(detailsOf([...emptyWarnings, ...styleWarnings]));
+  warnings.addAll(compiled.warningDetails);
+  return { docx, warnings: warnings.warnings, warningDetails: warnings.list(), stats: compiled.stats };
 }

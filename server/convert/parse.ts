@@ -6,6 +6,7 @@ import type { Root } from 'mdast';
 import { boundNesting } from './compile/flatten.ts';
 import { rawHtmlToMdast } from './compile/raw-html.ts';
 import { measure, type ConversionStats } from './compile/stats.ts';
+import { WarningList, type WarningDetail } from './warning-list.ts';
 
 type Transform = (tree: Root) => Root | undefined | void;
 interface FromMarkdownExtension {
@@ -44,6 +45,8 @@ export interface ParsedMarkdown {
   maxListDepth: number;
   /** What parsing could not keep as written (raw HTML it printed differently or dropped). */
   warnings: string[];
+  /** The same warnings with their first source line and count. */
+  warningDetails: WarningDetail[];
 }
 
 /** A line that opens or closes YAML front matter as remark-frontmatter sees it: the fence, then spaces or tabs. */
@@ -75,10 +78,8 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   boundNesting(tree);
   for (const transform of transforms) transform(tree);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
-  const warnings: string[] = [];
-  const added = rawHtmlToMdast(tree, (warning) => {
-    if (!warnings.includes(warning)) warnings.push(warning);
-  });
+  const warnings = new WarningList();
+  const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
-  return { tree, stats, maxListDepth, warnings };
+  return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list() };
 }

@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { ConversionStats, MappingRules } from '../convert/index.ts';
+import type { ConversionStats, MappingRules, WarningDetail } from '../convert/index.ts';
 import { checkRules } from '../convert/mapping.ts';
 import { writeFileAtomic } from './files.ts';
 
@@ -56,6 +56,11 @@ export interface ConversionRecord {
   size: number;
   /** Where the conversion came from: the public API, the UI, MCP or the CLI. */
   channel: 'api' | 'ui' | 'mcp' | 'cli';
+  /** The API key that asked for it (channel `api`): its id and its name at the time. */
+  key_id?: string;
+  key_name?: string;
+  /** The warnings with their first source line and count (absent in records from before it existed). */
+  warning_details?: WarningDetail[];
 }
 
 export interface ApiKeyRecord {
@@ -187,6 +192,9 @@ const DatabaseSchema = Type.Object({
       file: FileName,
       size: Count,
       channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')]),
+      key_id: Type.Optional(Type.String()),
+      key_name: Type.Optional(Type.String()),
+      warning_details: Type.Optional(Type.Array(Type.Object({ warning: Type.String(), line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), count: Type.Integer({ minimum: 1 }) }))),
     }),
   ),
   api_keys: Type.Array(

@@ -339,9 +339,9 @@ export class Store {
     return c && { ...c };
   }
 
-  /** Conversions, newest first. */
-  listConversions(offset: number, limit: number): { items: ConversionRecord[]; total: number } {
-    const all = this.data.conversions;
+  /** Conversions, newest first; with `match`, only those it accepts (`total` counts those). */
+  listConversions(offset: number, limit: number, match?: (record: ConversionRecord) => boolean): { items: ConversionRecord[]; total: number } {
+    const all = match ? this.data.conversions.filter(match) : this.data.conversions;
     const items: ConversionRecord[] = [];
     for (let i = all.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push({ ...(all[i] as ConversionRecord) });
     return { items, total: all.length };

@@ -125,7 +125,8 @@ describe('History page', () => {
     const row = table.getByRole('row').filter({ hasText: 'scripted.docx' });
     await row.waitFor();
     await row.getByText('1 warning').click();
-    await row.getByText('Raw HTML (marquee) was kept as text.').waitFor();
+    // Grouped, in words, with the line it came from (item 5 of issue 16).
+    await row.getByText(/^1 HTML snippet \(<marquee>; first on line 3\) was converted as plain text/).waitFor();
     await world.screenshot(page, 'history');
 
     const { filename, bytes } = await download(page, 'Save scripted.docx');

@@ -129,7 +129,8 @@ function expectError(res: Injected, status: number, code: string, messageNames?:
 
 /** SPEC.md Resources, Conversion record: exactly these fields (the implementation adds template_id and mapping_id). */
 const RECORD_FIELDS = ['conversion_id', 'status', 'filename', 'download_url', 'warnings', 'stats', 'created_at'];
-const RECORD_EXTRAS = ['template_id', 'mapping_id'];
+// docs/api-extensions.md: provenance (key_name with an API key), size, warnings with their source lines.
+const RECORD_EXTRAS = ['template_id', 'mapping_id', 'channel', 'key_name', 'size', 'warning_details'];
 const STATS_FIELDS = ['headings', 'paragraphs', 'lists', 'tables', 'code_blocks', 'images'];
 
 function expectConversionRecord(record: Record<string, unknown>): void {
@@ -176,7 +177,8 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
 
   describe('Rule 1: "When response_format is binary or omitted, the response body is the raw .docx bytes"', () => {
     it('200 with Content-Type exactly the docx type, Content-Disposition document.docx, X-Conversion-Id of a fetchable record, no X-Warnings, a valid docx', async () => {
-      const res = await convert(env.app, auth, { markdown: SAMPLE, ...builtin });
+      // Without the image: its placeholder is reported (image_placeholder), and this case has no warnings.
+      const res = await convert(env.app, auth, { markdown: SAMPLE.replace('![logo](logo.png)\n', ''), ...builtin });
       expect(res.statusCode, res.body).toBe(200);
       // "Content-Type: application/vnd.openxmlformats-officedocument.wordprocessingml.document"
       expect(res.headers['content-type']).toBe(DOCX);
@@ -227,7 +229,8 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
       const record = res.json() as Record<string, unknown>;
       expectConversionRecord(record);
       expect(record.filename).toBe('document.docx');
-      expect(record.warnings).toEqual([]);
+      // "Images: A placeholder text is inserted in place of the image", and said so (docs/api-extensions.md).
+      expect(record.warnings).toEqual(['image_placeholder: logo']);
       expect(record.template_id).toBe(BUILTIN_TEMPLATE_ID);
       expect(record.mapping_id).toBe(BUILTIN_MAPPING_ID);
       expect(record.created_at).toBe(env.clock.now.toISOString());

@@ -42,8 +42,8 @@ export class ApiProblem extends Error {
   }
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: {} };
+async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: {}, ...(signal ? { signal } : {}) };
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -52,7 +52,9 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   let response: Response;
   try {
     response = await fetch(path, init);
-  } catch {
+  } catch (error) {
+    if (signal?.aborted) throw new ApiProblem(0, 'cancelled', 'Cancelled.');
+    void error;
     throw new ApiProblem(0, 'unreachable', 'The Docwright server could not be reached.');
   }
   if (!response.ok) throw await problemOf(response);
@@ -116,9 +118,14 @@ export const api = {
   updateMapping: (mappingId: string, patch: { name?: string; rules?: Rules }) => request<MappingWithWarnings>('PATCH', `/api/v1/mappings/${id(mappingId)}`, patch),
   deleteMapping: (mappingId: string) => request<unknown>('DELETE', `/api/v1/mappings/${id(mappingId)}`),
 
-  convert: (body: { markdown: string; template_id: string; mapping_id: string; filename?: string }) =>
-    request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }),
-  conversions: (offset = 0, limit = 50) => request<ConversionPage>('GET', `/api/v1/conversions?offset=${offset}&limit=${limit}`),
+  /** Converts; aborting `signal` cancels the conversion on the server too (its worker stops, nothing is charged). */
+  convert: (body: { markdown: string; template_id: string; mapping_id: string; filename?: string }, signal?: AbortSignal) =>
+    request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }, signal),
+  conversions: (offset = 0, limit = 50, filter: { q?: string; template_id?: string; channel?: string } = {}) => {
+    const query = new URLSearchParams({ offset: String(offset), limit: String(limit) });
+    for (const [key, value] of Object.entries(filter)) if (value) query.set(key, value);
+    return request<ConversionPage>('GET', `/api/v1/conversions?${query}`);
+  },
   deleteConversion: (conversionId: string) => request<unknown>('DELETE', `/api/v1/conversions/${id(conversionId)}`),
   /** The .docx of a conversion. */
   download: (conversionId: string) => bytes(`/api/v1/conversions/${id(conversionId)}/download`),

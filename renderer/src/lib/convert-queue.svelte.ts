@@ -1,5 +1,5 @@
-// The files the user converts in this session: each read, sent, and shown with its result, one at a time so the
-// monthly quota is spent in the order the files were given.
+// The files the user converts in this session: each read, sent, and shown with its result. A batch runs on as many
+// conversions at once as the server has workers (from its settings), started in the order the files were given.
 import { api, ApiProblem, type Conversion } from './api.ts';
 
 /** Extensions the drop zone takes. */
@@ -7,7 +7,7 @@ export const ACCEPTED = ['.md', '.markdown', '.txt'];
 /** Largest markdown the server takes (10 MiB); larger files are refused before they are read. */
 export const MAX_MARKDOWN_BYTES = 10 * 1024 * 1024;
 
-export type JobState = 'queued' | 'reading' | 'converting' | 'done' | 'failed';
+export type JobState = 'queued' | 'reading' | 'converting' | 'done' | 'failed' | 'cancelled';
 
 export interface Source {
   /** The name shown and used for the output (without extension). */
@@ -24,11 +24,31 @@ export class Job {
   progress = $state<number | null>(0);
   result = $state<Conversion | null>(null);
   error = $state<string | null>(null);
+  /** When the job started reading or converting (ms since the epoch); null while it waits. */
+  startedAt = $state<number | null>(null);
+  /** Aborts the request: the server ends the conversion's worker and charges nothing. */
+  private readonly abort = new AbortController();
 
   constructor(readonly source: Source) {}
 
   get label(): string {
     return this.source.file?.name ?? `Pasted text (${this.source.name})`;
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Whether the job is still to finish (waiting, reading or converting). */
+  get active(): boolean {
+    return this.state === 'queued' || this.state === 'reading' || this.state === 'converting';
+  }
+
+  /** Stops the job: a waiting one never starts; a running one's conversion is stopped on the server. */
+  cancel(): void {
+    if (!this.active) return;
+    this.abort.abort();
+    this.state = 'cancelled';
   }
 }
 
@@ -58,23 +78,35 @@ function readText(file: File, onProgress: (fraction: number) => void): Promise<s
 export class ConvertQueue {
   jobs = $state<Job[]>([]);
   running = $state(false);
+  /** The jobs of the batches still running (for "3 of 5"); emptied when all have finished. */
+  batch = $state<Job[]>([]);
 
-  /** Adds files or pasted text and converts them with the given template and mapping. */
-  async add(sources: Source[], choice: { templateId: string; mappingId: string }, onDone?: () => void): Promise<void> {
+  /**
+   * Adds files or pasted text and converts them with the given template and mapping, `concurrency` at a time (the
+   * server's workers), starting them in the order given.
+   */
+  async add(sources: Source[], choice: { templateId: string; mappingId: string }, onDone?: () => void, concurrency = 1): Promise<void> {
     const jobs = sources.map((s) => new Job(s));
     // Job keeps its own reactive fields ($state), so the instances themselves are updated as they run.
     this.jobs = [...jobs, ...this.jobs];
+    this.batch = [...this.batch.filter((j) => j.active), ...jobs];
     this.running = true;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      for (let job = jobs[next++]; job; job = jobs[next++]) if (job.state === 'queued') await this.run(job, choice);
+    };
     try {
-      for (const job of jobs) await this.run(job, choice);
+      await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, jobs.length)) }, lane));
     } finally {
-      this.running = this.jobs.some((j) => j.state === 'queued' || j.state === 'reading' || j.state === 'converting');
+      this.running = this.jobs.some((j) => j.active);
+      if (!this.batch.some((j) => j.active)) this.batch = [];
       onDone?.();
     }
   }
 
   private async run(job: Job, choice: { templateId: string; mappingId: string }): Promise<void> {
     try {
+      job.startedAt = Date.now();
       let markdown = job.source.text ?? '';
       const file = job.source.file;
       if (file) {
@@ -84,20 +116,30 @@ export class ConvertQueue {
           job.progress = fraction;
         });
       }
+      if (job.signal.aborted) return;
       if (markdown.trim().length === 0) throw new Error(`${job.label} is empty; there is nothing to convert.`);
       job.state = 'converting';
       job.progress = null;
-      job.result = await api.convert({ markdown, template_id: choice.templateId, mapping_id: choice.mappingId, filename: job.source.name.slice(0, 200) });
+      job.result = await api.convert({ markdown, template_id: choice.templateId, mapping_id: choice.mappingId, filename: job.source.name.slice(0, 200) }, job.signal);
       job.state = 'done';
       job.progress = 1;
     } catch (error) {
+      if (job.signal.aborted) {
+        job.state = 'cancelled';
+        return;
+      }
       job.state = 'failed';
       job.error = error instanceof ApiProblem || error instanceof Error ? error.message : String(error);
     }
   }
 
+  /** Cancels every job still waiting or running. */
+  cancelAll(): void {
+    for (const job of this.jobs) job.cancel();
+  }
+
   clearFinished(): void {
-    this.jobs = this.jobs.filter((j) => j.state !== 'done' && j.state !== 'failed');
+    this.jobs = this.jobs.filter((j) => j.active);
   }
 
   get finished(): Job[] {

@@ -1,74 +1,138 @@
-// The preview's page-number fields. docx-preview drops every field (a footer's "Page N of M" shows as "Page  of "),
-// so before rendering, each PAGE / NUMPAGES / SECTIONPAGES field of a header or footer becomes a marker, and after
-// rendering each page's markers become its number and the page count.
-import { parseAsync, renderDocument } from 'docx-preview';
+// The preview's copy of a .docx, prepared for docx-preview. Word computes PAGE and NUMPAGES when it lays pages out; a .docx holds only the value last shown (often none, or
+// "1" on every page). Before the preview renders, the fields of headers and footers get a mark in place of that
+// value; paginate.ts writes each page's number there once the pages exist. Only the preview's copy changes.
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 
-/** The slice of docx-preview's parsed document model these functions read and change. */
-interface Element {
-  type: string;
-  children?: Element[];
-  fieldRun?: boolean;
-  text?: string;
-  charType?: string;
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+/** Private-use characters that stand for the page number and the page count until the pages are counted. */
+export const PAGE_MARK = '\uE000';
+export const NUMPAGES_MARK = '\uE001';
+
+/** The mark of a field instruction (`PAGE \* MERGEFORMAT` → PAGE_MARK), or null for other fields. */
+function markOf(instruction: string): string | null {
+  const name = instruction.trim().split(/\s+/)[0]?.toUpperCase();
+  if (name === 'PAGE') return PAGE_MARK;
+  if (name === 'NUMPAGES' || name === 'SECTIONPAGES') return NUMPAGES_MARK;
+  return null;
 }
 
-const MARK = '\u2060';
-const FIELDS: Record<string, 'page' | 'pages'> = { PAGE: 'page', NUMPAGES: 'pages', SECTIONPAGES: 'pages' };
-
-function isElement(value: unknown): value is Element {
-  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+function textRun(doc: XMLDocument, text: string, like: Element | null): Element {
+  const run = doc.createElementNS(W, 'w:r');
+  const props = like?.getElementsByTagNameNS(W, 'rPr')[0];
+  if (props) run.appendChild(props.cloneNode(true));
+  const t = doc.createElementNS(W, 'w:t');
+  t.textContent = text;
+  run.appendChild(t);
+  return run;
 }
 
-/** Replaces the page-number fields among `parent`'s runs (and its descendants') with markers. */
-function markFields(parent: Element): void {
+/** Marks the PAGE / NUMPAGES fields of one part; returns whether it changed. */
+function markPart(doc: XMLDocument): boolean {
+  let changed = false;
+  for (const field of Array.from(doc.getElementsByTagNameNS(W, 'fldSimple'))) {
+    const mark = markOf(field.getAttributeNS(W, 'instr') ?? field.getAttribute('w:instr') ?? '');
+    if (!mark) continue;
+    field.replaceWith(textRun(doc, mark, field.getElementsByTagNameNS(W, 'r')[0] ?? null));
+    changed = true;
+  }
+  let state: 'none' | 'instruction' | 'result' | 'other' = 'none';
   let instruction = '';
-  let inResult = false;
-  for (const child of parent.children ?? []) {
-    if (child.type !== 'run') {
-      markFields(child);
+  let shown = false;
+  let begin: Element | null = null;
+  for (const run of Array.from(doc.getElementsByTagNameNS(W, 'r'))) {
+    const char = run.getElementsByTagNameNS(W, 'fldChar')[0];
+    const type = char?.getAttributeNS(W, 'fldCharType') ?? char?.getAttribute('w:fldCharType');
+    if (type === 'begin') {
+      state = 'instruction';
+      instruction = '';
+      shown = false;
+      begin = run;
       continue;
     }
-    for (const part of child.children ?? []) {
-      if (part.type === 'complexField' && part.charType === 'begin') [instruction, inResult] = ['', false];
-      else if (part.type === 'instruction') instruction += part.text ?? '';
-      else if (part.type === 'complexField' && part.charType === 'separate') inResult = true;
+    if (state === 'instruction') for (const t of Array.from(run.getElementsByTagNameNS(W, 'instrText'))) instruction += t.textContent ?? '';
+    if (type === 'separate' && state === 'instruction') {
+      state = markOf(instruction) ? 'result' : 'other';
+      continue;
     }
-    const field = FIELDS[instruction.trim().split(/\s+/)[0]?.toUpperCase() ?? ''];
-    const ends = child.children?.some((part) => part.type === 'complexField' && part.charType === 'end') ?? false;
-    if (field && ends) {
-      child.children = [{ type: 'text', text: `${MARK}${field}${MARK}` }];
-      child.fieldRun = false;
-      [instruction, inResult] = ['', false];
-    } else if (field && inResult && !child.fieldRun) {
-      // The number Word cached when it last saved: stale in a preview, so it is left out.
-      child.fieldRun = true;
+    if (type === 'end') {
+      const mark = markOf(instruction);
+      // A field with no shown value: its mark follows the field.
+      if (mark && !shown && state !== 'other') {
+        run.after(textRun(doc, mark, begin));
+        changed = true;
+      }
+      state = 'none';
+      continue;
+    }
+    if (state === 'result') {
+      for (const t of Array.from(run.getElementsByTagNameNS(W, 't'))) {
+        const mark = markOf(instruction);
+        t.textContent = shown || !mark ? '' : mark;
+        shown = true;
+        changed = true;
+      }
     }
   }
+  return changed;
 }
 
-/** Writes each rendered page's number and the page count into the markers of its header and footer. */
-function numberPages(container: HTMLElement): void {
-  const pages = Array.from(container.querySelectorAll<HTMLElement>('section.docx'));
-  pages.forEach((page, index) => {
-    const walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const text = node.textContent ?? '';
-      if (!text.includes(MARK)) continue;
-      node.textContent = text.replace(/\u2060(page|pages)\u2060/g, (_, which: string) => String(which === 'page' ? index + 1 : pages.length));
+/** Paragraph styles' tab stops (their own, else their base style's), by style id. */
+function styleTabs(stylesXml: Uint8Array | undefined): Map<string, Element> {
+  const out = new Map<string, Element>();
+  if (!stylesXml) return out;
+  const doc = new DOMParser().parseFromString(strFromU8(stylesXml), 'application/xml');
+  const styles = new Map<string, Element>();
+  for (const style of Array.from(doc.getElementsByTagNameNS(W, 'style'))) styles.set(style.getAttributeNS(W, 'styleId') ?? style.getAttribute('w:styleId') ?? '', style);
+  for (const id of styles.keys()) {
+    const seen = new Set<string>();
+    for (let style = styles.get(id); style && !seen.has(id); ) {
+      const tabs = Array.from(style.getElementsByTagNameNS(W, 'tabs'))[0];
+      if (tabs) {
+        out.set(id, tabs);
+        break;
+      }
+      const based = Array.from(style.getElementsByTagNameNS(W, 'basedOn'))[0];
+      const next = based?.getAttributeNS(W, 'val') ?? based?.getAttribute('w:val');
+      if (!next || seen.has(next)) break;
+      seen.add(next);
+      style = styles.get(next);
     }
-  });
+  }
+  return out;
 }
 
-/** Renders a .docx into `body` (its styles into `styles`) as docx-preview's renderAsync does, with page numbers. */
-export async function renderPreview(data: Blob, body: HTMLElement, styles: HTMLElement, options: Parameters<typeof renderDocument>[1]): Promise<void> {
-  const document: unknown = await parseAsync(data, options);
-  const parts: unknown = (document as { parts?: unknown }).parts;
-  for (const part of Array.isArray(parts) ? (parts as unknown[]) : []) {
-    const root: unknown = (part as { rootElement?: unknown }).rootElement;
-    if (isElement(root) && (root.type === 'header' || root.type === 'footer')) markFields(root);
+/**
+ * docx-preview places tab stops from a paragraph's own list only: a header's paragraph gets its style's (Word's
+ * Header style has its centre and right stops there, where a page number usually goes).
+ */
+function inheritTabs(doc: XMLDocument, tabsOf: Map<string, Element>): boolean {
+  let changed = false;
+  for (const paragraph of Array.from(doc.getElementsByTagNameNS(W, 'p'))) {
+    const props = Array.from(paragraph.childNodes).find((n): n is Element => n instanceof Element && n.localName === 'pPr' && n.namespaceURI === W);
+    if (!props || Array.from(props.childNodes).some((n) => n instanceof Element && n.localName === 'tabs')) continue;
+    const styleId = Array.from(props.getElementsByTagNameNS(W, 'pStyle'))[0];
+    const tabs = tabsOf.get(styleId?.getAttributeNS(W, 'val') ?? styleId?.getAttribute('w:val') ?? '');
+    if (!tabs) continue;
+    props.appendChild(doc.importNode(tabs, true));
+    changed = true;
   }
-  const nodes = await renderDocument(document, options);
-  styles.replaceChildren(...nodes.filter((n) => n.nodeName === 'STYLE'));
-  body.replaceChildren(...nodes.filter((n) => n.nodeName !== 'STYLE'));
-  numberPages(body);
+  return changed;
+}
+
+/** The .docx with the page fields of its headers and footers marked (the bytes unchanged when it has none). */
+export function markPageFields(bytes: Uint8Array): Uint8Array {
+  const files = unzipSync(bytes);
+  let changed = false;
+  const tabsOf = styleTabs(files['word/styles.xml']);
+  for (const [name, data] of Object.entries(files)) {
+    if (!/^word\/(header|footer)\d*\.xml$/.test(name)) continue;
+    const doc = new DOMParser().parseFromString(strFromU8(data), 'application/xml');
+    if (doc.getElementsByTagName('parsererror').length > 0) continue;
+    const tabbed = inheritTabs(doc, tabsOf);
+    if (markPart(doc) || tabbed) {
+      files[name] = strToU8(new XMLSerializer().serializeToString(doc));
+      changed = true;
+    }
+  }
+  return changed ? zipSync(files) : bytes;
 }

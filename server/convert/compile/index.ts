@@ -24,6 +24,7 @@ import { text } from './handlers/text.ts';
 import { thematicBreak } from './handlers/thematic-break.ts';
 import type { ConversionStats } from './stats.ts';
 import type { ParsedMarkdown } from '../parse.ts';
+import type { WarningDetail } from '../warning-list.ts';
 
 export type { DocumentProperties } from './handlers/front-matter.ts';
 import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition } from './state.ts';
@@ -74,6 +75,8 @@ export interface CompiledDocument {
   numbering: INumberingOptions;
   properties: DocumentProperties;
   warnings: string[];
+  /** The warnings with their first source line and count. */
+  warningDetails: WarningDetail[];
   stats: ConversionStats;
 }
 
@@ -81,12 +84,13 @@ export interface CompiledDocument {
 export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles; textWidthTwips: number }): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
-  for (const warning of parsed.warnings) state.warn(warning);
+  state.warningList.addAll(parsed.warningDetails);
   collectDefinitions(tree, state);
-  if (maxListDepth > MAX_LIST_LEVELS) state.warn(`list_depth_exceeded: ${maxListDepth}`);
+  if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
   const children = state.blocks(tree.children);
   for (const [id, definition] of state.footnoteDefinitions) {
     // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
+    state.line = definition.position?.start.line ?? null;
     if (!state.printedFootnotes.has(id)) state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
   }
   return {
@@ -95,6 +99,7 @@ export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles
     numbering: { config: [...state.lists.values()].map(numberingConfig) },
     properties: state.properties,
     warnings: state.warnings,
+    warningDetails: state.warningList.list(),
     stats,
   };
 }
@@ -109,7 +114,7 @@ function collectDefinitions(tree: Root, state: State): void {
     } else if (node.type === 'footnoteDefinition') {
       const id = node.identifier.toLowerCase();
       if (!state.footnoteDefinitions.has(id)) state.footnoteDefinitions.set(id, node);
-      else state.warn(`footnote_not_printed: ${node.label ?? node.identifier} (a second definition of the label)`);
+      else state.warningList.add(`footnote_not_printed: ${node.label ?? node.identifier} (a second definition of the label)`, node.position?.start.line);
     }
     if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);

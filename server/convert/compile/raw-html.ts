@@ -112,16 +112,16 @@ function pruneEmpty(tree: HastRoot): void {
 }
 
 /** Names in warnings what of the HTML is not printed as its markdown counterpart. */
-function report(tree: HastRoot, warn: (warning: string) => void): void {
+function report(tree: HastRoot, warn: (warning: string, fragmentLine?: number) => void): void {
   const stack: HastNodes[] = [tree];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.type === 'element') {
       const tag = node.tagName;
       if (DROPPED.has(tag)) {
-        if (tag === 'svg' || tag === 'math' || tag === 'embed' || tag === 'applet' || toText(node).trim() !== '') warn(`dropped_html: ${tag}`);
+        if (tag === 'svg' || tag === 'math' || tag === 'embed' || tag === 'applet' || toText(node).trim() !== '') warn(`dropped_html: ${tag}`, node.position?.start.line);
         continue;
       }
-      if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`);
+      if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`, node.position?.start.line);
     }
     if ('children' in node) for (const child of node.children) stack.push(child);
   }
@@ -162,19 +162,21 @@ function flowOf(nodes: readonly RootContent[]): RootContent[] {
 }
 
 /** Converts the HTML; `slots` are the mdast nodes that `<docwright-slot data-i=n>` elements stand for. */
-function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void): RootContent[] | undefined {
+function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void, line?: number, warnAt: (warning: string, line: number) => void = warn): RootContent[] | undefined {
   const tree = parse(html);
   if (!tree) {
     warn('html_too_deep: printed as text');
     return undefined;
   }
-  report(tree, warn);
+  // A block of HTML starting on `line`: each warning on the line of its element.
+  report(tree, (warning, fragmentLine) => (line !== undefined && fragmentLine !== undefined ? warnAt(warning, line + fragmentLine - 1) : warn(warning)));
   pruneEmpty(tree);
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, { handlers: { [SLOT]: slot, sup: script, sub: script }, nodeHandlers: { comment: () => undefined } });
   const result = mdast.type === 'root' ? mdast.children : [mdast as RootContent];
   restoreScripts(result, new Set(slots));
+  placeLines(result, new Set(slots), line);
   return result;
 }
 
@@ -194,9 +196,29 @@ function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
 }
 
+/**
+ * Positions of nodes made from HTML count from the HTML fragment: moved to the markdown's lines when the HTML is one
+ * node starting on `line`, else removed (the compiler then uses the line of the markdown node around them).
+ */
+function placeLines(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>, line: number | undefined): void {
+  const stack = [...nodes];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (skip.has(node)) continue;
+    const position = node.position;
+    if (position && line !== undefined) {
+      node.position = {
+        start: { ...position.start, line: position.start.line + line - 1, offset: undefined },
+        end: { ...position.end, line: position.end.line + line - 1, offset: undefined },
+      };
+    } else delete node.position;
+    if ('children' in node) stack.push(...node.children);
+  }
+}
+
 /** Replaces the phrasing children of a parent holding raw HTML, parsed together with the markdown between its tags. */
-function phrasingParent(parent: Parents, warn: (warning: string) => void): RootContent[] | undefined {
+function phrasingParent(parent: Parents, warn: (warning: string, line?: number) => void): RootContent[] | undefined {
   const slots: Nodes[] = [];
+  const line = parent.children.find((child) => child.type === 'html')?.position?.start.line ?? parent.position?.start.line;
   const html = parent.children
     .map((child) => {
       if (child.type === 'html') return child.value;
@@ -206,14 +228,14 @@ function phrasingParent(parent: Parents, warn: (warning: string) => void): RootC
       return `<${SLOT} data-i="${slots.length - 1}">${escapeHtml(textOf(child))}</${SLOT}>`;
     })
     .join('');
-  return convert(html, slots, warn);
+  return convert(html, slots, (warning) => warn(warning, line));
 }
 
 /**
  * Turns every raw HTML node of the tree into mdast, in place. Returns what the HTML added to the stats; warnings go to
  * `warn`. HTML that cannot be converted safely stays as `html` nodes, which the html handlers print as text.
  */
-export function rawHtmlToMdast(tree: Root, warn: (warning: string) => void): ConversionStats {
+export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number) => void): ConversionStats {
   const stats: ConversionStats = { headings: 0, paragraphs: 0, lists: 0, tables: 0, code_blocks: 0, images: 0 };
   // Parents holding HTML, found without recursion; converted deepest first so a parent's slots are already converted.
   const parents: { parent: Parents; grand: Parents | undefined }[] = [];
@@ -243,7 +265,8 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string) => void): Con
         children.push(child);
         continue;
       }
-      const result = convert((child as Html).value, [], warn);
+      const line = child.position?.start.line;
+      const result = convert((child as Html).value, [], (warning) => warn(warning, line), line, warn);
       if (!result) {
         children.push(child);
         continue;

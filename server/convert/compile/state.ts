@@ -11,6 +11,7 @@ import {
 import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
+import { WarningList } from '../warning-list.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
@@ -77,7 +78,10 @@ export interface CompileOptions {
 export class State {
   readonly styles: ResolvedStyles;
   readonly textWidthTwips: number;
-  readonly warnings: string[] = [];
+  /** Warnings once each, with the first source line and count of each (see warning-list.ts). */
+  readonly warningList = new WarningList();
+  /** The source line of the node being compiled (mdast positions), for the warnings it gives. */
+  line: number | null = null;
   readonly definitions = new Map<string, Definition>();
   readonly footnoteDefinitions = new Map<string, FootnoteDefinition>();
   readonly footnotes: Record<number, { children: Paragraph[] }> = {};
@@ -116,9 +120,20 @@ export class State {
     this.textWidthTwips = options.textWidthTwips;
   }
 
-  /** Adds a warning once. */
+  /** The warnings, each once. */
+  get warnings(): string[] {
+    return this.warningList.warnings;
+  }
+
+  /** Adds a warning (kept once, counted), tied to the line of the node being compiled. */
   warn(warning: string): void {
-    if (!this.warnings.includes(warning)) this.warnings.push(warning);
+    this.warningList.add(warning, this.line);
+  }
+
+  /** Remembers the line of a node about to be compiled (nodes made from raw HTML have none: the HTML's line stays). */
+  private at(node: Nodes): void {
+    const line = node.position?.start.line;
+    if (line) this.line = line;
   }
 
   /** Compiles block content. */
@@ -126,6 +141,7 @@ export class State {
     const out: FileChild[] = [];
     for (const node of nodes) {
       const handler = this.blockHandlers[node.type];
+      this.at(node);
       if (handler === undefined) {
         // Phrasing content where blocks are expected (e.g. an html node) is wrapped in a paragraph, and so is the text
         // of a node type no handler knows.
@@ -144,6 +160,7 @@ export class State {
     const out: ParagraphChild[] = [];
     for (const node of nodes) {
       const handler = this.inlineHandlers[node.type];
+      this.at(node);
       if (handler === undefined) {
         // Block content where phrasing is expected cannot occur in mdast; its text is kept all the same.
         if (this.blockHandlers[node.type] !== undefined && 'children' in node) out.push(...this.inlines((node as Parents).children));

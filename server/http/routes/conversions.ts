@@ -20,6 +20,11 @@ export function conversionOut(record: ConversionRecord): Conversion {
     created_at: record.created_at,
     template_id: record.template_id,
     mapping_id: record.mapping_id,
+    // Extensions (docs/api-extensions.md): where the conversion came from, its size, and where each warning came from.
+    channel: record.channel,
+    ...(record.key_name !== undefined ? { key_name: record.key_name } : {}),
+    size: record.size,
+    warning_details: record.warning_details ?? record.warnings.map((warning) => ({ warning, line: null, count: 1 })),
   };
 }
 
@@ -82,7 +87,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Querystring: { offset?: string; limit?: string } }>(
+  app.get<{ Querystring: { offset?: string; limit?: string; q?: string; template_id?: string; channel?: ConversionRecord['channel'] } }>(
     '/api/v1/conversions',
     {
       ...access('api'),
@@ -91,6 +96,9 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
         querystring: Type.Object({
           offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Records to skip (default 0)' })),
           limit: Type.Optional(Type.String({ pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$', description: 'Records to return, 1 to 200 (default 50)' })),
+          q: Type.Optional(Type.String({ maxLength: 200, description: 'Only conversions whose filename contains this text (any case)' })),
+          template_id: Type.Optional(Type.String({ maxLength: 100, description: 'Only conversions with this template' })),
+          channel: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')], { description: 'Only conversions from this channel' })),
         }),
         response: { 200: Type.Ref('ConversionList'), ...ERROR_RESPONSES },
       },
@@ -99,7 +107,12 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
       const offset = Number(request.query.offset ?? 0);
       const limit = Number(request.query.limit ?? 50);
       await app.services.store.purgeExpired(app.services.now());
-      const { items, total } = app.services.store.listConversions(offset, limit);
+      const { q, template_id: templateId, channel } = request.query;
+      const text = q?.trim().toLocaleLowerCase() ?? '';
+      const filtered = text !== '' || templateId !== undefined || channel !== undefined;
+      const match = (record: ConversionRecord): boolean =>
+        (text === '' || record.filename.toLocaleLowerCase().includes(text)) && (templateId === undefined || record.template_id === templateId) && (channel === undefined || record.channel === channel);
+      const { items, total } = app.services.store.listConversions(offset, limit, filtered ? match : undefined);
       return { items: items.map(conversionOut), total, offset, limit };
     },
   );

@@ -30,14 +30,23 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const body = request.body;
-      const channel = request.principal?.kind === 'key' ? 'api' : 'ui';
+      const principal = request.principal;
+      const channel = principal?.kind === 'key' ? 'api' : 'ui';
       // Waiting for its conversion is not idleness: the connection timeout must not cut the request.
       const release = holdConnection(app, request);
+      // A client that goes away (closes the connection, or aborts its fetch: the app's Cancel) cancels the conversion:
+      // its worker is ended and nothing is stored or charged.
+      const gone = new AbortController();
+      const onClose = (): void => {
+        if (!reply.raw.writableEnded) gone.abort();
+      };
+      reply.raw.on('close', onClose);
       let converted;
       try {
-        converted = await app.services.convert({ ...body, channel });
+        converted = await app.services.convert({ ...body, channel, signal: gone.signal, ...(principal?.kind === 'key' ? { keyId: principal.keyId } : {}) });
       } finally {
         release();
+        reply.raw.off('close', onClose);
       }
       const { record, docx } = converted;
       if (body.response_format === 'json') return conversionOut(record);

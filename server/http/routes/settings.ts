@@ -46,6 +46,8 @@ export interface SettingsView {
   policy_path: string | null;
   /** Whether a new API key may be created, and the policy's limit on keys not revoked (null: none). */
   api_keys: { allowed: boolean; max: number | null; active: number };
+  /** Conversions the server runs at once (its worker threads): the app converts a batch this many at a time. */
+  conversion_workers: number;
 }
 
 /** Settings and usage (the settings area: the app's session or the CLI only). */
@@ -69,6 +71,7 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
         max: effective.max_api_keys,
         active,
       },
+      conversion_workers: app.services.convertPool.size,
     };
   };
   app.get('/api/settings', { ...access('owner'), schema: { summary: 'Settings, plan limits and this month\'s usage', response: ERROR_RESPONSES } }, async () => view());

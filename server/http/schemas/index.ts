@@ -39,6 +39,17 @@ export const ConversionSchema = Type.Object(
     created_at: Timestamp,
     template_id: Uuid,
     mapping_id: Uuid,
+    channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')], { description: 'Where the conversion came from: the public API, the app, MCP or the CLI' }),
+    key_name: Type.Optional(Type.String({ description: 'Name of the API key that asked for it (channel api), as it was then' })),
+    size: Type.Integer({ minimum: 0, description: 'Size of the .docx in bytes' }),
+    warning_details: Type.Array(
+      Type.Object({
+        warning: Type.String({ description: 'The warning, as in `warnings`' }),
+        line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'First line of the markdown it came from; null when not tied to a line' }),
+        count: Type.Integer({ minimum: 1, description: 'How often it occurred' }),
+      }),
+      { description: '`warnings` in the same order, with the first source line and the count of each' },
+    ),
   },
   { $id: 'Conversion' },
 );

@@ -16,11 +16,17 @@ function imageName(alt: string | null | undefined, url: string | undefined): str
 
 /** An image: a placeholder text that names it. */
 export function image(state: State, node: Image): ParagraphChild[] {
-  return state.withInline({ italics: true }, () => [state.run(`[Image: ${imageName(node.alt, node.url)}]`)]);
+  return placeholder(state, imageName(node.alt, node.url));
 }
 
 /** A reference-style image: a placeholder like any image. */
 export function imageReference(state: State, node: ImageReference): ParagraphChild[] {
   const definition = state.definitions.get(node.identifier.toLowerCase());
-  return state.withInline({ italics: true }, () => [state.run(`[Image: ${imageName(node.alt, definition?.url)}]`)]);
+  return placeholder(state, imageName(node.alt, definition?.url));
+}
+
+/** The placeholder text, with a warning naming it: the image itself is not in the document (SPEC.md: Images). */
+function placeholder(state: State, name: string): ParagraphChild[] {
+  state.warn(`image_placeholder: ${name}`);
+  return state.withInline({ italics: true }, () => [state.run(`[Image: ${name}]`)]);
 }
