@@ -35,6 +35,8 @@ describe('papercuts', () => {
     await page.getByRole('button', { name: 'Preview pages.docx' }).click();
     const preview = page.getByTestId('preview-body');
     await preview.getByText('Second page').waitFor();
+    // Page numbers are written once the pages are laid out (fonts loaded, pages split): the note then counts them.
+    await page.getByTestId('preview-note').getByText('(2 pages)').waitFor();
     const footers = await preview.locator('footer').allInnerTexts();
     await preview.locator('footer').first().scrollIntoViewIfNeeded();
     await world.screenshot(page, 'papercuts-preview-footer');
