@@ -3,7 +3,7 @@ import { basename, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
 import { convert, ConvertInputError, defaultTemplate, readTemplate, type MappingRules } from './convert/index.ts';
-import { SETTING_KEYS as CONFIG_KEYS } from './store/database.ts';
+import { SETTING_KEYS as CONFIG_KEYS } from './store/setting-keys.ts';
 import { defaultDataDir } from './store/paths.ts';
 
 // The server and admin commands load their modules (Fastify, the keychain, TLS) only when run, so that

@@ -6,6 +6,7 @@ import { Compile } from 'typebox/compile';
 import type { ConversionStats, MappingRules } from '../convert/index.ts';
 import { checkRules } from '../convert/mapping.ts';
 import { writeFileAtomic } from './files.ts';
+import { SETTING_KEYS, type SettingKey } from './setting-keys.ts';
 
 /** Schema 2: conversion records live in conversions/ (server/store/conversion-log.ts), not in db.json. */
 export const SCHEMA_VERSION = 2;
@@ -70,9 +71,7 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-/** Settings a user may change (`docwright config`, PATCH /api/settings). */
-export const SETTING_KEYS = ['plan', 'monthly_quota', 'retention_days', 'port', 'mcp_output_dir'] as const;
-export type SettingKey = (typeof SETTING_KEYS)[number];
+export { SETTING_KEYS, type SettingKey } from './setting-keys.ts';
 
 export interface Settings {
   plan: Plan;
