@@ -1,0 +1,67 @@
+// No speed-up changes an output: every fixture (built-in template) and every corpus document (the built-in template
+// and each corpus template, with its mapping) converts to the same bytes with the optimisations on and off
+// (DOCWRIGHT_UNOPTIMISED=1, server/convert/optimisations.ts). The creation time is fixed, so the zip's are too.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { convert, defaultTemplate } from '../../server/convert/index.ts';
+import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
+
+const CREATED = new Date('2026-01-01T00:00:00Z');
+const ELEMENTS = join(import.meta.dirname, '../fixtures/elements');
+
+function files(dir: string, pattern: RegExp): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => pattern.test(f)).sort().map((f) => join(dir, f)) : [];
+}
+
+const fixtures = readdirSync(ELEMENTS)
+  .map((name) => join(ELEMENTS, name, 'input.md'))
+  .filter((path) => existsSync(path));
+const corpusDocs = [SHARED_CORPUS, EXTRA_CORPUS].flatMap((root) => files(join(root, 'docs'), /\.md$/));
+const corpusTemplates = [SHARED_CORPUS, EXTRA_CORPUS].flatMap((root) => files(join(root, 'templates'), /\.(docx|dotx)$/));
+
+/** The output (or the error's message) of one conversion, with the optimisations on or off. */
+function outcome(markdown: string, template: Uint8Array, mapping: unknown, optimised: boolean): Buffer | string {
+  if (optimised) delete process.env.DOCWRIGHT_UNOPTIMISED;
+  else process.env.DOCWRIGHT_UNOPTIMISED = '1';
+  try {
+    return Buffer.from(convert({ markdown, template, mapping: mapping as never, created: CREATED }).docx);
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  }
+}
+
+function expectSame(markdown: string, template: Uint8Array, mapping: unknown, label: string) {
+  const plain = outcome(markdown, template, mapping, false);
+  const fast = outcome(markdown, template, mapping, true);
+  expect(typeof plain === 'string' ? plain : 'a document', label).toBe(typeof fast === 'string' ? fast : 'a document');
+  if (Buffer.isBuffer(plain) && Buffer.isBuffer(fast)) expect(fast.equals(plain), `${label}: the same bytes`).toBe(true);
+}
+
+afterEach(() => {
+  delete process.env.DOCWRIGHT_UNOPTIMISED;
+});
+
+describe('optimisations change no output', () => {
+  it('has documents and templates to compare', () => {
+    expect(fixtures.length).toBeGreaterThan(10);
+    expect(corpusDocs.length).toBeGreaterThanOrEqual(8);
+    expect(corpusTemplates.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('every fixture, built-in template', () => {
+    for (const path of fixtures) expectSame(readFileSync(path, 'utf8'), defaultTemplate(), undefined, basename(join(path, '..')));
+  });
+
+  for (const doc of corpusDocs) {
+    it(`${basename(doc)}: the built-in template and each corpus template`, () => {
+      const markdown = readFileSync(doc, 'utf8');
+      expectSame(markdown, defaultTemplate(), undefined, 'built-in template');
+      for (const templatePath of corpusTemplates) {
+        const mappingPath = templatePath.replace(/\.(docx|dotx)$/, '.mapping.json');
+        const mapping: unknown = existsSync(mappingPath) ? JSON.parse(readFileSync(mappingPath, 'utf8')) : undefined;
+        expectSame(markdown, new Uint8Array(readFileSync(templatePath)), mapping, basename(templatePath));
+      }
+    }, 300_000);
+  }
+});
