@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { convert, defaultTemplate } from '../../server/convert/index.ts';
+import { generateMarkdown } from '../../bench/generate.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
 
 const CREATED = new Date('2026-01-01T00:00:00Z');
@@ -48,6 +49,25 @@ describe('optimisations change no output', () => {
     expect(corpusDocs.length).toBeGreaterThanOrEqual(8);
     expect(corpusTemplates.length).toBeGreaterThanOrEqual(5);
   });
+
+  it('every kind of GFM autolink literal, and the bench documents', () => {
+    // micromark links most literals itself; the transform catches those in text made of several tokens
+    // (escapes, character references, brackets that are no link), which these lines have.
+    const autolinks = [
+      'Escaped a\\_b@c.example',
+      'Referenced &#x61;@b.example',
+      'x&amp;www.a.example',
+      'x&amp;http://h.example/p',
+      '[x a@b.example] [y www.y.example] [z https://z.example] [mailto:w@x.example] [xmpp:u@v.example/r]',
+      'Mail a@b.example, A.B+c@d-e.example. or mailto:x@y.example and xmpp:u@v.example/res; not a@b.example_ or 1@2.3.',
+      'URLs www.example.com/a(b)c). WWW.UPPER.example http://h.example/p?q=1&r=2, https://s.example/, (http://in.parens.example)',
+      '*em www.em.example* **strong x@strong.example** [a link www.not.example](https://t.example) ![i](https://img.example/a.png)',
+      '| a | www.cell.example |\n|---|---|\n| b@c.example | https://d.example |',
+      '> quote http://q.example\n\n- item mailto:m@n.example\n\n[^1]: note www.note.example\n\nText[^1] [ref]\n\n[ref]: https://ref.example',
+    ].join('\n\n');
+    expectSame(autolinks, defaultTemplate(), undefined, 'autolinks');
+    for (const kb of [10, 120]) expectSame(generateMarkdown(kb * 1024), defaultTemplate(), undefined, `bench ${kb} KB`);
+  }, 300_000);
 
   it('every fixture, built-in template', () => {
     for (const path of fixtures) expectSame(readFileSync(path, 'utf8'), defaultTemplate(), undefined, basename(join(path, '..')));
