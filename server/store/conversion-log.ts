@@ -9,7 +9,7 @@ import { AtomicJsonFile, ConversionSchema, DatabaseError, SCHEMA_VERSION, backup
  * Conversion records are kept in small lowdb files (segments) under conversions/, each for one calendar month and
  * at most SEGMENT_CAP records, so recording a conversion rewrites one small file whatever the history's size.
  */
-export const SEGMENT_CAP = 200;
+export const SEGMENT_CAP = 100;
 
 /** One segment: its records in the order they were made, and the conversions it counted per month (`YYYY-MM`). */
 export interface SegmentData {
