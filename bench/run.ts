@@ -1,8 +1,11 @@
 /**
- * `npm run bench`: Docwright against pandoc and the npm peers (markdown-docx, @mohtasham/md-to-docx) on generated
- * markdown of about 10 KB, 120 KB and 1.2 MB, then the HTTPS server under load (bench/load.ts).
+ * `npm run bench`: Docwright against pandoc (and, with --peers, the npm peers markdown-docx and @mohtasham/md-to-docx)
+ * on generated markdown of about 10 KB, 120 KB and 1.2 MB, the HTTPS server under load with a 9 KB document
+ * (bench/load.ts, 1 and 8 clients), the storage write at 100 and 100,000 records (bench/storage.ts), then one table
+ * of every measure against issue 17's targets (bench/goals.ts).
  *
- *   tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--no-peers] [--no-load] [--load-only]
+ *   tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--peers] [--no-load] [--load-only]
+ *                    [--no-storage] [--storage-only]
  *                    [--connections 1,8,32] [--duration S]
  *
  * Sizes are in KB (1 KB = 1024 bytes). Per size, in this process: Docwright's convert(), the same conversion in a
@@ -27,6 +30,8 @@ import { packageDocument } from '../server/convert/package/index.ts';
 import { ConvertPool } from '../server/convert-pool/pool.ts';
 import { generateMarkdown } from './generate.ts';
 import { printLoad, runLoad, type LoadResult } from './load.ts';
+import { measureStorage, printStorage } from './storage.ts';
+import { goalsTable } from './goals.ts';
 import { hasTimeBin, median, ProcessError, timeInProcess, timeProcess, versionOf, type ProcessSample } from './measure.ts';
 import { peers } from './peers.mjs';
 import { formatTable, ratio, fixed } from './table.ts';
@@ -44,12 +49,13 @@ interface Options {
   peers: boolean;
   load: boolean;
   engine: boolean;
+  storage: boolean;
   connections: number[];
   duration: number;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { sizes: DEFAULT_SIZES, runs: null, keep: false, peers: true, load: true, engine: true, connections: [1, 8, 32], duration: 10 };
+  const options: Options = { sizes: DEFAULT_SIZES, runs: null, keep: false, peers: false, load: true, engine: true, storage: true, connections: [1, 8], duration: 10 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -70,12 +76,18 @@ function parseArgs(argv: readonly string[]): Options {
       options.runs = n;
     } else if (name === '--keep') options.keep = true;
     else if (name === '--no-peers') options.peers = false;
+    else if (name === '--peers') options.peers = true;
     else if (name === '--no-load') options.load = false;
     else if (name === '--load-only') options.engine = false;
+    else if (name === '--no-storage') options.storage = false;
+    else if (name === '--storage-only') {
+      options.engine = false;
+      options.load = false;
+    }
     else if (name === '--connections') options.connections = value().split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
     else if (name === '--duration') options.duration = Number(value());
     else if (name === '--help' || name === '-h') {
-      console.log('usage: tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--no-peers] [--no-load] [--load-only] [--connections 1,8,32] [--duration S]');
+      console.log('usage: tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--peers] [--no-load] [--load-only] [--no-storage] [--storage-only] [--connections 1,8,32] [--duration S]');
       process.exit(0);
     } else if (name !== '--') throw new Error(`unknown option ${arg}`);
   }
@@ -200,9 +212,13 @@ async function main(): Promise<void> {
   const engine = options.engine ? await engineBench(options, pandocVersion) : null;
   let load: LoadResult | null = null;
   if (options.load) {
-    load = await runLoad({ connections: options.connections, duration: options.duration, format: 'json', sizeKB: 10 });
+    load = await runLoad({ connections: options.connections, duration: options.duration, format: 'json', sizeKB: 9 });
     printLoad(load);
   }
+  const storage = options.storage ? await measureStorage() : null;
+  if (storage) printStorage(storage);
+  console.log(`\nIssue 17's targets (this run; load ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} now):`);
+  console.log(goalsTable(engine?.results ?? [], load, storage));
 
   const resultsDir = join(repoRoot, 'bench/results');
   mkdirSync(resultsDir, { recursive: true });
@@ -225,6 +241,7 @@ async function main(): Promise<void> {
     options,
     ...(engine ?? {}),
     load,
+    storage,
   };
   const out = join(resultsDir, 'latest.json');
   writeFileSync(out, `${JSON.stringify(json, null, 2)}\n`);

@@ -3,7 +3,7 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
 import { convert, ConvertInputError, defaultTemplate, readTemplate, type ConversionStats, type MappingRules } from './convert/index.ts';
-import { SETTING_KEYS as CONFIG_KEYS } from './store/database.ts';
+import { SETTING_KEYS as CONFIG_KEYS } from './store/setting-keys.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { defaultDataDir } from './store/paths.ts';
 

@@ -7,6 +7,8 @@ import { boundNesting } from './compile/flatten.ts';
 import { rawHtmlToMdast } from './compile/raw-html.ts';
 import { measure, type ConversionStats } from './compile/stats.ts';
 import { WarningList, type WarningDetail } from './warning-list.ts';
+import { targetedAutolinks } from './autolink-targeted.ts';
+import { optimisationsEnabled } from './optimisations.ts';
 
 type Transform = (tree: Root) => Root | undefined | void;
 interface FromMarkdownExtension {
@@ -36,6 +38,8 @@ processor.freeze();
 const extensions = (processor.data() as { fromMarkdownExtensions?: Extensions }).fromMarkdownExtensions ?? [];
 extensions.splice(0, extensions.length, ...withoutTransforms(extensions));
 if (transforms.length === 0) throw new Error('remark-gfm no longer has tree transforms where Docwright expects them');
+/** The same transforms, GFM's autolink literals visiting only the text that could hold one (the same tree, faster). */
+const targeted: Transform[] = transforms.map((t) => (t.name === 'transformGfmAutolinkLiterals' ? targetedAutolinks(t) : t));
 
 /** A parsed document: its tree (nesting bounded), and its stats, counted on the tree as written. */
 export interface ParsedMarkdown {
@@ -76,7 +80,7 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   const tree = processor.parse(normalizeFrontMatterFence(markdown));
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
-  for (const transform of transforms) transform(tree);
+  for (const transform of optimisationsEnabled() ? targeted : transforms) transform(tree);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const warnings = new WarningList();
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));

@@ -1,13 +1,15 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { Low, type Adapter } from 'lowdb';
+import type { Adapter } from 'lowdb';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { ConversionStats, MappingRules, WarningDetail } from '../convert/index.ts';
 import { checkRules } from '../convert/mapping.ts';
 import { writeFileAtomic } from './files.ts';
+import { SETTING_KEYS, type SettingKey } from './setting-keys.ts';
 
-export const SCHEMA_VERSION = 1;
+/** Schema 2: conversion records live in conversions/ (server/store/conversion-log.ts), not in db.json. */
+export const SCHEMA_VERSION = 2;
 
 export type Plan = 'solo' | 'team' | 'enterprise';
 
@@ -74,9 +76,7 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-/** Settings a user may change (`docwright config`, PATCH /api/settings). */
-export const SETTING_KEYS = ['plan', 'monthly_quota', 'retention_days', 'port', 'mcp_output_dir'] as const;
-export type SettingKey = (typeof SETTING_KEYS)[number];
+export { SETTING_KEYS, type SettingKey } from './setting-keys.ts';
 
 export interface Settings {
   plan: Plan;
@@ -88,14 +88,14 @@ export interface Settings {
   mcp_output_dir: string | null;
 }
 
+/** db.json (schema 2): everything but the conversion records. */
 export interface DatabaseData {
   schema_version: number;
   settings: Settings;
   templates: TemplateRecord[];
   mappings: MappingRecord[];
-  conversions: ConversionRecord[];
   api_keys: ApiKeyRecord[];
-  /** Conversions counted per calendar month (UTC), `YYYY-MM` → count, across every channel. */
+  /** Conversions counted per calendar month (UTC), `YYYY-MM` → count, before schema 2 (later ones: conversions/). */
   usage: Record<string, number>;
   /** Settings the user has set (a policy's unlocked value is only the default of the others). */
   chosen_settings: SettingKey[];
@@ -109,7 +109,6 @@ export function emptyData(): DatabaseData {
     settings: { plan: 'team', monthly_quota: null, retention_days: 30, port: DEFAULT_PORT, mcp_output_dir: null },
     templates: [],
     mappings: [],
-    conversions: [],
     api_keys: [],
     usage: {},
     chosen_settings: [],
@@ -127,9 +126,6 @@ export class DatabaseError extends Error {
   }
 }
 
-/** Migrations by the version they upgrade from. None yet: version 1 is the first schema. */
-const MIGRATIONS: Record<number, (data: Record<string, unknown>) => Record<string, unknown>> = {};
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -140,9 +136,26 @@ const Timestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 const Count = Type.Integer({ minimum: 0 });
 
-/** What a database file must hold (after migration); extra fields are kept, wrong ones refused. */
-const DatabaseSchema = Type.Object({
-  schema_version: Type.Literal(SCHEMA_VERSION),
+/** A conversion record (in a conversions/ segment; in db.json itself before schema 2). */
+export const ConversionSchema = Type.Object({
+  conversion_id: Type.String({ minLength: 1 }),
+  status: Type.Literal('completed'),
+  filename: Type.String(),
+  warnings: Type.Array(Type.String()),
+  stats: Type.Object({ headings: Count, paragraphs: Count, lists: Count, tables: Count, code_blocks: Count, images: Count }),
+  created_at: Timestamp,
+  template_id: Type.String(),
+  mapping_id: Type.String(),
+  file: FileName,
+  size: Count,
+  channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')]),
+  key_id: Type.Optional(Type.String()),
+  key_name: Type.Optional(Type.String()),
+  warning_details: Type.Optional(Type.Array(Type.Object({ warning: Type.String(), line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), count: Type.Integer({ minimum: 1 }) }))),
+});
+
+/** What a database file must hold; extra fields are kept, wrong ones refused. */
+const databaseFields = {
   settings: Type.Object({
     plan: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]),
     monthly_quota: Type.Union([Count, Type.Null()]),
@@ -179,24 +192,6 @@ const DatabaseSchema = Type.Object({
       managed: Type.Optional(Type.Boolean()),
     }),
   ),
-  conversions: Type.Array(
-    Type.Object({
-      conversion_id: Type.String({ minLength: 1 }),
-      status: Type.Literal('completed'),
-      filename: Type.String(),
-      warnings: Type.Array(Type.String()),
-      stats: Type.Object({ headings: Count, paragraphs: Count, lists: Count, tables: Count, code_blocks: Count, images: Count }),
-      created_at: Timestamp,
-      template_id: Type.String(),
-      mapping_id: Type.String(),
-      file: FileName,
-      size: Count,
-      channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')]),
-      key_id: Type.Optional(Type.String()),
-      key_name: Type.Optional(Type.String()),
-      warning_details: Type.Optional(Type.Array(Type.Object({ warning: Type.String(), line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), count: Type.Integer({ minimum: 1 }) }))),
-    }),
-  ),
   api_keys: Type.Array(
     Type.Object({
       id: Type.String({ minLength: 1 }),
@@ -210,11 +205,15 @@ const DatabaseSchema = Type.Object({
   ),
   usage: Type.Record(Type.String({ pattern: '^\\d{4}-\\d{2}$' }), Count, { additionalProperties: false }),
   chosen_settings: Type.Optional(Type.Array(Type.Union(SETTING_KEYS.map((key) => Type.Literal(key))))),
-});
+};
+const DatabaseSchema = Type.Object({ schema_version: Type.Literal(SCHEMA_VERSION), ...databaseFields });
+/** db.json before schema 2: the conversion records in it. */
+const DatabaseSchemaV1 = Type.Object({ schema_version: Type.Literal(1), ...databaseFields, conversions: Type.Array(ConversionSchema) });
 const databaseValidator = Compile(DatabaseSchema);
+const databaseValidatorV1 = Compile(DatabaseSchemaV1);
 
 /** `conversions/3/file` → `conversions[3].file`. */
-function fieldPath(pointer: string): string {
+export function fieldPath(pointer: string): string {
   return pointer
     .split('/')
     .filter(Boolean)
@@ -222,35 +221,37 @@ function fieldPath(pointer: string): string {
     .join('') || '(the whole file)';
 }
 
+/** A checked db.json: schema 2, or schema 1 with the conversion records still in it (to be moved out). */
+export type LoadedDatabase = { data: DatabaseData; legacyConversions: ConversionRecord[] | null };
+
 /** Checks the shape of a loaded database; a hand-edited file that breaks it is refused, never overwritten. */
-function validate(file: string, raw: unknown): DatabaseData {
+function validate(file: string, raw: unknown): LoadedDatabase {
   if (!isRecord(raw)) throw new DatabaseError(file, `The database ${file} does not hold a JSON object.`);
-  let data = raw;
-  let version = data.schema_version;
+  const version = raw.schema_version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     throw new DatabaseError(file, `The database ${file} has no valid schema_version.`);
   }
   if (version > SCHEMA_VERSION) {
     throw new DatabaseError(file, `The database ${file} was written by a newer Docwright (schema ${version}); this one reads schema ${SCHEMA_VERSION}.`);
   }
-  while (version < SCHEMA_VERSION) {
-    const migrate = MIGRATIONS[version];
-    if (!migrate) throw new DatabaseError(file, `No migration from schema ${version} for ${file}.`);
-    data = migrate(data);
-    version += 1;
-  }
   // Settings added by later versions of the same schema take their defaults.
-  const candidate = { ...data, schema_version: SCHEMA_VERSION, settings: isRecord(data.settings) ? { ...emptyData().settings, ...data.settings } : data.settings };
-  if (!databaseValidator.Check(candidate)) {
-    const first = databaseValidator.Errors(candidate)[0];
+  const candidate = { ...raw, settings: isRecord(raw.settings) ? { ...emptyData().settings, ...raw.settings } : raw.settings };
+  const validator = version === 1 ? databaseValidatorV1 : databaseValidator;
+  if (!validator.Check(candidate)) {
+    const first = validator.Errors(candidate)[0];
     const detail = first ? `${fieldPath(first.instancePath)} ${first.message}` : 'its shape is wrong';
     throw new DatabaseError(file, `The database ${file} is damaged: ${detail}.`);
   }
-  for (const [i, mapping] of candidate.mappings.entries()) {
+  const mappings = candidate.mappings as MappingRecord[];
+  for (const [i, mapping] of mappings.entries()) {
     const rules = checkRules(mapping.rules, `mappings[${i}].rules`);
     if (!rules.ok) throw new DatabaseError(file, `The database ${file} is damaged: ${rules.errors[0] ?? `mappings[${i}].rules is invalid`}.`);
   }
-  return withAddedFields(candidate as unknown as DatabaseData);
+  if (version === 1) {
+    const { conversions, ...rest } = candidate as unknown as DatabaseData & { conversions: ConversionRecord[] };
+    return { data: withAddedFields({ ...rest, schema_version: SCHEMA_VERSION }), legacyConversions: conversions };
+  }
+  return { data: withAddedFields(candidate as unknown as DatabaseData), legacyConversions: null };
 }
 
 /**
@@ -277,22 +278,22 @@ export class DatabaseWriteError extends Error {
 }
 
 /**
- * lowdb's adapter for db.json: every write goes to a temporary file that is flushed to disk and renamed over the
- * old one (so a kill -9 or a full disk leaves either the old or the new file, never a torn one). Writes requested
- * while one runs are coalesced into the next, which serialises the records as they are when it starts.
+ * lowdb's adapter for one JSON file: every write goes to a temporary file that is flushed to disk and renamed over
+ * the old one (so a kill -9 or a full disk leaves either the old or the new file, never a torn one). Writes
+ * requested while one runs are coalesced into the next, which serialises the records as they are when it starts.
  */
-class AtomicJsonFile implements Adapter<DatabaseData> {
-  private latest: DatabaseData | null = null;
+export class AtomicJsonFile<T> implements Adapter<T> {
+  private latest: T | null = null;
   private waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
   private running = false;
 
   constructor(private readonly file: string) {}
 
-  async read(): Promise<DatabaseData | null> {
-    return null; // openDatabase reads and checks the file itself
+  async read(): Promise<T | null> {
+    return null; // the opener reads and checks the file itself
   }
 
-  write(data: DatabaseData): Promise<void> {
+  write(data: T): Promise<void> {
     this.latest = data;
     const done = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
     if (!this.running) void this.drain();
@@ -318,44 +319,38 @@ class AtomicJsonFile implements Adapter<DatabaseData> {
 }
 
 /**
- * Opens the lowdb database (atomic writes: a temporary file renamed over the old one). A file that is not valid
- * JSON or not a Docwright database stops the start with a message naming it, after a backup copy is kept.
+ * Reads and checks db.json (null when there is none). A file that is not valid JSON or not a Docwright database
+ * stops the start with a message naming it, after a backup copy is kept.
  */
-export async function openDatabase(file: string): Promise<Low<DatabaseData>> {
-  if (existsSync(file)) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new DatabaseError(file, `The database ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      throw new DatabaseError(file, `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
-    }
-    let data: DatabaseData;
-    try {
-      data = validate(file, raw);
-    } catch (error) {
-      if (error instanceof DatabaseError) {
-        throw new DatabaseError(file, `${error.message} It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
-      }
-      throw error;
-    }
-    return new Low<DatabaseData>(new AtomicJsonFile(file), data);
+export function readDatabase(file: string): LoadedDatabase | null {
+  if (!existsSync(file)) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new DatabaseError(file, `The database ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
   }
-  const db = new Low<DatabaseData>(new AtomicJsonFile(file), emptyData());
-  await db.write();
-  return db;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new DatabaseError(file, `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
+  }
+  try {
+    return validate(file, raw);
+  } catch (error) {
+    if (error instanceof DatabaseError) {
+      throw new DatabaseError(file, `${error.message} It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
+    }
+    throw error;
+  }
 }
 
 /**
  * Copies the file next to itself, unless the newest backup already holds the same bytes (a start retried); says
  * where, for the error message.
  */
-function backupOf(file: string): string {
+export function backupOf(file: string): string {
   try {
     const dir = dirname(file);
     const prefix = `${basename(file)}.`;

@@ -4,9 +4,9 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Low } from 'lowdb';
 import { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/index.ts';
+import type { ConversionLog } from './conversion-log.ts';
 import {
   DatabaseWriteError,
-  openDatabase,
   type ApiKeyRecord,
   type ConversionRecord,
   type DatabaseData,
@@ -15,6 +15,7 @@ import {
   type TemplateRecord,
 } from './database.ts';
 import { removeTempFiles, writeFileAtomic } from './files.ts';
+import { MissingConversionsError, openRecords, type MigrationProbe } from './layout.ts';
 import { acquireLock, DataDirLockedError } from './lock.ts';
 import { dataPaths } from './paths.ts';
 import { dataDirPermissionProblem, makePrivate } from './permissions.ts';
@@ -37,12 +38,15 @@ export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).
  */
 export class Store {
   private inFlight = 0;
+  /** Conversions counted (reservation committed) whose record is not written yet, by month. */
+  private readonly counted = new Map<string, number>();
   /** Applied to every read of the settings (the organisation's policy, server/policy/); null: none. */
   private settingsRule: ((stored: Settings, chosen: ReadonlySet<string>) => Settings) | null = null;
 
   private constructor(
     readonly dataDir: string,
     private readonly db: Low<DatabaseData>,
+    private readonly log: ConversionLog,
     private readonly releaseLock: () => void,
   ) {}
 
@@ -50,7 +54,7 @@ export class Store {
    * Opens (creating if needed) a data directory, taking its lock and cleaning what an interrupted run left. A
    * directory that cannot be created, read or written stops the start with a DataDirError naming it.
    */
-  static async open(dataDir: string): Promise<Store> {
+  static async open(dataDir: string, options: { migrationProbe?: MigrationProbe } = {}): Promise<Store> {
     const paths = dataPaths(dataDir);
     let release: () => void;
     try {
@@ -66,13 +70,19 @@ export class Store {
     }
     try {
       try {
-        for (const dir of [dataDir, paths.templates, paths.outputs]) await removeTempFiles(dir);
+        for (const dir of [dataDir, paths.templates, paths.outputs, paths.conversions]) await removeTempFiles(dir);
       } catch (error) {
         throw dataDirError(dataDir, error);
       }
       if (!existsSync(paths.database)) refuseWithoutDatabase(dataDir);
-      const db = await openDatabase(paths.database);
-      const store = new Store(dataDir, db, release);
+      let records;
+      try {
+        records = await openRecords(dataDir, options.migrationProbe);
+      } catch (error) {
+        if (error instanceof MissingConversionsError) throw new DataDirError(dataDir, error.message);
+        throw error;
+      }
+      const store = new Store(dataDir, records.db, records.log, release);
       await store.ensureBuiltins();
       await store.removeOrphans();
       return store;
@@ -143,7 +153,7 @@ export class Store {
   /** Deletes files no record names (left by a crash between writing a file and its record). */
   private async removeOrphans(): Promise<void> {
     const paths = dataPaths(this.dataDir);
-    const outputs = new Set(this.data.conversions.map((c) => c.file));
+    const outputs = new Set(this.log.all().map((c) => c.file));
     for (const name of await readdir(paths.outputs)) if (!outputs.has(name)) await rm(join(paths.outputs, name), { force: true });
     const templates = new Set(this.data.templates.flatMap((t) => (t.file ? [t.file] : [])));
     for (const name of await readdir(paths.templates)) if (!templates.has(name)) await rm(join(paths.templates, name), { force: true });
@@ -189,7 +199,8 @@ export class Store {
 
   /** Conversions counted this month (UTC). */
   usage(now: Date): number {
-    return this.data.usage[monthOf(now)] ?? 0;
+    const month = monthOf(now);
+    return (this.data.usage[month] ?? 0) + this.log.usage(month) + (this.counted.get(month) ?? 0);
   }
 
   /**
@@ -207,11 +218,11 @@ export class Store {
         if (state !== 'held') return;
         state = 'counted';
         this.inFlight -= 1;
-        this.data.usage[month] = (this.data.usage[month] ?? 0) + 1;
+        this.counted.set(month, (this.counted.get(month) ?? 0) + 1);
       },
       cancel: () => {
         if (state === 'held') this.inFlight -= 1;
-        if (state === 'counted') this.data.usage[month] = Math.max(0, (this.data.usage[month] ?? 1) - 1);
+        if (state === 'counted') this.counted.set(month, Math.max(0, (this.counted.get(month) ?? 1) - 1));
         state = 'done';
       },
     };
@@ -320,28 +331,32 @@ export class Store {
 
   // Conversions
 
-  /** Stores an output file, then its record (and the usage count the caller committed). */
+  /** Stores an output file, then its record (with the usage count the caller committed): one small file written. */
   async addConversion(record: Omit<ConversionRecord, 'file' | 'size'>, bytes: Uint8Array): Promise<ConversionRecord> {
     const file = `${record.conversion_id}.docx`;
     const path = join(dataPaths(this.dataDir).outputs, file);
     await writeFileAtomic(path, bytes);
     const full: ConversionRecord = { ...record, file, size: bytes.length };
-    this.data.conversions.push(full);
-    await this.save(() => {
-      this.data.conversions = this.data.conversions.filter((c) => c !== full);
+    const month = record.created_at.slice(0, 7);
+    const pending = this.counted.get(month) ?? 0;
+    try {
+      await this.log.add(full, pending > 0);
+    } catch (error) {
       removeQuietly(path);
-    });
+      throw error;
+    }
+    if (pending > 0) this.counted.set(month, (this.counted.get(month) ?? 1) - 1);
     return { ...full };
   }
 
   getConversion(id: string): ConversionRecord | undefined {
-    const c = this.data.conversions.find((x) => x.conversion_id === id);
+    const c = this.log.get(id);
     return c && { ...c };
   }
 
   /** Conversions, newest first; with `match`, only those it accepts (`total` counts those). */
   listConversions(offset: number, limit: number, match?: (record: ConversionRecord) => boolean): { items: ConversionRecord[]; total: number } {
-    const all = match ? this.data.conversions.filter(match) : this.data.conversions;
+    const all = match ? this.log.all().filter(match) : this.log.all();
     const items: ConversionRecord[] = [];
     for (let i = all.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push({ ...(all[i] as ConversionRecord) });
     return { items, total: all.length };
@@ -352,30 +367,20 @@ export class Store {
   }
 
   async deleteConversion(id: string): Promise<boolean> {
-    const index = this.data.conversions.findIndex((c) => c.conversion_id === id);
-    if (index < 0) return false;
-    const conversions = this.data.conversions;
-    const record = conversions[index];
-    this.data.conversions = conversions.filter((_, i) => i !== index);
-    await this.save(() => {
-      this.data.conversions = restore(conversions, this.data.conversions, [record]);
-    });
-    if (record) await rm(join(dataPaths(this.dataDir).outputs, record.file), { force: true });
+    const [record] = await this.log.remove(new Set([id]));
+    if (!record) return false;
+    await rm(join(dataPaths(this.dataDir).outputs, record.file), { force: true });
     return true;
   }
 
   /** Deletes conversions older than the retention limit; returns how many. */
   async purgeExpired(now: Date): Promise<number> {
     const cutoff = now.getTime() - this.settings().retention_days * 86_400_000;
-    const conversions = this.data.conversions;
-    const expired = conversions.filter((c) => Date.parse(c.created_at) < cutoff);
+    const expired = this.log.all().filter((c) => Date.parse(c.created_at) < cutoff);
     if (expired.length === 0) return 0;
-    this.data.conversions = conversions.filter((c) => Date.parse(c.created_at) >= cutoff);
-    await this.save(() => {
-      this.data.conversions = restore(conversions, this.data.conversions, expired);
-    });
-    for (const c of expired) await rm(join(dataPaths(this.dataDir).outputs, c.file), { force: true });
-    return expired.length;
+    const removed = await this.log.remove(new Set(expired.map((c) => c.conversion_id)));
+    for (const c of removed) await rm(join(dataPaths(this.dataDir).outputs, c.file), { force: true });
+    return removed.length;
   }
 
   // API keys

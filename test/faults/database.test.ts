@@ -10,11 +10,12 @@ import { DatabaseError } from '../../server/store/database.ts';
 import { DataDirError, Store } from '../../server/store/store.ts';
 import { runCli } from '../helpers/docwright-process.ts';
 import { fileHashes } from '../helpers/file-hashes.ts';
+import { asSchema1, readRecords } from '../helpers/records.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'dw-faults-db-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** A data directory written by a real Store: the built-ins, a key, a conversion record and its output file. */
+/** A data directory written by a real Store: the built-ins, a key, a conversion record and its output file; its records in one schema-1 db.json. */
 async function populated(): Promise<{ dir: string; db: Record<string, unknown> & { conversions: Record<string, unknown>[]; api_keys: Record<string, unknown>[]; mappings: Record<string, unknown>[]; templates: Record<string, unknown>[]; settings: Record<string, unknown>; usage: Record<string, unknown> } }> {
   const dir = mkdtempSync(join(root, 'd-'));
   const store = await Store.open(dir);
@@ -34,7 +35,8 @@ async function populated(): Promise<{ dir: string; db: Record<string, unknown> &
     new Uint8Array([0x50, 0x4b, 1, 2, 3]),
   );
   store.close();
-  return { dir, db: JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) };
+  // The schema-1 layout (everything in db.json): what a start refuses or moves into conversions/.
+  return { dir, db: asSchema1(readRecords(dir)) };
 }
 
 /** Every file of the directory (backups apart) with the hash of its bytes. */
@@ -176,5 +178,48 @@ describe('docwright serve on a damaged database (a real process)', () => {
       expect(files(dir)).toEqual(before);
     }
     expect(backups(dir)).toHaveLength(2);
+  });
+});
+
+describe('a damaged conversions/ segment (schema 2)', () => {
+  /** A schema-2 directory (the one record moved out of db.json) with its segment file. */
+  async function withSegment(): Promise<{ dir: string; segment: string; content: Record<string, unknown> & { conversions: Record<string, unknown>[] } }> {
+    const { dir } = await populated();
+    const names = readdirSync(join(dir, 'conversions')).filter((n) => n.endsWith('.json'));
+    expect(names).toHaveLength(1);
+    const segment = join(dir, 'conversions', names[0] ?? '');
+    return { dir, segment, content: JSON.parse(readFileSync(segment, 'utf8')) };
+  }
+  const cases: [string, (s: Record<string, unknown> & { conversions: Record<string, unknown>[] }) => string, RegExp][] = [
+    ['truncated', (s) => JSON.stringify(s).slice(0, 40), /is not valid JSON/],
+    ['a conversion whose file climbs out of outputs/', (s) => JSON.stringify({ ...s, conversions: s.conversions.map((c) => ({ ...c, file: '../../etc/passwd' })) }), /is damaged: conversions\[0\]\.file/],
+    ['a usage month that is not YYYY-MM', (s) => JSON.stringify({ ...s, usage: { June: 3 } }), /is damaged: usage/],
+  ];
+  for (const [label, edit, message] of cases) {
+    it(`${label} → refused, naming the segment file and the field; nothing touched`, async () => {
+      const { dir, segment, content } = await withSegment();
+      writeFileSync(segment, edit(content));
+      const before = fileHashes(dir, (name) => name.endsWith('.bak'));
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const error = await Store.open(dir).catch((e: unknown) => e);
+        expect(error, String(error)).toBeInstanceOf(DatabaseError);
+        expect((error as Error).message).toContain(segment);
+        expect((error as Error).message).toMatch(message);
+        expect((error as Error).message).toMatch(/left as it is and copied to .*\.bak/);
+      }
+      expect(fileHashes(dir, (name) => name.endsWith('.bak'))).toEqual(before);
+      expect(readdirSync(join(dir, 'conversions')).filter((n) => n.endsWith('.bak'))).toHaveLength(1);
+      expect(readdirSync(dir)).not.toContain('docwright.lock');
+    });
+  }
+
+  it('conversions/ deleted while outputs remain → refused (starting would sweep them as orphans)', async () => {
+    const { dir } = await withSegment();
+    rmSync(join(dir, 'conversions'), { recursive: true });
+    const before = files(dir);
+    const error = await Store.open(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataDirError);
+    expect((error as Error).message).toContain(join(dir, 'conversions'));
+    expect(files(dir)).toEqual(before);
   });
 });

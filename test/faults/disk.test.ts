@@ -6,7 +6,7 @@
 // file are byte for byte what they were.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FormData, fetch, type Agent } from 'undici';
@@ -159,7 +159,7 @@ async function writesFailReadsWork(c: Client, dir: string, conversionIds: string
   }
   expect((await c.get('/api/health')).status).toBe(200);
   expect(readdirSync(join(dir, 'outputs')).sort()).toEqual(conversionIds.map((id) => `${id}.docx`).sort());
-  expect(['', 'templates', 'outputs'].flatMap((d) => readdirSync(join(dir, d)).filter((n) => n.endsWith('.tmp')))).toEqual([]);
+  expect(['', 'templates', 'outputs', 'conversions'].flatMap((d) => readdirSync(join(dir, d)).filter((n) => n.endsWith('.tmp')))).toEqual([]);
 }
 
 async function restartAndCheck(dir: string, key: string, conversionIds: string[]) {
@@ -182,10 +182,17 @@ async function restartAndCheck(dir: string, key: string, conversionIds: string[]
 describe('a full disk (a file-size limit on the server process)', () => {
   it('every write answers 500 internal_error and leaves db.json and the stored files as they were; reads go on', async () => {
     const { dir, key, conversionIds, outputSize } = await populated(40);
+    // The conversion records' file (conversions/, schema 2) grows like db.json with use: padded here (a field a
+    // hand edit may add, kept) so that writing it is over the limit too.
+    const [segment, ...others] = readdirSync(join(dir, 'conversions')).map((name) => join(dir, 'conversions', name));
+    expect(others).toEqual([]);
+    const records = JSON.parse(readFileSync(segment ?? '', 'utf8')) as Record<string, unknown>;
+    writeFileSync(segment ?? '', JSON.stringify({ ...records, note: 'x'.repeat(statSync(join(dir, 'db.json')).size) }));
     const dbSize = statSync(join(dir, 'db.json')).size;
-    // Under the limit: server.json, admin.token, one small output. Over it: db.json, a large output, a template.
+    // Under the limit: server.json, admin.token, one small output. Over it: db.json, the records, a large output, a template.
     const limit = Math.floor((outputSize + dbSize) / 2);
     expect(outputSize + 1024, 'the test needs db.json to be larger than a small output').toBeLessThan(dbSize);
+    expect(statSync(segment ?? '').size).toBeGreaterThan(limit);
     expect(defaultTemplate().length + 1024).toBeLessThan(dbSize);
     const before = files(dir);
     const server = await startServe(['--data-dir', dir], { wrapper: ['prlimit', `--fsize=${limit}`, '--'] });

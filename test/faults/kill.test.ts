@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultTemplate } from '../../server/convert/index.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
 import { call, killAllChildren, runCli, startServe, trustingAgent, type ServeProcess } from '../helpers/docwright-process.ts';
+import { readRecords } from '../helpers/records.ts';
 
 const CONVERSIONS = 50;
 const KEY_CREATIONS = 10;
@@ -35,13 +36,13 @@ interface Database {
   templates: { id: string; file: string | null; size: number; builtin: boolean }[];
 }
 
-/** db.json as it is on disk: must parse. */
+/** The records as they are on disk (db.json and conversions/): must parse. */
 function readDatabase(): Database {
-  return JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) as Database;
+  return readRecords<Database>(dir);
 }
 
 function tempFiles(): string[] {
-  return ['', 'templates', 'outputs'].flatMap((sub) => readdirSync(join(dir, sub)).filter((name) => name.endsWith('.tmp')).map((name) => join(sub, name)));
+  return ['', 'templates', 'outputs', 'conversions'].flatMap((sub) => readdirSync(join(dir, sub)).filter((name) => name.endsWith('.tmp')).map((name) => join(sub, name)));
 }
 
 describe('kill -9 in the middle of concurrent conversions', () => {
