@@ -159,7 +159,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Secrets inside: neither the redirect (Set-Cookie) nor the refusal may be kept by any cache.
     reply.header('Cache-Control', 'no-store');
     const token = (request.query as { token?: unknown }).token;
-    const session = authenticator.openSession(typeof token === 'string' ? token : '', request.socket.remoteAddress);
+    let session: string;
+    try {
+      session = authenticator.openSession(typeof token === 'string' ? token : '', request.socket.remoteAddress);
+    } catch (error) {
+      // A person who clicked an old link gets a page in words; scripts keep the JSON envelope.
+      if (error instanceof ApiError && (request.headers.accept ?? '').includes('text/html')) {
+        return reply.status(ERRORS[error.code].status).type('text/html; charset=utf-8').send(sessionRefusedPage(error.message));
+      }
+      throw error;
+    }
     reply.setCookie(cookieName(), session, { httpOnly: true, sameSite: 'strict', secure: options.https ?? false, path: '/' });
     return reply.redirect('/', 303);
   });
@@ -296,4 +305,10 @@ function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'internal error');
     return send(reply, 'internal_error', ERRORS.internal_error.message);
   });
+}
+
+/** The page a browser gets for a used, expired or wrong session link. */
+function sessionRefusedPage(message: string): string {
+  const text = message.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docwright: link not valid</title></head><body><h1>This link does not open Docwright</h1><p>${text}</p><p>Each link opens the app once, within 5 minutes. For a new one run <code>docwright open</code> (in a checkout: <code>npx docwright open</code>), or start the desktop app.</p></body></html>`;
 }

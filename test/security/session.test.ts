@@ -54,6 +54,21 @@ describe('the session link', () => {
     expect(second.body).toContain('docwright open');
   });
 
+  it('a used link opened in a browser gets a page in words, a script the JSON envelope', async () => {
+    const s = await server();
+    expect((await open(s)).status).toBe(303);
+    const page = await rawRequest({ port: s.port, method: 'GET', target: '/auth/session?token=the-launch-token-0123456789', headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect(page.status).toBe(401);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.body).toContain('This link does not open Docwright');
+    expect(page.body).toContain('docwright open');
+    expect(page.body).not.toContain('"error"');
+    const script = await open(s);
+    expect(script.status).toBe(401);
+    expect((JSON.parse(script.body) as { error: { code: string } }).error.code).toBe('unauthorized');
+  });
+
   it('dies unused after 5 minutes', async () => {
     const s = await server();
     s.clock.now = new Date(s.clock.now.getTime() + 5 * 60_000 + 1000);
