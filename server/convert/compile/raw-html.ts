@@ -159,7 +159,8 @@ function report(tree: HastRoot, warn: (warning: string) => void): void {
       }
       if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`);
     }
-    if ('children' in node) for (const child of node.children) stack.push(child);
+    // Pushed last child first, so the warnings come in document order.
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as HastNodes);
   }
 }
 
