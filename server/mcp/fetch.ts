@@ -1,8 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import type { PeerCertificate } from 'node:tls';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { checkServerIdentity } from '../http/server-identity.ts';
 
 /** The certificate a local Docwright server presents: its PEM (trusted as the only CA) and SHA-256 fingerprint. */
 export interface PinnedCertificate {

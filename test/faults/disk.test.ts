@@ -6,7 +6,7 @@
 // file are byte for byte what they were.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FormData, fetch, type Agent } from 'undici';
@@ -25,6 +25,14 @@ process.env.DOCWRIGHT_KEYCHAIN = 'off';
 
 const root = mkdtempSync(join(tmpdir(), 'dw-faults-disk-'));
 chmodSync(root, 0o755);
+// This file's temp folder (test/helpers/temp-per-file.ts, 0700, ours) must let that user through to the data
+// directories in it (search only, no listing), and that user needs a temp folder of its own (tsx's cache, uploads).
+chmodSync(tmpdir(), 0o711);
+const userTmp = join(root, 'user-tmp');
+mkdirSync(userTmp, { mode: 0o700 });
+if (isRoot) chownSync(userTmp, 65534, 65534);
+/** The environment of a server run as that user. */
+const userEnv = { ...process.env, TMPDIR: userTmp };
 afterAll(async () => {
   await killAllChildren();
   chmodAll(root, true);
@@ -225,7 +233,7 @@ describe('an unwritable data directory', () => {
     const before = files(dir);
     const undo = makeReadOnly(dir);
     try {
-      const result = await execFileAsync(AS_USER[0] ?? process.execPath, [...AS_USER.slice(1), ...(AS_USER.length ? [process.execPath] : []), 'bin/docwright.js', 'serve', '--port', '0', '--data-dir', dir]);
+      const result = await execFileAsync(AS_USER[0] ?? process.execPath, [...AS_USER.slice(1), ...(AS_USER.length ? [process.execPath] : []), 'bin/docwright.js', 'serve', '--port', '0', '--data-dir', dir], userEnv);
       expect(result.code, result.stderr).toBe(1);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
@@ -241,7 +249,7 @@ describe('an unwritable data directory', () => {
     const { dir, key, conversionIds } = await populated(0);
     giveAway(dir);
     const before = files(dir);
-    const server = await startServe(['--data-dir', dir], { wrapper: AS_USER });
+    const server = await startServe(['--data-dir', dir], { wrapper: AS_USER, env: userEnv });
     const c = await client(server.url, dir, key);
     const undo = makeReadOnly(dir);
     try {
@@ -258,9 +266,9 @@ describe('an unwritable data directory', () => {
   });
 });
 
-function execFileAsync(command: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+function execFileAsync(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: join(import.meta.dirname, '../..') }, (error, _stdout, stderr) => {
+    execFile(command, args, { cwd: join(import.meta.dirname, '../..'), env }, (error, _stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr });
     });
   });

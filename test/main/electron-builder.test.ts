@@ -100,7 +100,7 @@ describe('electron-builder.yml', () => {
     await expect(builder.validateConfiguration({ ...config, rpm: { packageCategory: ['x'] } }, logger)).rejects.toThrow(/configuration\.rpm\.packageCategory should be/);
   });
 
-  it('names installers without spaces, as the README’s silent-install commands give them', async () => {
+  it('names installers without spaces, as docs/installers.md’s silent-install commands give them', async () => {
     const config = rawConfig();
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string };
     const expand = (pattern: string | undefined, ext: string, arch = 'x64') =>
@@ -112,11 +112,11 @@ describe('electron-builder.yml', () => {
     const deb = expand(config.deb?.artifactName ?? '${name}_${version}_${arch}.${ext}', 'deb', 'amd64');
     const rpm = expand(config.rpm?.artifactName ?? '${name}-${version}.${arch}.${ext}', 'rpm', 'x86_64');
     for (const name of [nsis, msi, macPkg, deb, rpm]) expect(name).not.toMatch(/\s/);
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const readme = readFileSync(join(root, 'docs', 'installers.md'), 'utf8');
     for (const command of [`${nsis} /S /allusers`, `msiexec /i ${msi} /qn ALLUSERS=1`, `installer -pkg ${macPkg} -target /`, `apt install ./${deb}`, `dnf install ./${rpm}`]) {
       expect(readme, command).toContain(command);
     }
-    // Where each platform's policy file lives, as the README and the configuration's comment say.
+    // Where each platform's policy file lives, as docs/installers.md and the configuration's comment say.
     const yml = readFileSync(join(root, 'electron-builder.yml'), 'utf8');
     for (const path of ['%ProgramData%\\Docwright\\policy.json', '/Library/Application Support/Docwright/policy.json', '/etc/docwright/policy.json']) {
       expect(readme, path).toContain(path);

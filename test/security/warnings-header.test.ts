@@ -49,8 +49,9 @@ describe('X-Warnings is bounded; the full list stays in the record', () => {
   });
 
   it('a few warnings are sent exactly as before: the whole JSON array, no X-Warnings-Total', async () => {
-    const res = await binary('<kbd>a</kbd> <sup>b</sup>\n');
-    expect(JSON.parse(String(res.headers['x-warnings']))).toEqual(['unsupported_html: kbd', 'unsupported_html: sup']);
+    // <kbd> and <sup> are printed since raw HTML is parsed (issue 14); <marquee> and <blink> still are not.
+    const res = await binary('<marquee>a</marquee> <blink>b</blink>\n');
+    expect(JSON.parse(String(res.headers['x-warnings']))).toEqual(['unsupported_html: marquee', 'unsupported_html: blink']);
     expect(res.headers['x-warnings-total']).toBeUndefined();
   });
 });

@@ -67,11 +67,47 @@ function restoreScripts(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void
   }
 }
 
+/**
+ * GFM's tag filter (spec section 6.11): these elements switch an HTML parser to reading raw text, so an unclosed one
+ * swallows the markup after it (and that markup would leak into the document as literal tags).
+ */
+const TAG_FILTER = new Set(['title', 'textarea', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'script', 'plaintext']);
+
+/** True when a tag-filtered element has no end tag: the parser's text then runs to the end of the HTML. */
+function unclosedRawText(node: Element): boolean {
+  const last = node.children.at(-1);
+  const end = node.position?.end.offset;
+  return TAG_FILTER.has(node.tagName) && node.children.every((c) => c.type === 'text') && last !== undefined && end !== undefined && last.position?.end.offset === end;
+}
+
+/**
+ * Applies the tag filter: an unclosed tag-filtered element is dropped and the text it swallowed is parsed as HTML in
+ * its place, so neither its tag nor the swallowed tags show as text. At most MAX_HTML_DEPTH such re-parses (each
+ * reads the rest of the HTML again); beyond them the swallowed text stays as the parser read it.
+ */
+function filterTags(tree: HastRoot): void {
+  let budget = MAX_HTML_DEPTH;
+  const stack: (HastRoot | Element)[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    for (let i = 0; i < node.children.length; i++) {
+      const child = node.children[i];
+      if (child?.type !== 'element') continue;
+      if (budget > 0 && unclosedRawText(child)) {
+        budget--;
+        const swallowed = child.children.map((c) => (c.type === 'text' ? c.value : '')).join('');
+        node.children.splice(i, 1, ...(fromHtml(swallowed, { fragment: true }).children as Element[]));
+        i--;
+      } else stack.push(child);
+    }
+  }
+}
+
 /** Parses HTML into hast, or undefined when it is too deep to convert safely. */
 function parse(html: string): HastRoot | undefined {
   let tree: HastRoot;
   try {
     tree = fromHtml(html, { fragment: true });
+    filterTags(tree);
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;
@@ -123,7 +159,8 @@ function report(tree: HastRoot, warn: (warning: string, fragmentLine?: number) =
       }
       if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`, node.position?.start.line);
     }
-    if ('children' in node) for (const child of node.children) stack.push(child);
+    // Pushed last child first, so the warnings come in document order.
+    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as HastNodes);
   }
 }
 
