@@ -113,7 +113,7 @@ describe('docwright convert', () => {
 
   it.each([
     [['convert', 'missing.md'], /^docwright: cannot read missing\.md: there is no such file\.\n$/],
-    [['convert', 'doc.md', '--template', 'doc.md'], /^docwright: The template is not a \.docx file/],
+    [['convert', 'doc.md', '--template', 'doc.md'], /^docwright: This file is not a Word template \(\.docx or \.dotx\)/],
     [['convert', 'doc.md', '--template', 'nope.docx'], /^docwright: cannot read template nope\.docx: there is no such file\.\n$/],
     [['convert', 'doc.md', '--mapping', 'doc.md'], /^docwright: mapping doc\.md is not valid JSON/],
     [['convert', 'doc.md', '-o', 'x.docx', '--mapping', 'bad-shape.json'], /^docwright: Invalid mapping: rules\.heading\.9 is not a heading level/],

@@ -124,8 +124,9 @@ describe('no 500 after a record was saved or a unit charged', () => {
     const res = await convert('legacy', 'json');
     const record = res.json() as { conversion_id: string; download_url: string };
     // Written as an older version could have stored them.
-    const db = env.store as unknown as { db: { data: { conversions: { conversion_id: string; filename: string }[]; templates: { id: string; name: string; builtin: boolean }[] } } };
-    const stored = db.db.data.conversions.find((c) => c.conversion_id === record.conversion_id);
+    // Conversion records live in the conversion log (one file per month), templates in db.json.
+    const db = env.store as unknown as { db: { data: { templates: { id: string; name: string; builtin: boolean }[] } }; log: { get(id: string): { filename: string } | undefined } };
+    const stored = db.log.get(record.conversion_id);
     if (stored) stored.filename = 'a\ud800b.docx';
     const template = db.db.data.templates.find((t) => !t.builtin);
     if (template) template.name = 'b\udfffc';
