@@ -75,10 +75,9 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   boundNesting(tree);
   for (const transform of transforms) transform(tree);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
-  const warnings: string[] = [];
-  const added = rawHtmlToMdast(tree, (warning) => {
-    if (!warnings.includes(warning)) warnings.push(warning);
-  });
+  // A Set keeps the first of each warning in order; includes() on an array made many distinct ones quadratic.
+  const warnings = new Set<string>();
+  const added = rawHtmlToMdast(tree, (warning) => warnings.add(warning));
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
-  return { tree, stats, maxListDepth, warnings };
+  return { tree, stats, maxListDepth, warnings: [...warnings] };
 }

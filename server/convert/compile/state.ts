@@ -78,6 +78,8 @@ export class State {
   readonly styles: ResolvedStyles;
   readonly textWidthTwips: number;
   readonly warnings: string[] = [];
+  /** The warnings given so far, for a constant-time check (includes() made many distinct warnings quadratic). */
+  private readonly warned = new Set<string>();
   readonly definitions = new Map<string, Definition>();
   readonly footnoteDefinitions = new Map<string, FootnoteDefinition>();
   readonly footnotes: Record<number, { children: Paragraph[] }> = {};
@@ -118,7 +120,9 @@ export class State {
 
   /** Adds a warning once. */
   warn(warning: string): void {
-    if (!this.warnings.includes(warning)) this.warnings.push(warning);
+    if (this.warned.has(warning)) return;
+    this.warned.add(warning);
+    this.warnings.push(warning);
   }
 
   /** Compiles block content. */
