@@ -63,7 +63,7 @@ function restoreScripts(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void
       const restored: Nodes = { type: mark, children: node.children };
       Object.assign(node, restored, { data: undefined });
     }
-    if ('children' in node) stack.push(...node.children);
+    if ('children' in node) for (const child of node.children) stack.push(child);
   }
 }
 
@@ -172,7 +172,7 @@ function phrasingOf(nodes: readonly Nodes[]): PhrasingContent[] {
     else if (node.type === 'code') out.push({ type: 'inlineCode', value: node.value });
     else if ('children' in node) {
       if (out.length > 0) out.push({ type: 'text', value: ' ' });
-      out.push(...phrasingOf(node.children));
+      for (const child of phrasingOf(node.children)) out.push(child);
     }
   }
   return out;
@@ -310,7 +310,7 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number
       }
       const flow = flowOf(result);
       countInto(stats, flow, originals);
-      children.push(...flow);
+      for (const node of flow) children.push(node);
     }
     parent.children = children as never;
   }

@@ -43,6 +43,6 @@ export function countInto(stats: ConversionStats, nodes: readonly Nodes[], skip:
     if (skip.has(node)) continue;
     const key = COUNTED[node.type];
     if (key) stats[key] += 1;
-    if ('children' in node) stack.push(...node.children);
+    if ('children' in node) for (const child of node.children) stack.push(child);
   }
 }

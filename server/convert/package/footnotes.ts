@@ -29,7 +29,8 @@ export function mergeFootnotes(template: XmlDocument, generated: XmlDocument, re
   const root = template.documentElement;
   const genRoot = generated.documentElement;
   if (!root || !genRoot) return;
-  const base = Math.max(0, ...children(root).filter((c) => isW(c, 'footnote')).map((c) => Number(wAttr(c, 'id')) || 0));
+  // A reduce, not Math.max(...ids): a spread of many thousands of arguments overflows the stack.
+  const base = children(root).filter((c) => isW(c, 'footnote')).reduce((max, c) => Math.max(max, Number(wAttr(c, 'id')) || 0), 0);
   for (const note of children(genRoot).filter((c) => isW(c, 'footnote'))) {
     const id = Number(wAttr(note, 'id'));
     if (!(id > 0)) continue;

@@ -161,6 +161,7 @@ function moveHyperlinks(generatedRels: XmlDocument | null, rels: Relationships, 
     const id = el.getAttributeNS(NS.r, 'id');
     const to = id ? renamed.get(id) : undefined;
     if (to !== undefined) el.setAttributeNS(NS.r, `${el.lookupPrefix(NS.r) ?? 'r'}:id`, to);
-    stack.push(...children(el));
+    // One push per child: spreading a wide element's children into one call overflows the stack.
+    for (const child of children(el)) stack.push(child);
   }
 }

@@ -65,7 +65,8 @@ function dropRepeatedDeclarations(root: Element, declared: ReadonlyMap<string, s
       const a = el.attributes.item(i);
       if (a && a.namespaceURI === XMLNS && a.prefix === 'xmlns' && declared.get(a.localName ?? '') === a.value) el.removeAttributeNode(a);
     }
-    stack.push(...childElements(el));
+    // One push per child: spreading a wide element's children into one call overflows the stack.
+    for (const child of childElements(el)) stack.push(child);
   }
 }
 

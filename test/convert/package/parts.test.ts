@@ -133,3 +133,27 @@ describe('package parts (fixtures)', () => {
     `);
   });
 });
+
+describe('package parts of any width', () => {
+  // 200,000 paragraphs (or runs in one paragraph, as a 4 MB line gives): spreading an element's children into one
+  // call's arguments overflowed the stack ("Maximum call stack size exceeded").
+  const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+  const wide = (n: number, tag: string) => `<w:${tag} xmlns:w="${W}"><w:body>${'<w:p xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" w14:paraId="1A2B3C4D"/>'.repeat(n)}</w:body></w:${tag}>`;
+
+  it('declares namespaces on a body of 200,000 paragraphs', () => {
+    const doc = parsePart(wide(200_000, 'document'), 'document.xml');
+    declareNamespaces(doc);
+    const body = wChild(doc.documentElement as Element, 'body') as Element;
+    expect(children(body)).toHaveLength(200_000);
+    // The repeated xmlns:w14 went up to the root: each paragraph keeps only its w14:paraId.
+    expect(children(body).every((p) => p.attributes.length === 1)).toBe(true);
+  });
+
+  it('merges footnotes into a part of 200,000 notes', () => {
+    const notes = `<w:footnotes xmlns:w="${W}">${Array.from({ length: 200_000 }, (_, i) => `<w:footnote w:id="${i + 1}"><w:p/></w:footnote>`).join('')}</w:footnotes>`;
+    const template = parsePart(notes, 'footnotes.xml');
+    const generated = parsePart(`<w:footnotes xmlns:w="${W}"><w:footnote w:id="1"><w:p/></w:footnote></w:footnotes>`, 'footnotes.xml');
+    mergeFootnotes(template, generated, []);
+    expect(children(template.documentElement as Element).length).toBeGreaterThanOrEqual(200_000);
+  });
+});
