@@ -102,3 +102,32 @@ describe('a remote template disguised as a hyperlink', () => {
     expect(strFromU8(unzipSync(output.docx)['word/settings.xml'] ?? new Uint8Array())).not.toContain('attachedTemplate');
   });
 });
+
+describe('a remote attachedTemplate in a relationships part named in another case (OPC part names ignore case)', () => {
+  const base = defaultTemplate();
+  const settings = strFromU8(unzipSync(base)['word/settings.xml'] ?? new Uint8Array());
+  const open = settings.indexOf('>', settings.indexOf('<w:settings')) + 1;
+  const rels = (target: string, mode: string) =>
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+    `<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate" Target="${target}"${mode}/></Relationships>`;
+  const withSettings = `${settings.slice(0, open)}<w:attachedTemplate r:id="rIdT"/>${settings.slice(open)}`;
+  const cases: Array<[string, string, string]> = [
+    ['word/_RELS/settings.xml.rels', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['word/_rels/settings.xml.RELS', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['WORD/_RELS/SETTINGS.XML.RELS', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['word/_rels/Settings.xml.rels', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+  ];
+  it.each(cases)('%s (target %j) loses the relationship and the w:attachedTemplate, with a warning', (relsName, target, mode) => {
+    const hostile = withParts(base, { [relsName]: rels(target, mode), 'word/settings.xml': withSettings });
+    const template = readTemplate(hostile);
+    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
+    for (const docx of [sanitizedBytes(hostile, template), convert({ markdown: 'x\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') }).docx]) {
+      const parts = unzipSync(docx);
+      for (const [name, bytes] of Object.entries(parts)) {
+        const text = strFromU8(bytes);
+        expect(text, name).not.toContain('evil.example');
+        expect(text, name).not.toContain('attachedTemplate r:id');
+      }
+    }
+  });
+});

@@ -2,7 +2,7 @@
 // what it could carry into every output or into the UI's preview, and refuses what cannot be removed safely.
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
-import { allElements, decodeXmlPart, looksLikeXml, ownerOfRels, PACKAGE_REL_NS, parseXml, R_NS, serializeXmlPart } from './parts.ts';
+import { allElements, decodeXmlPart, findPart, isRelsPart, looksLikeXml, ownerOfRels, PACKAGE_REL_NS, parseXml, R_NS, serializeXmlPart } from './parts.ts';
 import { W_NS } from './wordml.ts';
 
 /** Generous caps on what a template may define: a real corporate template has hundreds of styles, not hundreds of thousands. */
@@ -56,7 +56,8 @@ class Session {
   }
 
   /** The part's DOM, or null when the part is absent or not XML. */
-  doc(name: string): XmlDocument | null {
+  doc(asked: string): XmlDocument | null {
+    const name = findPart(this.parts.keys(), asked);
     const cached = this.docs.get(name);
     if (cached) return cached;
     const bytes = this.parts.get(name);
@@ -75,7 +76,7 @@ class Session {
   }
 
   changed(name: string): void {
-    this.dirty.add(name);
+    this.dirty.add(findPart(this.parts.keys(), name));
   }
 
   warn(message: string): void {
@@ -97,7 +98,7 @@ function refuseMacros(parts: ReadonlyMap<string, Uint8Array>): void {
     throw new ConvertInputError('template_invalid', 'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.');
   };
   for (const name of parts.keys()) if (/vbaProject\.bin$|vbaData\.xml$/i.test(name)) refuse();
-  const types = parts.get('[Content_Types].xml');
+  const types = parts.get(findPart(parts.keys(), '[Content_Types].xml'));
   if (types) {
     const doc = parseXml(decodeXmlPart(types), '[Content_Types].xml');
     for (const el of allElements(doc)) if (/macroEnabled|vbaProject|vbaData/i.test(el.getAttribute('ContentType') ?? '')) refuse();
@@ -267,7 +268,7 @@ function fieldKeyword(instruction: string): string {
  */
 function dropFetchingFields(session: Session): void {
   for (const name of session.xmlParts()) {
-    if (!name.startsWith('word/') || name.endsWith('.rels')) continue;
+    if (!name.toLowerCase().startsWith('word/') || isRelsPart(name)) continue;
     const doc = session.doc(name);
     if (!doc || doc.getElementsByTagNameNS(W_NS, 'fldSimple').length + doc.getElementsByTagNameNS(W_NS, 'instrText').length === 0) continue;
     const open: Array<{ markers: Element[]; instruction: string }> = [];
@@ -340,7 +341,7 @@ function normaliseStyleIds(session: Session): void {
       return fresh;
     };
     // The folder's parts only: word/glossary/ has styles of its own.
-    const scope = session.xmlParts().filter((n) => n.startsWith(folder) && !n.slice(folder.length).includes('/'));
+    const scope = session.xmlParts().filter((n) => n.toLowerCase().startsWith(folder.toLowerCase()) && !n.slice(folder.length).includes('/'));
     for (const name of scope) {
       const doc = session.doc(name);
       if (!doc) continue;
@@ -365,7 +366,7 @@ function normaliseFontNames(session: Session): void {
     [A_NS, 'latin', 'typeface'], [A_NS, 'ea', 'typeface'], [A_NS, 'cs', 'typeface'], [A_NS, 'font', 'typeface'], [A_NS, 'sym', 'typeface'],
   ];
   for (const name of session.xmlParts()) {
-    if (name.endsWith('.rels') || name === '[Content_Types].xml') continue;
+    if (isRelsPart(name) || name.toLowerCase() === '[content_types].xml') continue;
     const doc = session.doc(name);
     if (!doc) continue;
     for (const el of allElements(doc)) {
