@@ -116,6 +116,8 @@ describe('a remote attachedTemplate in a relationships part named in another cas
     ['word/_rels/settings.xml.RELS', `${EVIL}/t.dotm`, ' TargetMode="External"'],
     ['WORD/_RELS/SETTINGS.XML.RELS', `${EVIL}/t.dotm`, ' TargetMode="External"'],
     ['word/_rels/Settings.xml.rels', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['word/_rels/settings.xml.rels', `&#9;${EVIL}/t.dotm`, ''],
+    ['word/_rels/settings.xml.rels', ' \\\\evil.example\\share\\a.dotm', ''],
   ];
   it.each(cases)('%s (target %j) loses the relationship and the w:attachedTemplate, with a warning', (relsName, target, mode) => {
     const hostile = withParts(base, { [relsName]: rels(target, mode), 'word/settings.xml': withSettings });

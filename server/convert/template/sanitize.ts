@@ -157,7 +157,8 @@ function relationships(doc: XmlDocument): Element[] {
 
 /** External: TargetMode="External", or a target that is an absolute URI or a network path whatever its mode says. */
 function isExternal(rel: Element): boolean {
-  const target = rel.getAttribute('Target') ?? '';
+  // Leading XML whitespace (a tab, a space) must not hide an absolute URI or a UNC path.
+  const target = (rel.getAttribute('Target') ?? '').replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
   return (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || /^[a-z][a-z0-9+.-]*:|^[\\/]{2}/i.test(target);
 }
 
