@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, readTemplate, sanitizedBytes } from '../../server/convert/index.ts';
-import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, SAFE_LINK, withParts } from '../helpers/hostile-template.ts';
+import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, manyNumberings, manyStyles, renamePart, SAFE_LINK, withParts } from '../helpers/hostile-template.ts';
 import { validateDocx } from '../helpers/docx.ts';
 
 const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
@@ -131,5 +131,19 @@ describe('a remote attachedTemplate in a relationships part named in another cas
         expect(text, name).not.toContain('attachedTemplate r:id');
       }
     }
+  });
+});
+
+describe('the style and numbering caps apply by the part\'s role, whatever its name', () => {
+  it('10,001 styles in a styles part named word/s.xml are refused', () => {
+    const renamed = renamePart(manyStyles(defaultTemplate(), 10_001), 'styles.xml', 's.xml');
+    expect(Object.keys(unzipSync(renamed))).toContain('word/s.xml');
+    expect(() => readTemplate(renamed)).toThrow(/styles in word\/s\.xml.*limit of 10000/);
+  });
+  it('10,002 numbering definitions in a numbering part named word/n.xml are refused', () => {
+    const base = manyNumberings(defaultTemplate(), 5_001);
+    if (!unzipSync(base)['word/numbering.xml']) return expect.unreachable('the built-in template has word/numbering.xml');
+    const renamed = renamePart(base, 'numbering.xml', 'n.xml');
+    expect(() => readTemplate(renamed)).toThrow(/numbering definitions in word\/n\.xml.*limit of 10000/);
   });
 });

@@ -2,7 +2,7 @@
 // what it could carry into every output or into the UI's preview, and refuses what cannot be removed safely.
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
-import { allElements, decodeXmlPart, findPart, isRelsPart, looksLikeXml, ownerOfRels, PACKAGE_REL_NS, parseXml, R_NS, serializeXmlPart } from './parts.ts';
+import { allElements, decodeXmlPart, findPart, isRelsPart, looksLikeXml, ownerOfRels, PACKAGE_REL_NS, parseXml, R_NS, resolveTarget, serializeXmlPart } from './parts.ts';
 import { W_NS } from './wordml.ts';
 
 /** Generous caps on what a template may define: a real corporate template has hundreds of styles, not hundreds of thousands. */
@@ -126,23 +126,43 @@ export function countStartTags(xml: string, names: ReadonlySet<string>): number 
   return count;
 }
 
-function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
+/** Relationship types (last segment) and content types (ending) that give a part the styles or numbering role. */
+const STYLES_ROLE = { rels: new Set(['styles', 'stylesWithEffects']), contentType: /\.(styles|stylesWithEffects)\+xml$/i, file: new Set(['styles.xml', 'styleswitheffects.xml']) };
+const NUMBERING_ROLE = { rels: new Set(['numbering']), contentType: /\.numbering\+xml$/i, file: new Set(['numbering.xml']) };
+
+/** The stored names of the parts with a role: by file name, by any relationship's type, by a content type Override. */
+function partsWithRole(parts: ReadonlyMap<string, Uint8Array>, role: typeof STYLES_ROLE): Set<string> {
+  const names = [...parts.keys()];
+  const out = new Set(names.filter((name) => role.file.has(name.slice(name.lastIndexOf('/') + 1).toLowerCase())));
   for (const [name, bytes] of parts) {
-    const file = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
-    if (!looksLikeXml(bytes) || (file !== 'styles.xml' && file !== 'numbering.xml' && file !== 'styleswitheffects.xml')) continue;
-    const xml = decodeXmlPart(bytes);
-    if (file === 'numbering.xml') {
-      const count = countStartTags(xml, new Set(['abstractNum', 'num']));
-      if (count > TEMPLATE_CAPS.maxNumberingDefinitions) {
-        throw new ConvertInputError('template_invalid', `The template has ${count} numbering definitions in ${name}, more than the limit of ${TEMPLATE_CAPS.maxNumberingDefinitions}.`);
-      }
-    } else {
-      const count = countStartTags(xml, new Set(['style']));
-      if (count > TEMPLATE_CAPS.maxStyles) {
-        throw new ConvertInputError('template_invalid', `The template has ${count} styles in ${name}, more than the limit of ${TEMPLATE_CAPS.maxStyles}.`);
-      }
+    const owner = ownerOfRels(name);
+    if (owner === null || !looksLikeXml(bytes)) continue;
+    for (const rel of relationships(parseXml(decodeXmlPart(bytes), name))) {
+      if ((rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || !role.rels.has(relKind(rel.getAttribute('Type') ?? ''))) continue;
+      out.add(findPart(names, resolveTarget(owner, rel.getAttribute('Target') ?? '')));
     }
   }
+  const types = parts.get(findPart(names, '[Content_Types].xml'));
+  if (types && looksLikeXml(types)) {
+    for (const el of allElements(parseXml(decodeXmlPart(types), '[Content_Types].xml'))) {
+      if (el.localName === 'Override' && role.contentType.test(el.getAttribute('ContentType') ?? '')) out.add(findPart(names, (el.getAttribute('PartName') ?? '').replace(/^\//, '')));
+    }
+  }
+  return out;
+}
+
+/** The caps apply by role (what the relationships and content types declare), so renaming styles.xml evades nothing. */
+function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
+  const cap = (role: typeof STYLES_ROLE, tags: ReadonlySet<string>, limit: number, what: string) => {
+    for (const name of partsWithRole(parts, role)) {
+      const bytes = parts.get(name);
+      if (!bytes || !looksLikeXml(bytes)) continue;
+      const count = countStartTags(decodeXmlPart(bytes), tags);
+      if (count > limit) throw new ConvertInputError('template_invalid', `The template has ${count} ${what} in ${name}, more than the limit of ${limit}.`);
+    }
+  };
+  cap(STYLES_ROLE, new Set(['style']), TEMPLATE_CAPS.maxStyles, 'styles');
+  cap(NUMBERING_ROLE, new Set(['abstractNum', 'num']), TEMPLATE_CAPS.maxNumberingDefinitions, 'numbering definitions');
 }
 
 function relationships(doc: XmlDocument): Element[] {
