@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey } from './auth/keys.ts';
-import { ConvertInputError, resolveStyles, type MappingRules, type TemplateStyle } from './convert/index.ts';
+import { checkRules, ConvertInputError, resolveStyles, type MappingRules, type TemplateStyle } from './convert/index.ts';
 import { ConvertBusyError, ConvertCancelledError, ConvertLimitError, ConvertPool, type PoolOptions, type TemplateInspection } from './convert-pool/pool.ts';
 import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
 import { Store } from './store/store.ts';
@@ -197,6 +197,9 @@ export class Services {
 
   /** Checks mapping rules against a template's styles: `missing_style` warnings, never an error. */
   async mappingWarnings(templateId: string, rules: MappingRules): Promise<string[]> {
+    // The rules' style names follow the one name rule (checkRules), on every surface that stores or checks a mapping.
+    const checked = checkRules(rules);
+    if (!checked.ok) throw new ApiError('validation_error', checked.errors.join('; '));
     const record = this.store.getTemplate(templateId);
     if (!record) throw new ApiError('not_found', `Template ${templateId} not found.`);
     const template = await this.template(record);

@@ -1,3 +1,4 @@
+import { nameProblem } from '../names.ts';
 import { findStyle, type StyleType, type TemplateStyle } from './template/styles.ts';
 
 /** Heading levels a mapping may name. */
@@ -24,7 +25,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function checkName(value: unknown, field: string, errors: string[]): string | undefined {
+function checkName(value: unknown, field: string, errors: string[], characters: boolean): string | undefined {
   if (typeof value !== 'string') {
     errors.push(`${field} must be a style name (a string)`);
     return undefined;
@@ -33,11 +34,20 @@ function checkName(value: unknown, field: string, errors: string[]): string | un
     errors.push(`${field} must be a style name of 1 to ${MAX_STYLE_NAME} characters`);
     return undefined;
   }
+  // The one rule for names a user gives (server/names.ts): no control character, no unpaired surrogate.
+  const problem = characters ? nameProblem(field, value) : undefined;
+  if (problem) {
+    errors.push(problem);
+    return undefined;
+  }
   return value;
 }
 
-/** Checks the shape of mapping rules; each error names the offending field (`rules.heading.7`, …). */
-export function checkRules(value: unknown, prefix = 'rules'): RulesCheck {
+/**
+ * Checks the shape of mapping rules and the characters of their style names; each error names the offending field
+ * (`rules.heading.7`, …). `characters: false` checks the shape only (mappings stored before the name rule still load).
+ */
+export function checkRules(value: unknown, prefix = 'rules', { characters = true }: { characters?: boolean } = {}): RulesCheck {
   const errors: string[] = [];
   if (!isRecord(value)) return { ok: false, errors: [`${prefix} must be an object`] };
   const rules: MappingRules = {};
@@ -55,12 +65,12 @@ export function checkRules(value: unknown, prefix = 'rules'): RulesCheck {
           errors.push(`${field}.${level} is not a heading level; use "1" to "6"`);
           continue;
         }
-        const name = checkName(v[level], `${field}.${level}`, errors);
+        const name = checkName(v[level], `${field}.${level}`, errors, characters);
         if (name !== undefined) heading[level as HeadingLevel] = name;
       }
       rules.heading = heading;
     } else if ((STRING_KEYS as readonly string[]).includes(key)) {
-      const name = checkName(v, field, errors);
+      const name = checkName(v, field, errors, characters);
       if (name !== undefined) rules[key as (typeof STRING_KEYS)[number]] = name;
     } else if (key === 'table') {
       if (!isRecord(v)) {
@@ -70,7 +80,7 @@ export function checkRules(value: unknown, prefix = 'rules'): RulesCheck {
       const table: NonNullable<MappingRules['table']> = {};
       for (const k of Object.keys(v)) {
         if (k === 'style') {
-          const name = checkName(v[k], `${field}.style`, errors);
+          const name = checkName(v[k], `${field}.style`, errors, characters);
           if (name !== undefined) table.style = name;
         } else if (k === 'header_row') {
           if (typeof v[k] !== 'boolean') errors.push(`${field}.header_row must be true or false`);

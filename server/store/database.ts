@@ -244,7 +244,7 @@ function validate(file: string, raw: unknown): LoadedDatabase {
   }
   const mappings = candidate.mappings as MappingRecord[];
   for (const [i, mapping] of mappings.entries()) {
-    const rules = checkRules(mapping.rules, `mappings[${i}].rules`);
+    const rules = checkRules(mapping.rules, `mappings[${i}].rules`, { characters: false });
     if (!rules.ok) throw new DatabaseError(file, `The database ${file} is damaged: ${rules.errors[0] ?? `mappings[${i}].rules is invalid`}.`);
   }
   if (version === 1) {

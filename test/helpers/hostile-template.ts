@@ -192,3 +192,17 @@ export function withParts(base: Uint8Array, changes: Record<string, string | Uin
 export function partText(docx: Uint8Array, name: string): string {
   return strFromU8(unzipSync(docx)[name] ?? new Uint8Array());
 }
+
+/** The package with part `from` (in word/) stored as `to`, its relationship and content type following it. */
+export function renamePart(docx: Uint8Array, from: string, to: string): Uint8Array {
+  const parts = unzipSync(docx);
+  const bytes = parts[`word/${from}`];
+  if (!bytes) throw new Error(`no word/${from}`);
+  delete parts[`word/${from}`];
+  parts[`word/${to}`] = bytes;
+  const rels = 'word/_rels/document.xml.rels';
+  parts[rels] = strToU8(strFromU8(parts[rels] ?? new Uint8Array()).replace(`Target="${from}"`, `Target="${to}"`));
+  const types = '[Content_Types].xml';
+  parts[types] = strToU8(strFromU8(parts[types] ?? new Uint8Array()).replace(`PartName="/word/${from}"`, `PartName="/word/${to}"`));
+  return zipSync(parts);
+}

@@ -604,6 +604,17 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
       const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'x', template_id: templateId, rules: { footer: 'Corp Body' } });
       expectError(res, 422, 'validation_error', 'rules.footer');
     });
+    it.each([
+      ['a lone surrogate', { heading: { '1': 'Heading \ud800' } }, 'rules.heading.1'],
+      ['a NUL', { paragraph: 'Body\u0000' }, 'rules.paragraph'],
+      ['a control character', { table: { style: 'Corp\u001bTable' } }, 'rules.table.style'],
+    ])('a style name with %s → 422 naming the field, on POST and PATCH', async (_what, rules, field) => {
+      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'x', template_id: templateId, rules });
+      expectError(res, 422, 'validation_error', field);
+      expect(res.body).toContain('control characters or unpaired surrogates');
+      const patched = await req(env.app, 'PATCH', `/api/v1/mappings/${String(mapping.id)}`, auth, { rules });
+      expectError(patched, 422, 'validation_error', field);
+    });
     it('a mapping for an unknown template → 404 not_found', async () => {
       const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'x', template_id: randomUUID(), rules: {} });
       expectError(res, 404, 'not_found');

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultTemplate } from '../../server/convert/index.ts';
+import { convert as convertDocx, defaultTemplate } from '../../server/convert/index.ts';
 import { builtin, expectError, multipart, openEnv, ADMIN, type Env } from './support.ts';
 
 let env: Env;
@@ -75,6 +75,18 @@ describe('a lone surrogate or a control character in a name: 422 before anything
     await expect(services.createApiKey('k\u001b[31m', Buffer.alloc(32))).rejects.toMatchObject({ code: 'validation_error' });
     await expect(services.createMapping({ name: 'm\u0000', template_id: builtin.template_id, rules: {} })).rejects.toMatchObject({ code: 'validation_error' });
     expect(snapshot()).toEqual(before);
+  });
+
+  it('style names in mapping rules follow the same rule on every channel (JSON, MCP through Services, the CLI through convert)', async () => {
+    for (const name of Object.values(bad)) {
+      const before = snapshot();
+      const rules = { heading: { '1': name } };
+      expect(expectError(await env.send('POST', '/api/v1/mappings', env.auth, { name: 'fine', template_id: builtin.template_id, rules }), 422, 'validation_error')).toContain('rules.heading.1');
+      await expect(env.app.services.createMapping({ name: 'fine', template_id: builtin.template_id, rules })).rejects.toMatchObject({ code: 'validation_error' });
+      await expect(env.app.services.mappingWarnings(builtin.template_id, { table: { style: name } })).rejects.toMatchObject({ code: 'validation_error', message: expect.stringContaining('rules.table.style') });
+      expect(() => convertDocx({ markdown: '# x', template: defaultTemplate(), mapping: { rules: { paragraph: name } } })).toThrow(/rules\.paragraph must not contain control characters/);
+      expect(snapshot()).toEqual(before);
+    }
   });
 
   it('template upload and file replacement (multipart name field): 422, nothing stored', async () => {

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, readTemplate, sanitizedBytes } from '../../server/convert/index.ts';
-import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, SAFE_LINK, withParts } from '../helpers/hostile-template.ts';
+import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, manyNumberings, manyStyles, renamePart, SAFE_LINK, withParts } from '../helpers/hostile-template.ts';
 import { validateDocx } from '../helpers/docx.ts';
 
 const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
@@ -100,5 +100,50 @@ describe('a remote template disguised as a hyperlink', () => {
     expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate using a hyperlink relationship');
     const output = convert({ markdown: 'x\n', template: disguised, created: new Date('2026-01-01T00:00:00Z') });
     expect(strFromU8(unzipSync(output.docx)['word/settings.xml'] ?? new Uint8Array())).not.toContain('attachedTemplate');
+  });
+});
+
+describe('a remote attachedTemplate in a relationships part named in another case (OPC part names ignore case)', () => {
+  const base = defaultTemplate();
+  const settings = strFromU8(unzipSync(base)['word/settings.xml'] ?? new Uint8Array());
+  const open = settings.indexOf('>', settings.indexOf('<w:settings')) + 1;
+  const rels = (target: string, mode: string) =>
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+    `<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate" Target="${target}"${mode}/></Relationships>`;
+  const withSettings = `${settings.slice(0, open)}<w:attachedTemplate r:id="rIdT"/>${settings.slice(open)}`;
+  const cases: Array<[string, string, string]> = [
+    ['word/_RELS/settings.xml.rels', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['word/_rels/settings.xml.RELS', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['WORD/_RELS/SETTINGS.XML.RELS', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['word/_rels/Settings.xml.rels', `${EVIL}/t.dotm`, ' TargetMode="External"'],
+    ['word/_rels/settings.xml.rels', `&#9;${EVIL}/t.dotm`, ''],
+    ['word/_rels/settings.xml.rels', ' \\\\evil.example\\share\\a.dotm', ''],
+  ];
+  it.each(cases)('%s (target %j) loses the relationship and the w:attachedTemplate, with a warning', (relsName, target, mode) => {
+    const hostile = withParts(base, { [relsName]: rels(target, mode), 'word/settings.xml': withSettings });
+    const template = readTemplate(hostile);
+    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
+    for (const docx of [sanitizedBytes(hostile, template), convert({ markdown: 'x\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') }).docx]) {
+      const parts = unzipSync(docx);
+      for (const [name, bytes] of Object.entries(parts)) {
+        const text = strFromU8(bytes);
+        expect(text, name).not.toContain('evil.example');
+        expect(text, name).not.toContain('attachedTemplate r:id');
+      }
+    }
+  });
+});
+
+describe('the style and numbering caps apply by the part\'s role, whatever its name', () => {
+  it('10,001 styles in a styles part named word/s.xml are refused', () => {
+    const renamed = renamePart(manyStyles(defaultTemplate(), 10_001), 'styles.xml', 's.xml');
+    expect(Object.keys(unzipSync(renamed))).toContain('word/s.xml');
+    expect(() => readTemplate(renamed)).toThrow(/styles in word\/s\.xml.*limit of 10000/);
+  });
+  it('10,002 numbering definitions in a numbering part named word/n.xml are refused', () => {
+    const base = manyNumberings(defaultTemplate(), 5_001);
+    if (!unzipSync(base)['word/numbering.xml']) return expect.unreachable('the built-in template has word/numbering.xml');
+    const renamed = renamePart(base, 'numbering.xml', 'n.xml');
+    expect(() => readTemplate(renamed)).toThrow(/numbering definitions in word\/n\.xml.*limit of 10000/);
   });
 });

@@ -62,8 +62,22 @@ export function ownerOfRels(rels: string): string | null {
   const slash = rels.lastIndexOf('/');
   const folder = rels.slice(0, slash + 1);
   const file = rels.slice(slash + 1);
-  if (!folder.endsWith('_rels/') || !file.endsWith('.rels')) return null;
+  // OPC part names compare without regard to case: word/_RELS/x.xml.RELS is a relationships part too.
+  if (!folder.toLowerCase().endsWith('_rels/') || !file.toLowerCase().endsWith('.rels')) return null;
   return `${folder.slice(0, -'_rels/'.length)}${file.slice(0, -'.rels'.length)}`;
+}
+
+/** The stored name of part `name` compared as OPC does, ignoring case (`name` itself when no part matches). */
+export function findPart(names: Iterable<string>, name: string): string {
+  const wanted = name.toLowerCase();
+  const all = [...names];
+  if (all.includes(name)) return name;
+  return all.find((candidate) => candidate.toLowerCase() === wanted) ?? name;
+}
+
+/** True for a relationships part name, in any case. */
+export function isRelsPart(name: string): boolean {
+  return name.toLowerCase().endsWith('.rels');
 }
 
 /** Resolves a relationship's internal target against the folder of its source part (OPC part names, no leading /). */

@@ -2,7 +2,7 @@ import { XMLSerializer, type Document as XmlDocument, type Element } from '@xmld
 import { ConvertInputError } from '../errors.ts';
 import { decodeUtf8 } from '../xml.ts';
 import { zipSync } from 'fflate';
-import { allElements, decodeXmlPart, looksLikeXml, PACKAGE_REL_NS, parseXml, resolveTarget, siblingPath } from './parts.ts';
+import { allElements, decodeXmlPart, findPart, looksLikeXml, PACKAGE_REL_NS, parseXml, resolveTarget, siblingPath } from './parts.ts';
 import { sanitizeTemplate } from './sanitize.ts';
 import { readStyles, type TemplateStyle } from './styles.ts';
 import { childElements, W_NS, wChild } from './wordml.ts';
@@ -93,9 +93,9 @@ function broken(detail: string): never {
  * Returns the main part's name.
  */
 function checkPackageRoot(parts: ReadonlyMap<string, Uint8Array>): string {
-  const typesBytes = parts.get('[Content_Types].xml');
+  const typesBytes = parts.get(findPart(parts.keys(), '[Content_Types].xml'));
   if (!typesBytes || !looksLikeXml(typesBytes)) broken('it has no [Content_Types].xml');
-  const relsBytes = parts.get('_rels/.rels');
+  const relsBytes = parts.get(findPart(parts.keys(), '_rels/.rels'));
   if (!relsBytes || !looksLikeXml(relsBytes)) broken('it has no _rels/.rels (the package relationships that name its main document)');
   const rels = allElements(parseXml(decodeXmlPart(relsBytes), '_rels/.rels')).filter(
     (el) => el.namespaceURI === PACKAGE_REL_NS && el.localName === 'Relationship' && OFFICE_DOCUMENT_REL.test(el.getAttribute('Type') ?? ''),
@@ -103,7 +103,8 @@ function checkPackageRoot(parts: ReadonlyMap<string, Uint8Array>): string {
   if (rels.length !== 1) broken(`_rels/.rels names ${rels.length} main documents instead of one`);
   const rel = rels[0];
   if (!rel || (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external') broken('its main document is outside the package');
-  const mainPart = resolveTarget('', rel.getAttribute('Target') ?? '');
+  // Part names ignore case (OPC): the main part is named as stored.
+  const mainPart = findPart(parts.keys(), resolveTarget('', rel.getAttribute('Target') ?? ''));
   const mainBytes = parts.get(mainPart);
   if (!mainBytes) broken(`it has no main document part (_rels/.rels names ${JSON.stringify(mainPart.slice(0, 100))}, which is missing)`);
   const type = contentTypeOf(parseXml(decodeXmlPart(typesBytes), '[Content_Types].xml'), mainPart);
@@ -131,7 +132,7 @@ function requirePart(parts: ReadonlyMap<string, Uint8Array>, name: string): stri
 }
 
 function optionalPart(parts: ReadonlyMap<string, Uint8Array>, name: string): string | null {
-  const bytes = parts.get(name);
+  const bytes = parts.get(findPart(parts.keys(), name));
   return bytes === undefined ? null : decodeUtf8(bytes);
 }
 

@@ -2,7 +2,7 @@
 // what it could carry into every output or into the UI's preview, and refuses what cannot be removed safely.
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
-import { allElements, decodeXmlPart, looksLikeXml, ownerOfRels, PACKAGE_REL_NS, parseXml, R_NS, serializeXmlPart } from './parts.ts';
+import { allElements, decodeXmlPart, findPart, isRelsPart, looksLikeXml, ownerOfRels, PACKAGE_REL_NS, parseXml, R_NS, resolveTarget, serializeXmlPart } from './parts.ts';
 import { W_NS } from './wordml.ts';
 
 /** Generous caps on what a template may define: a real corporate template has hundreds of styles, not hundreds of thousands. */
@@ -56,7 +56,8 @@ class Session {
   }
 
   /** The part's DOM, or null when the part is absent or not XML. */
-  doc(name: string): XmlDocument | null {
+  doc(asked: string): XmlDocument | null {
+    const name = findPart(this.parts.keys(), asked);
     const cached = this.docs.get(name);
     if (cached) return cached;
     const bytes = this.parts.get(name);
@@ -75,7 +76,7 @@ class Session {
   }
 
   changed(name: string): void {
-    this.dirty.add(name);
+    this.dirty.add(findPart(this.parts.keys(), name));
   }
 
   warn(message: string): void {
@@ -97,7 +98,7 @@ function refuseMacros(parts: ReadonlyMap<string, Uint8Array>): void {
     throw new ConvertInputError('template_invalid', 'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.');
   };
   for (const name of parts.keys()) if (/vbaProject\.bin$|vbaData\.xml$/i.test(name)) refuse();
-  const types = parts.get('[Content_Types].xml');
+  const types = parts.get(findPart(parts.keys(), '[Content_Types].xml'));
   if (types) {
     const doc = parseXml(decodeXmlPart(types), '[Content_Types].xml');
     for (const el of allElements(doc)) if (/macroEnabled|vbaProject|vbaData/i.test(el.getAttribute('ContentType') ?? '')) refuse();
@@ -125,23 +126,43 @@ export function countStartTags(xml: string, names: ReadonlySet<string>): number 
   return count;
 }
 
-function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
+/** Relationship types (last segment) and content types (ending) that give a part the styles or numbering role. */
+const STYLES_ROLE = { rels: new Set(['styles', 'stylesWithEffects']), contentType: /\.(styles|stylesWithEffects)\+xml$/i, file: new Set(['styles.xml', 'styleswitheffects.xml']) };
+const NUMBERING_ROLE = { rels: new Set(['numbering']), contentType: /\.numbering\+xml$/i, file: new Set(['numbering.xml']) };
+
+/** The stored names of the parts with a role: by file name, by any relationship's type, by a content type Override. */
+function partsWithRole(parts: ReadonlyMap<string, Uint8Array>, role: typeof STYLES_ROLE): Set<string> {
+  const names = [...parts.keys()];
+  const out = new Set(names.filter((name) => role.file.has(name.slice(name.lastIndexOf('/') + 1).toLowerCase())));
   for (const [name, bytes] of parts) {
-    const file = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
-    if (!looksLikeXml(bytes) || (file !== 'styles.xml' && file !== 'numbering.xml' && file !== 'styleswitheffects.xml')) continue;
-    const xml = decodeXmlPart(bytes);
-    if (file === 'numbering.xml') {
-      const count = countStartTags(xml, new Set(['abstractNum', 'num']));
-      if (count > TEMPLATE_CAPS.maxNumberingDefinitions) {
-        throw new ConvertInputError('template_invalid', `The template has ${count} numbering definitions in ${name}, more than the limit of ${TEMPLATE_CAPS.maxNumberingDefinitions}.`);
-      }
-    } else {
-      const count = countStartTags(xml, new Set(['style']));
-      if (count > TEMPLATE_CAPS.maxStyles) {
-        throw new ConvertInputError('template_invalid', `The template has ${count} styles in ${name}, more than the limit of ${TEMPLATE_CAPS.maxStyles}.`);
-      }
+    const owner = ownerOfRels(name);
+    if (owner === null || !looksLikeXml(bytes)) continue;
+    for (const rel of relationships(parseXml(decodeXmlPart(bytes), name))) {
+      if ((rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || !role.rels.has(relKind(rel.getAttribute('Type') ?? ''))) continue;
+      out.add(findPart(names, resolveTarget(owner, rel.getAttribute('Target') ?? '')));
     }
   }
+  const types = parts.get(findPart(names, '[Content_Types].xml'));
+  if (types && looksLikeXml(types)) {
+    for (const el of allElements(parseXml(decodeXmlPart(types), '[Content_Types].xml'))) {
+      if (el.localName === 'Override' && role.contentType.test(el.getAttribute('ContentType') ?? '')) out.add(findPart(names, (el.getAttribute('PartName') ?? '').replace(/^\//, '')));
+    }
+  }
+  return out;
+}
+
+/** The caps apply by role (what the relationships and content types declare), so renaming styles.xml evades nothing. */
+function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
+  const cap = (role: typeof STYLES_ROLE, tags: ReadonlySet<string>, limit: number, what: string) => {
+    for (const name of partsWithRole(parts, role)) {
+      const bytes = parts.get(name);
+      if (!bytes || !looksLikeXml(bytes)) continue;
+      const count = countStartTags(decodeXmlPart(bytes), tags);
+      if (count > limit) throw new ConvertInputError('template_invalid', `The template has ${count} ${what} in ${name}, more than the limit of ${limit}.`);
+    }
+  };
+  cap(STYLES_ROLE, new Set(['style']), TEMPLATE_CAPS.maxStyles, 'styles');
+  cap(NUMBERING_ROLE, new Set(['abstractNum', 'num']), TEMPLATE_CAPS.maxNumberingDefinitions, 'numbering definitions');
 }
 
 function relationships(doc: XmlDocument): Element[] {
@@ -156,7 +177,8 @@ function relationships(doc: XmlDocument): Element[] {
 
 /** External: TargetMode="External", or a target that is an absolute URI or a network path whatever its mode says. */
 function isExternal(rel: Element): boolean {
-  const target = rel.getAttribute('Target') ?? '';
+  // Leading XML whitespace (a tab, a space) must not hide an absolute URI or a UNC path.
+  const target = (rel.getAttribute('Target') ?? '').replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
   return (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || /^[a-z][a-z0-9+.-]*:|^[\\/]{2}/i.test(target);
 }
 
@@ -267,7 +289,7 @@ function fieldKeyword(instruction: string): string {
  */
 function dropFetchingFields(session: Session): void {
   for (const name of session.xmlParts()) {
-    if (!name.startsWith('word/') || name.endsWith('.rels')) continue;
+    if (!name.toLowerCase().startsWith('word/') || isRelsPart(name)) continue;
     const doc = session.doc(name);
     if (!doc || doc.getElementsByTagNameNS(W_NS, 'fldSimple').length + doc.getElementsByTagNameNS(W_NS, 'instrText').length === 0) continue;
     const open: Array<{ markers: Element[]; instruction: string }> = [];
@@ -340,7 +362,7 @@ function normaliseStyleIds(session: Session): void {
       return fresh;
     };
     // The folder's parts only: word/glossary/ has styles of its own.
-    const scope = session.xmlParts().filter((n) => n.startsWith(folder) && !n.slice(folder.length).includes('/'));
+    const scope = session.xmlParts().filter((n) => n.toLowerCase().startsWith(folder.toLowerCase()) && !n.slice(folder.length).includes('/'));
     for (const name of scope) {
       const doc = session.doc(name);
       if (!doc) continue;
@@ -365,7 +387,7 @@ function normaliseFontNames(session: Session): void {
     [A_NS, 'latin', 'typeface'], [A_NS, 'ea', 'typeface'], [A_NS, 'cs', 'typeface'], [A_NS, 'font', 'typeface'], [A_NS, 'sym', 'typeface'],
   ];
   for (const name of session.xmlParts()) {
-    if (name.endsWith('.rels') || name === '[Content_Types].xml') continue;
+    if (isRelsPart(name) || name.toLowerCase() === '[content_types].xml') continue;
     const doc = session.doc(name);
     if (!doc) continue;
     for (const el of allElements(doc)) {
