@@ -2,16 +2,16 @@ import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SECRETS: Array<[RegExp, string]> = [
-  // Tokens in URLs, e.g. the one-launch session link.
-  [/([?&](?:token|key|secret|session)=)[^&#\s"']+/gi, '$1[redacted]'],
+  // Tokens in URLs, e.g. the one-launch session link and the session id in its redirect's fragment.
+  [/([?&#](?:token|key|secret|session)=)[^&#\s"']+/gi, '$1[redacted]'],
   // API keys.
   [/\bdw_[A-Za-z0-9]{6,}/g, 'dw_[redacted]'],
   // Credentials in headers, however they are printed.
   [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]'],
-  [/\b(authorization|x-docwright-admin|cookie|set-cookie|dw_session(?:_\d+)?)(["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi, '$1$2[redacted]'],
+  [/\b(authorization|x-docwright-admin|x-docwright-session|cookie|set-cookie|dw_session(?:_\d+)?)(["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi, '$1$2[redacted]'],
 ];
 
-/** A log message without secrets: URL tokens, API keys, Authorization values, session cookies, the admin token. */
+/** A log message without secrets: URL tokens, API keys, Authorization values, session ids, the admin token. */
 export function redact(message: string): string {
   let text = message;
   for (const [pattern, replacement] of SECRETS) text = text.replace(pattern, replacement);

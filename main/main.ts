@@ -38,8 +38,8 @@ function showWindow(): void {
   created.on('closed', () => {
     if (window === created) window = undefined;
   });
-  // A session link (each works once) sets the session cookie and redirects to the UI at `/`; a window made again
-  // after closing gets a new one.
+  // A session link (each works once) redirects to the UI at `/#session=<id>`; the page keeps the id in this window's
+  // sessionStorage and sends it as a header (no cookie). A window made again after closing gets a new link.
   void created.loadURL(server.newUiLink());
 }
 

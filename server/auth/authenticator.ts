@@ -18,13 +18,13 @@ export const ACCESS_LEVELS: readonly Access[] = ['public', 'api', 'owner', 'mcp'
 /** Who makes a request: an API key, the desktop session (UI), or the CLI on the same machine. */
 export type Principal = { kind: 'key'; keyId: string } | { kind: 'session' } | { kind: 'admin' };
 
-/** What a request presents, taken from the transport (headers, cookie) by the caller. */
+/** What a request presents, taken from the transport (headers) by the caller. */
 export interface Credentials {
   /** The Authorization header, as sent. */
   authorization?: string | undefined;
   /** The CLI's admin token (`X-Docwright-Admin`). */
   admin?: string | undefined;
-  /** The session cookie's value. */
+  /** The UI's session id (`X-Docwright-Session`; never a cookie, which browsers hand to every port of a host). */
   session?: string | undefined;
 }
 
@@ -89,8 +89,8 @@ export class Authenticator {
   }
 
   /**
-   * Exchanges the session link's token for a session id (the cookie's value), once: the token dies on use, and
-   * after UI_LINK_TTL_MS unused. A wrong, used or expired token counts as a failure. On a team server only a peer on
+   * Exchanges the session link's token for a session id (the page's `X-Docwright-Session`), once: the token dies on
+   * use, and after UI_LINK_TTL_MS unused. A wrong, used or expired token counts as a failure. On a team server only a peer on
    * this computer (`peer`, its address) may use it, and a refusal leaves the link valid.
    */
   openSession(token: string, peer: string | undefined): string {
@@ -125,7 +125,7 @@ export class Authenticator {
     return new ApiError('too_many_requests', `Too many failed authentication attempts; retry in ${wait} s.`, { 'Retry-After': String(wait) });
   }
 
-  /** A wrong CLI admin token counts as a failure (a stale session cookie does not: browsers resend it after a restart). */
+  /** A wrong CLI admin token counts as a failure (a stale session id does not: an open tab resends it after a restart). */
   private wrongAdmin(credentials: Credentials, error: ApiError): ApiError {
     if (credentials.admin === undefined || this.admin(credentials)) return error;
     return this.failed('admin', error);

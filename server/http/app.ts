@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -32,7 +31,7 @@ export interface AppOptions {
   store: Store;
   /** Secret of the keyed hashes of API keys (from the keychain). */
   secret: Buffer;
-  /** Token of this launch that a browser exchanges for a session cookie (`/auth/session?token=`). */
+  /** Token of this launch that a browser exchanges for a session id (`/auth/session?token=`). */
   uiToken?: string;
   /** Token the CLI sends (`X-Docwright-Admin`) to reach the settings area of a running server. */
   adminToken?: string;
@@ -40,7 +39,7 @@ export interface AppOptions {
   allowedHosts?: string[];
   /** The server's port, for the Host and Origin checks. */
   port?: number;
-  /** Whether the server speaks HTTPS (cookies get `Secure`). */
+  /** Whether the server speaks HTTPS (for the Origin check). */
   https?: boolean;
   now?: () => Date;
   logger?: boolean;
@@ -115,7 +114,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // JSON and multipart only: any other Content-Type gets 415 (Fastify would otherwise accept text/plain).
   app.removeContentTypeParser('text/plain');
-  await app.register(cookie);
   await app.register(multipart, { limits: { fileSize: TEMPLATE_LIMIT, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 20 } });
   await app.register(swagger, {
     openapi: {
@@ -134,11 +132,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const address = app.server.address();
     return typeof address === 'object' && address ? address.port : undefined;
   };
-  const cookieName = () => sessionCookieName(serverPort(), options.https ?? false);
   installGuards(app, options, serverPort);
   const declarations = installAccess(app, authenticator, (request): Credentials => {
     const admin = request.headers['x-docwright-admin'];
-    return { authorization: request.headers.authorization, admin: typeof admin === 'string' ? admin : undefined, session: request.cookies?.[cookieName()] };
+    // The UI's session travels only in its own header (never a cookie: browsers hand cookies to every port of a host).
+    const session = request.headers[SESSION_HEADER];
+    return { authorization: request.headers.authorization, admin: typeof admin === 'string' ? admin : undefined, session: typeof session === 'string' ? session : undefined };
   });
   app.addHook('preValidation', refuseStrayMultipart);
   installErrorHandling(app);
@@ -156,7 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/api/health', { schema: { hide: true }, ...access('public') }, async () => ({ status: 'ok', service: 'docwright' }));
   // The session link: its token is checked here (once, within minutes), so the route itself is public.
   app.get('/auth/session', { schema: { hide: true }, ...access('public') }, async (request, reply) => {
-    // Secrets inside: neither the redirect (Set-Cookie) nor the refusal may be kept by any cache.
+    // Secrets inside: neither the redirect (the session id) nor the refusal may be kept by any cache.
     reply.header('Cache-Control', 'no-store');
     const token = (request.query as { token?: unknown }).token;
     let session: string;
@@ -169,8 +168,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }
       throw error;
     }
-    reply.setCookie(cookieName(), session, { httpOnly: true, sameSite: 'strict', secure: options.https ?? false, path: '/' });
-    return reply.redirect('/', 303);
+    // The id goes to the page in the fragment (never sent to a server, never a cookie); the page keeps it in
+    // sessionStorage (per origin, so per port) and sends it as X-Docwright-Session.
+    return reply.redirect(`/#session=${session}`, 303);
   });
   // A new session link for the owner (`docwright open`): the one printed at start works once, within minutes.
   app.post('/api/settings/session-link', { schema: { hide: true }, ...access('owner') }, async (_request, reply) => {
@@ -182,14 +182,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 }
 
 /**
- * The session cookie's name, bound to the server's port (cookies are shared by every port of a host, so two local
- * servers must not read each other's): `dw_session_<port>`, with the `__Host-` prefix over HTTPS (Secure, path /,
- * no Domain). `dw_session` only where no port is known (inject without one).
+ * The header that carries the UI's session id (lower case, as Node gives header names). A custom header, not a
+ * cookie: a browser sends cookies to every port of a host (a hostile local server could collect them) and with
+ * cross-site requests; it sends this header only when Docwright's own page adds it.
  */
-export function sessionCookieName(port: number | undefined, https: boolean): string {
-  const name = port === undefined ? 'dw_session' : `dw_session_${port}`;
-  return https ? `__Host-${name}` : name;
-}
+export const SESSION_HEADER = 'x-docwright-session';
 
 /** Splits a Host header into a lower-case host name (IPv6 in brackets) and its port, if any. */
 function splitHost(header: string | undefined): { host: string; port: number | undefined } | undefined {

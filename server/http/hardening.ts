@@ -90,7 +90,7 @@ export function loggedUrl(url: string): string {
  */
 export function loggerOptions() {
   return {
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-docwright-admin"]', 'headers.authorization', 'headers.cookie', 'headers["x-docwright-admin"]'], censor: '[redacted]' },
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-docwright-admin"]', 'req.headers["x-docwright-session"]', 'headers.authorization', 'headers.cookie', 'headers["x-docwright-admin"]', 'headers["x-docwright-session"]'], censor: '[redacted]' },
     serializers: {
       req: (request: FastifyRequest) => ({ method: request.method, url: loggedUrl(request.url), remoteAddress: request.ip }),
     },

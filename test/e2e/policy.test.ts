@@ -64,7 +64,7 @@ describe('Managed by policy', () => {
     await world.screenshot(page, 'policy-settings');
 
     // Even a page that tried (a forged request from the UI's origin) cannot change a locked one.
-    const status = await page.evaluate(async () => (await fetch('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'solo' }) })).status);
+    const status = await page.evaluate(async () => (await fetch('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-docwright-session': sessionStorage.getItem('docwright.session') ?? '' }, body: JSON.stringify({ plan: 'solo' }) })).status);
     expect(status).toBe(403);
     expect((await settings()).settings.plan).toBe('team');
     expect(pageErrors(page)).toEqual([]);

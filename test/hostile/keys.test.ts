@@ -1,6 +1,6 @@
 // Keys under attack: brute force is bounded (after 60 failed authentications in a minute, from wherever they come,
 // further failures get 429 too_many_requests with Retry-After) while valid credentials are never held up (any key
-// that verifies, proven before or not, the CLI's admin token and the session link work at once); and no key, Authorization header, session token, session cookie
+// that verifies, proven before or not, the CLI's admin token and the session link work at once); and no key, Authorization header, session token, session id
 // or admin token ever reaches the logs of a real server with its request logger on, nor `docwright serve`'s output.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -71,7 +71,7 @@ function expectNoSecrets(output: string, secrets: string[]) {
 }
 
 describe('logs', () => {
-  it('a real server with its logger on logs every request, and never a key, header, token or cookie', async () => {
+  it('a real server with its logger on logs every request, and never a key, header, token or session id', async () => {
     const server = await loggingServer();
     cleanups.push(server.stop);
     const { url, uiLink, adminToken, certPath } = server.handoff;
@@ -94,9 +94,10 @@ describe('logs', () => {
     expect((await call(agent, `${url}/api/v1/templates?api_key=${created.key}`)).status).toBe(401);
     const link = await call(agent, uiLink);
     expect(link.status).toBe(303);
-    const cookie = String(link.headers['set-cookie'] ?? '').split(';')[0] ?? '';
-    expect(cookie).toMatch(/^__Host-dw_session_\d+=.{20,}/);
-    expect((await call(agent, `${url}/api/settings`, { headers: { cookie } })).status).toBe(200);
+    expect(link.headers['set-cookie']).toBeUndefined();
+    const session = /^\/#session=(.{20,})$/.exec(String(link.headers.location ?? ''))?.[1] ?? '';
+    expect(session).not.toBe('');
+    expect((await call(agent, `${url}/api/settings`, { headers: { 'x-docwright-session': session } })).status).toBe(200);
     expect((await call(agent, `${url}/auth/session?token=wrong-link-token-123`)).status).toBe(401);
     expect((await call(agent, `${url}/api/settings`, { headers: admin })).status).toBe(200);
     expect((await call(agent, `${url}/api/settings`, { headers: { 'x-docwright-admin': 'wrong-admin-token-456' } })).status).toBe(401);
@@ -111,7 +112,7 @@ describe('logs', () => {
     expect(urls).toContain('/api/v1/templates?api_key=[redacted]');
     expect(lines.filter((l) => l.msg === 'request completed').length).toBeGreaterThanOrEqual(14);
     const uiToken = new URL(uiLink).searchParams.get('token') ?? '';
-    expectNoSecrets(output, [created.key, revoked.key, unknown, 'hunter2-not-a-key', adminToken, uiToken, cookie.slice(cookie.indexOf('=') + 1), 'wrong-link-token-123', 'wrong-admin-token-456']);
+    expectNoSecrets(output, [created.key, revoked.key, unknown, 'hunter2-not-a-key', adminToken, uiToken, session, 'wrong-link-token-123', 'wrong-admin-token-456']);
   });
 
   it('docwright serve writes the session link to a 0600 file, not to its output (no terminal), and prints nothing secret', async () => {

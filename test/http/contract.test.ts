@@ -76,17 +76,18 @@ async function createKey(app: FastifyInstance, name = 'test'): Promise<{ id: str
 }
 
 /**
- * A UI session cookie from `GET /auth/session?token=…`: the launch's link works once, so each call asks for a fresh
- * link as the owner (`docwright open` does the same).
+ * A UI session from `GET /auth/session?token=…` (the id in the redirect's fragment, sent as X-Docwright-Session): the
+ * launch's link works once, so each call asks for a fresh link as the owner (`docwright open` does the same).
  */
-async function sessionCookie(app: FastifyInstance): Promise<Headers> {
+async function sessionHeader(app: FastifyInstance): Promise<Headers> {
   const link = await req(app, 'POST', '/api/settings/session-link', admin);
   expect(link.statusCode, link.body).toBe(200);
   const res = await req(app, 'GET', (link.json() as { path: string }).path);
   expect(res.statusCode).toBe(303);
-  const cookie = res.cookies.find((c) => c.name === `dw_session_${PORT}`);
-  expect(cookie).toBeDefined();
-  return { cookie: `dw_session_${PORT}=${cookie?.value ?? ''}` };
+  expect(res.headers['set-cookie']).toBeUndefined();
+  const id = /^\/#session=([A-Za-z0-9_-]{20,})$/.exec(String(res.headers.location))?.[1];
+  expect(id).toBeDefined();
+  return { 'x-docwright-session': id ?? '' };
 }
 
 const builtin = { template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID };
@@ -725,8 +726,8 @@ describe('SPEC.md Authentication; Resources: API key; POST /api/settings/api-key
     });
 
     it('a UI session may create keys too; a missing name → 422 naming name', async () => {
-      const cookie = await sessionCookie(env.app);
-      const res = await req(env.app, 'POST', '/api/settings/api-keys', cookie, { name: 'from the UI' });
+      const session = await sessionHeader(env.app);
+      const res = await req(env.app, 'POST', '/api/settings/api-keys', session, { name: 'from the UI' });
       expect(res.statusCode).toBe(201);
       expectError(await req(env.app, 'POST', '/api/settings/api-keys', admin, {}), 422, 'validation_error', 'name');
     });
@@ -790,21 +791,21 @@ describe('SPEC.md Authentication 6. Plan access: "Public API /api/v1/* — Solo:
   });
 
   it('the app\'s own UI session still converts on Solo', async () => {
-    const cookie = await sessionCookie(env.app);
-    const res = await convert(env.app, cookie, { markdown: '# From the app', ...builtin });
+    const session = await sessionHeader(env.app);
+    const res = await convert(env.app, session, { markdown: '# From the app', ...builtin });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['content-type']).toBe(DOCX);
   });
 
   it('Limits: "Templates: Solo 5" — the sixth upload is refused (403 forbidden: Docwright\'s choice, the code is not shown)', async () => {
-    const cookie = await sessionCookie(env.app);
+    const session = await sessionHeader(env.app);
     for (let i = 1; i <= 5; i++) {
-      const res = await upload(env.app, cookie, 'POST', '/api/v1/templates', { name: `T${i}` }, { bytes: CORPORATE, name: 'corporate.docx' });
+      const res = await upload(env.app, session, 'POST', '/api/v1/templates', { name: `T${i}` }, { bytes: CORPORATE, name: 'corporate.docx' });
       expect(res.statusCode, res.body).toBe(201);
     }
-    const sixth = await upload(env.app, cookie, 'POST', '/api/v1/templates', { name: 'T6' }, { bytes: CORPORATE, name: 'corporate.docx' });
+    const sixth = await upload(env.app, session, 'POST', '/api/v1/templates', { name: 'T6' }, { bytes: CORPORATE, name: 'corporate.docx' });
     expectError(sixth, 403, 'forbidden', '5');
-    const own = ((await req(env.app, 'GET', '/api/v1/templates', cookie)).json() as Array<{ id: string }>).filter((t) => t.id !== BUILTIN_TEMPLATE_ID);
+    const own = ((await req(env.app, 'GET', '/api/v1/templates', session)).json() as Array<{ id: string }>).filter((t) => t.id !== BUILTIN_TEMPLATE_ID);
     expect(own).toHaveLength(5);
   });
 

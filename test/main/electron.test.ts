@@ -37,7 +37,7 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
       timeout: 60_000,
     });
     page = await app.firstWindow();
-    // The one-launch link sets the session cookie, then redirects to the UI at `/`.
+    // The one-launch link redirects to the UI at `/#session=…`; the page keeps the id and clears the fragment.
     await page.waitForURL((url) => url.protocol === 'https:' && url.hostname === '127.0.0.1' && url.pathname === '/', { timeout: 30_000 });
     origin = new URL(page.url()).origin;
     // Native dialogs and the OS browser cannot be driven: record what the app asks of them instead.

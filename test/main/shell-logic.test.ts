@@ -83,6 +83,13 @@ describe('the log', () => {
     expect(redact('Bearer dw_abc')).toBe('Bearer [redacted]');
   });
 
+  it('never holds the session id: in the redirect\'s fragment, nor in its header', () => {
+    const text = redact('navigated to https://127.0.0.1:47823/#session=Sess10nId_-abcdefghijklmnop and x-docwright-session: Sess10nId2');
+    expect(text).not.toMatch(/Sess10nId/);
+    expect(text).toContain('#session=[redacted]');
+    expect(text).toContain('x-docwright-session: [redacted]');
+  });
+
   it('writes one line per event into docwright.log, and rotates', () => {
     const now = new Date('2026-01-02T03:04:05.000Z');
     expect(logLine('warn', 'two\nlines', now)).toBe('2026-01-02T03:04:05.000Z WARN  two | lines\n');

@@ -1,6 +1,7 @@
 // Issue 12, the UI session: the launch's link opens the app once, and only within minutes; a team server takes it
-// only from its own computer; the cookie is bound to the server's port (two local servers keep their sessions
-// apart); every response holding a secret says Cache-Control: no-store; the link never reaches a log.
+// only from its own computer; the session is a header the page sends (X-Docwright-Session), never a cookie a
+// browser would also hand to another port of this host (two local servers keep their sessions apart); every
+// response holding a secret says Cache-Control: no-store; the link never reaches a log.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -140,34 +141,53 @@ describe('the session link', () => {
   });
 });
 
-describe('the session cookie', () => {
-  it("is named for the server's port, so two local servers keep their sessions apart", async () => {
-    const a = await server();
-    const b = await server();
-    const cookieOf = (setCookie: string | undefined) => (setCookie ?? '').split(';')[0] ?? '';
-    const ca = cookieOf((await open(a)).headers['set-cookie']);
-    const cb = cookieOf((await open(b)).headers['set-cookie']);
-    expect(ca.split('=')[0]).toBe(`dw_session_${a.port}`);
-    expect(cb.split('=')[0]).toBe(`dw_session_${b.port}`);
-    // A browser sends both cookies to both ports (cookies ignore ports): each server reads its own.
-    const jar = `${ca}; ${cb}`;
-    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { cookie: jar } })).status).toBe(200);
-    expect((await rawRequest({ port: b.port, method: 'GET', target: '/api/settings', headers: { cookie: jar } })).status).toBe(200);
-    // Server b's session under a's name does not open a.
-    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { cookie: `dw_session_${a.port}=${cb.split('=')[1] ?? ''}` } })).status).toBe(401);
+/** The session id of a successful exchange: the redirect's fragment `/#session=<id>` (never a cookie). */
+function sessionOf(res: { status: number; headers: Record<string, unknown> }): string {
+  expect(res.status).toBe(303);
+  const location = String(res.headers.location ?? '');
+  const id = /^\/#session=([A-Za-z0-9_-]{20,})$/.exec(location)?.[1];
+  expect(id, location).toBeDefined();
+  return id ?? '';
+}
+
+describe('the session credential: a header the page sends, never a cookie', () => {
+  it('another port of this host gets nothing a browser would hand it: no Set-Cookie, and a request without the header is refused', async () => {
+    const s = await server();
+    const res = await open(s);
+    // A cookie is sent by the browser to every port of 127.0.0.1 (a hostile local server could collect it): none is set.
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.headers['cache-control']).toBe('no-store');
+    const id = sessionOf(res);
+    // The id in the fragment never reaches a server; the page keeps it in sessionStorage (per origin, so per port).
+    expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings' })).status).toBe(401);
+    // Even a cookie carrying the id (what a browser could have replayed before) opens nothing.
+    for (const cookie of [`dw_session_${s.port}=${id}`, `dw_session=${id}`]) {
+      expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings', headers: { cookie } })).status).toBe(401);
+      expect((await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/api-keys', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'stolen' }) })).status).toBe(401);
+    }
+    expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': id } })).status).toBe(200);
+    expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': `${id}x` } })).status).toBe(401);
   });
 
-  it('over HTTPS carries the __Host- prefix (Secure, Path=/, no Domain)', async () => {
+  it('two local servers keep their sessions apart', async () => {
+    const a = await server();
+    const b = await server();
+    const ia = sessionOf(await open(a));
+    const ib = sessionOf(await open(b));
+    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ia } })).status).toBe(200);
+    expect((await rawRequest({ port: b.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ib } })).status).toBe(200);
+    // Server b's session does not open a, nor a's b.
+    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ib } })).status).toBe(401);
+    expect((await rawRequest({ port: b.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ia } })).status).toBe(401);
+  });
+
+  it('over HTTPS as well: a fragment, no cookie', async () => {
     const s = await server({ https: true, port: 47999 }, false);
     const res = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1:47999' } });
-    expect(res.statusCode).toBe(303);
-    const header = String(res.headers['set-cookie']);
-    expect(header).toMatch(/^__Host-dw_session_47999=[^;]{20,};/);
-    expect(header).toMatch(/; Secure/);
-    expect(header).toMatch(/; Path=\//);
-    expect(header).not.toMatch(/Domain=/i);
-    expect(header).toMatch(/; HttpOnly/);
-    expect(header).toMatch(/; SameSite=Strict/);
+    expect(res.headers['set-cookie']).toBeUndefined();
+    const id = sessionOf({ status: res.statusCode, headers: res.headers });
+    const ok = await s.app.inject({ method: 'GET', url: '/api/settings', headers: { host: '127.0.0.1:47999', 'x-docwright-session': id } });
+    expect(ok.statusCode).toBe(200);
   });
 });
 

@@ -1,5 +1,6 @@
 // The one client of the local server: every page calls these functions; none builds a URL by hand. The app's own
-// session cookie (set by the one-launch link) authenticates every request; the UI never holds an API key.
+// session id (from the one-launch link, kept in this tab's sessionStorage) goes with every request as
+// X-Docwright-Session; the UI never holds an API key, and no cookie exists (browsers hand cookies to every port).
 import type { Static } from 'typebox';
 import type {
   ApiKeyCreatedSchema,
@@ -42,8 +43,37 @@ export class ApiProblem extends Error {
   }
 }
 
+const SESSION_KEY = 'docwright.session';
+
+/**
+ * Takes the session id from the session link's redirect (`/#session=<id>`) into this tab's sessionStorage (kept
+ * per origin, so per port: no other local server's page can read it), and removes it from the address bar and
+ * history. Runs once, before the app reads the hash for its page.
+ */
+export function adoptSession(): void {
+  const id = /^#session=([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1];
+  if (!id) return;
+  try {
+    sessionStorage.setItem(SESSION_KEY, id);
+  } catch {
+    // No storage (disabled): the app shows "Open Docwright from its link".
+  }
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+}
+
+/** The session header of this tab, if it was opened from the link. */
+function sessionHeaders(): Record<string, string> {
+  let id: string | null = null;
+  try {
+    id = sessionStorage.getItem(SESSION_KEY);
+  } catch {
+    id = null;
+  }
+  return id ? { 'X-Docwright-Session': id } : {};
+}
+
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: {}, ...(signal ? { signal } : {}) };
+  const init: RequestInit = { method, credentials: 'omit', headers: sessionHeaders(), ...(signal ? { signal } : {}) };
   if (body instanceof FormData) init.body = body;
   else if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -76,7 +106,7 @@ async function problemOf(response: Response): Promise<ApiProblem> {
 async function bytes(path: string): Promise<Blob> {
   let response: Response;
   try {
-    response = await fetch(path, { credentials: 'same-origin' });
+    response = await fetch(path, { credentials: 'omit', headers: sessionHeaders() });
   } catch {
     throw new ApiProblem(0, 'unreachable', 'The Docwright server could not be reached.');
   }
@@ -129,6 +159,4 @@ export const api = {
   deleteConversion: (conversionId: string) => request<unknown>('DELETE', `/api/v1/conversions/${id(conversionId)}`),
   /** The .docx of a conversion. */
   download: (conversionId: string) => bytes(`/api/v1/conversions/${id(conversionId)}/download`),
-  /** Where the browser can fetch a conversion's .docx itself (same origin, session cookie). */
-  downloadUrl: (conversionId: string) => `/api/v1/conversions/${id(conversionId)}/download`,
 };

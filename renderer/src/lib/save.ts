@@ -18,11 +18,14 @@ export function saveLabel(): string {
 /** Saves one conversion's .docx; null when the user cancelled. */
 export async function saveConversion(conversion: Conversion): Promise<Saved | null> {
   const shell = desktop();
+  // Fetched by the app (a plain link would carry no session header), then handed to the browser as a blob.
+  const blob = await api.download(conversion.conversion_id);
   if (!shell) {
-    browserDownload(api.downloadUrl(conversion.conversion_id), conversion.filename);
+    const url = URL.createObjectURL(blob);
+    browserDownload(url, conversion.filename);
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
     return { text: `Saving ${conversion.filename} to your downloads` };
   }
-  const blob = await api.download(conversion.conversion_id);
   const saved = await shell.saveFile({ suggestedName: conversion.filename, bytes: new Uint8Array(await blob.arrayBuffer()) });
   return saved ? { text: `Saved ${saved.path}`, path: saved.path } : null;
 }
