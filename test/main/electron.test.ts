@@ -19,6 +19,12 @@ const launch = chooseLaunch({ electron: binary });
 const skipReason = launch.mode === 'electron' ? undefined : `${launch.reason} It runs wherever \`require("electron")\` names an existing file and a display exists.`;
 if (skipReason) console.warn(`Electron test skipped: ${skipReason}`);
 
+// A file whose every test is skipped runs no hooks, so its temporary folder (test/helpers/temp-per-file.ts) would
+// outlive it: where the app cannot run, this file checks the decision it prints instead.
+it.runIf(skipReason !== undefined)('says in words why the desktop app is not driven here', () => {
+  expect(skipReason).toMatch(/Electron|display/);
+});
+
 describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
   let home: string;
   let app: ElectronApplication;

@@ -15,7 +15,8 @@ describe('mapping form', () => {
   test('one field per mapping key, each with the style type it needs', () => {
     expect(RULE_FIELDS.map((f) => f.key)).toEqual(['heading.1', 'heading.2', 'heading.3', 'heading.4', 'heading.5', 'heading.6', 'paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'table.style']);
     expect(RULE_FIELDS.find((f) => f.key === 'table.style')?.kind).toBe('table');
-    expect(stylesOfKind(STYLES, 'paragraph').map((s) => s.name)).toEqual(['Corp Body', 'heading 1', 'Normal']);
+    // Common styles first (headings, body), then the template's own, A–Z (issue 16: the lists were raw A–Z).
+    expect(stylesOfKind(STYLES, 'paragraph').map((s) => s.name)).toEqual(['heading 1', 'Normal', 'Corp Body']);
   });
 
   test('names match like Word: case and spaces ignored, ids accepted, the wrong type is no match', () => {
@@ -42,7 +43,7 @@ describe('mapping form', () => {
 describe('messages in plain words', () => {
   test('API errors become sentences without codes or JSON', () => {
     expect(plainMessage(429, 'rate_limit_exceeded', 'The monthly quota of 20 conversions is used up; it resets on 2026-12-01T00:00:00.000Z.')).toBe(
-      'This month’s conversions are used up. The monthly quota of 20 conversions is used up; it resets on 2026-12-01T00:00:00.000Z.',
+      'This month’s 20 conversions are used; more on December 1.',
     );
     expect(plainMessage(422, 'validation_error', 'file is not a Word document')).toBe('Something in the request is not right: file is not a Word document.');
     expect(plainMessage(500, 'internal_error', 'Server error')).toMatch(/^Docwright ran into a problem on its side/);
