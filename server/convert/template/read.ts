@@ -1,4 +1,4 @@
-import { XMLSerializer, type Document as XmlDocument, type Element } from '@xmldom/xmldom';
+import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
 import { decodeUtf8 } from '../xml.ts';
 import { zipSync } from 'fflate';
@@ -18,7 +18,6 @@ const MAIN_CONTENT_TYPES = new Set([
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml',
 ]);
-const CONTENT_MARKER = 'DOCWRIGHT_CONTENT';
 const PLACEHOLDER = '{{content}}';
 
 /** A .docx template read once and reused for every conversion that names it. */
@@ -29,12 +28,6 @@ export interface Template {
   readonly mainPart: string;
   /** The template's styles, in styles.xml order. */
   readonly styles: readonly TemplateStyle[];
-  /** document.xml up to where the converted content goes. */
-  readonly documentHead: string;
-  /** document.xml from where the converted content ends (kept body, final sectPr, closing tags). */
-  readonly documentTail: string;
-  /** True when the body held a `{{content}}` paragraph and the rest of the body is kept. */
-  readonly hasPlaceholder: boolean;
   /** Width of the text area of the section the content lands in, in twentieths of a point. */
   readonly textWidthTwips: number;
   /** What sanitising removed or renamed (external relationships, style ids, font names); empty for a clean template. */
@@ -54,8 +47,8 @@ export function readTemplate(bytes: Uint8Array): Template {
   const stylesXml = optionalPart(parts, siblingPath(mainPart, 'styles.xml'));
   const styles = stylesXml === null ? [] : readStyles(parseXml(stylesXml, 'styles.xml'));
   const doc = parseXml(documentXml, mainPart);
-  const { head, tail, hasPlaceholder, textWidthTwips } = splitBody(doc, mainPart);
-  return { parts, mainPart, styles, documentHead: head, documentTail: tail, hasPlaceholder, textWidthTwips, warnings };
+  const textWidthTwips = landingTextWidth(doc, mainPart);
+  return { parts, mainPart, styles, textWidthTwips, warnings };
 }
 
 /** The bytes to store for an uploaded template: the upload itself when sanitising changed nothing, else the clean parts. */
@@ -144,35 +137,17 @@ function paragraphText(p: Element): string {
   return text;
 }
 
-function splitBody(doc: XmlDocument, mainPart: string) {
-  const root = doc.documentElement;
-  const body = wChild(root ?? undefined, 'body');
-  if (!root || !body) throw new ConvertInputError('template_invalid', `The template's ${mainPart} has no w:body.`);
+/** The text width of the section the content lands in (the first section break from `{{content}}` on, else the last). */
+function landingTextWidth(doc: XmlDocument, mainPart: string): number {
+  const body = wChild(doc.documentElement ?? undefined, 'body');
+  if (!body) throw new ConvertInputError('template_invalid', `The template's ${mainPart} has no w:body.`);
   const children = childElements(body);
   const last = children[children.length - 1];
   const sectPr = last && last.namespaceURI === W_NS && last.localName === 'sectPr' ? last : undefined;
   const placeholder = children.find((c) => c.namespaceURI === W_NS && c.localName === 'p' && paragraphText(c).trim() === PLACEHOLDER);
-  // The content takes the page of the section it lands in: the first section break from the placeholder on.
   const from = placeholder ? children.indexOf(placeholder) : children.length;
   const landing = children.slice(from).map((c) => wChild(wChild(c, 'pPr'), 'sectPr')).find((s) => s !== undefined) ?? sectPr;
-  const marker = doc.createComment(CONTENT_MARKER);
-  if (placeholder) {
-    body.replaceChild(marker, placeholder);
-  } else {
-    // Everything goes (paragraphs, tables, text and comments between them) but the section properties.
-    for (let n = body.firstChild; n; ) {
-      const next = n.nextSibling;
-      if (n !== sectPr) body.removeChild(n);
-      n = next;
-    }
-    if (sectPr) body.insertBefore(marker, sectPr);
-    else body.appendChild(marker);
-  }
-  const xml = new XMLSerializer().serializeToString(doc);
-  const at = xml.indexOf(`<!--${CONTENT_MARKER}-->`);
-  const head = xml.slice(0, at).replace(/^(?!<\?xml)/, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n');
-  const tail = xml.slice(at + CONTENT_MARKER.length + 7);
-  return { head, tail, hasPlaceholder: placeholder !== undefined, textWidthTwips: textWidth(landing) };
+  return textWidth(landing);
 }
 
 function twips(el: Element | undefined, attr: string, fallback: number): number {
