@@ -17,8 +17,13 @@ const flag = (name: string): string | undefined => {
 };
 
 async function docwright(enginePath: string): Promise<Converter> {
-  const engine = (await import(resolve(enginePath))) as { convert: (input: { markdown: string; template: Uint8Array; mapping?: unknown; created: Date }) => { docx: Uint8Array } };
-  return async (markdown, template, mapping) => engine.convert({ markdown, template, mapping, created: new Date('2026-01-01T00:00:00Z') }).docx;
+  const engine = (await import(resolve(enginePath))) as {
+    convert: (input: { markdown: string; template: Uint8Array; mapping?: unknown; created: Date }) => {
+      docx: Uint8Array;
+    };
+  };
+  return async (markdown, template, mapping) =>
+    engine.convert({ markdown, template, mapping, created: new Date('2026-01-01T00:00:00Z') }).docx;
 }
 
 function pandoc(): Converter {
@@ -29,14 +34,22 @@ function pandoc(): Converter {
     const reference = join(dir, `ref-${n}.docx`);
     writeFileSync(reference, template);
     const out = join(dir, `out-${n}.docx`);
-    await run('pandoc', ['-f', 'gfm+yaml_metadata_block', '-t', 'docx', `--reference-doc=${reference}`, '-o', out, pair.docPath], { maxBuffer: 64 * 1024 * 1024 });
+    await run(
+      'pandoc',
+      ['-f', 'gfm+yaml_metadata_block', '-t', 'docx', `--reference-doc=${reference}`, '-o', out, pair.docPath],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     return out;
   };
 }
 
 const roots = args.includes('--shared-only') ? [SHARED_CORPUS] : [SHARED_CORPUS, EXTRA_CORPUS];
 // --extra-template-only: the shared documents through the extra corpus's templates only.
-const pairs = corpusPairs(roots).filter((p) => !args.includes('--extra-template-only') || p.templatePath.startsWith(EXTRA_CORPUS));
-const converter = args.includes('--pandoc') ? pandoc() : await docwright(flag('--engine') ?? resolve(import.meta.dirname, '../server/convert/index.ts'));
+const pairs = corpusPairs(roots).filter(
+  (p) => !args.includes('--extra-template-only') || p.templatePath.startsWith(EXTRA_CORPUS),
+);
+const converter = args.includes('--pandoc')
+  ? pandoc()
+  : await docwright(flag('--engine') ?? resolve(import.meta.dirname, '../server/convert/index.ts'));
 const results = await runCorpus(pairs, converter, { keep: flag('--keep') });
 console.log(summary(results));

@@ -21,35 +21,88 @@ export interface SizeLike {
 
 const ms = (p: ProcessLike): number | null => (p.ok && typeof p.medianMs === 'number' ? p.medianMs : null);
 const cell = (n: number | null, digits = 0, unit = '') => (n === null ? 'n/a' : `${fixed(n, digits)}${unit}`);
-const verdict = (value: number | null, ok: (v: number) => boolean) => (value === null ? '?' : ok(value) ? 'met' : 'NOT met');
+const verdict = (value: number | null, ok: (v: number) => boolean) =>
+  value === null ? '?' : ok(value) ? 'met' : 'NOT met';
 const sizeName = (kb: number) => (kb >= 1000 ? `${fixed(kb / 1024, 1)} MB` : `${kb} KB`);
 
-export function goalsTable(sizes: readonly SizeLike[], load: LoadResult | null, storage: readonly StorageResult[] | null): string {
+export function goalsTable(
+  sizes: readonly SizeLike[],
+  load: LoadResult | null,
+  storage: readonly StorageResult[] | null,
+): string {
   const rows: string[][] = [];
   for (const s of sizes) {
     const dw = ms(s.docwrightProcess);
     const pd = ms(s.pandoc);
     const r = dw !== null && pd !== null ? dw / pd : null;
     const [must, goal] = s.targetKB === 120 ? ['≤ 0.7×', '≤ 0.5×'] : ['–', '–'];
-    rows.push([`CLI, whole process, ${sizeName(s.targetKB)}`, cell(dw, 0, ' ms'), cell(pd, 0, ' ms'), cell(r, 2, '×'), must, goal, s.targetKB === 120 ? verdict(r, (v) => v <= 0.7) : '']);
+    rows.push([
+      `CLI, whole process, ${sizeName(s.targetKB)}`,
+      cell(dw, 0, ' ms'),
+      cell(pd, 0, ' ms'),
+      cell(r, 2, '×'),
+      must,
+      goal,
+      s.targetKB === 120 ? verdict(r, (v) => v <= 0.7) : '',
+    ]);
   }
   for (const s of sizes) {
     const pd = ms(s.pandoc);
     const r = pd !== null ? s.inProcess.medianMs / pd : null;
     const [must, goal] = s.targetKB === 1200 ? ['≤ 0.6×', '≤ 0.4×'] : ['–', '–'];
-    rows.push([`in-process, ${sizeName(s.targetKB)} (vs pandoc's process)`, cell(s.inProcess.medianMs, 0, ' ms'), cell(pd, 0, ' ms'), cell(r, 2, '×'), must, goal, s.targetKB === 1200 ? verdict(r, (v) => v <= 0.6) : '']);
+    rows.push([
+      `in-process, ${sizeName(s.targetKB)} (vs pandoc's process)`,
+      cell(s.inProcess.medianMs, 0, ' ms'),
+      cell(pd, 0, ' ms'),
+      cell(r, 2, '×'),
+      must,
+      goal,
+      s.targetKB === 1200 ? verdict(r, (v) => v <= 0.6) : '',
+    ]);
   }
   const one = load?.rows.find((r) => r.connections === 1) ?? null;
   const eight = load?.rows.find((r) => r.connections === 8) ?? null;
   const kb = load ? `${fixed(load.sizeBytes / 1024, 0)} KB` : '9 KB';
-  rows.push([`HTTPS, ${kb}, 1 client, p50`, cell(one?.p50 ?? null, 0, ' ms'), '–', '–', '≤ 25 ms', '≤ 20 ms', verdict(one?.p50 ?? null, (v) => v <= 25)]);
-  rows.push([`HTTPS, ${kb}, 8 clients, throughput`, cell(eight?.requestsPerSec ?? null, 1, ' conv/s'), '–', '–', '≥ 60 conv/s', '≥ 80 conv/s', verdict(eight?.requestsPerSec ?? null, (v) => v >= 60)]);
-  rows.push([`HTTPS, ${kb}, 8 clients, p99`, cell(eight?.p99 ?? null, 0, ' ms'), '–', '–', '≤ 250 ms', '–', verdict(eight?.p99 ?? null, (v) => v <= 250)]);
+  rows.push([
+    `HTTPS, ${kb}, 1 client, p50`,
+    cell(one?.p50 ?? null, 0, ' ms'),
+    '–',
+    '–',
+    '≤ 25 ms',
+    '≤ 20 ms',
+    verdict(one?.p50 ?? null, (v) => v <= 25),
+  ]);
+  rows.push([
+    `HTTPS, ${kb}, 8 clients, throughput`,
+    cell(eight?.requestsPerSec ?? null, 1, ' conv/s'),
+    '–',
+    '–',
+    '≥ 60 conv/s',
+    '≥ 80 conv/s',
+    verdict(eight?.requestsPerSec ?? null, (v) => v >= 60),
+  ]);
+  rows.push([
+    `HTTPS, ${kb}, 8 clients, p99`,
+    cell(eight?.p99 ?? null, 0, ' ms'),
+    '–',
+    '–',
+    '≤ 250 ms',
+    '–',
+    verdict(eight?.p99 ?? null, (v) => v <= 250),
+  ]);
   const big = sizes.find((s) => s.targetKB === 1200);
   if (big) {
     const dw = big.docwrightProcess.ok ? (big.docwrightProcess.peakRssMiB ?? null) : null;
     const pd = big.pandoc.ok ? (big.pandoc.peakRssMiB ?? null) : null;
-    rows.push(['peak RSS, 1.2 MB, whole process', cell(dw, 0, ' MB'), cell(pd, 0, ' MB'), cell(dw !== null && pd !== null ? dw / pd : null, 2, '×'), '≤ 300 MB', '≤ 200 MB', verdict(dw, (v) => v <= 300)]);
+    rows.push([
+      'peak RSS, 1.2 MB, whole process',
+      cell(dw, 0, ' MB'),
+      cell(pd, 0, ' MB'),
+      cell(dw !== null && pd !== null ? dw / pd : null, 2, '×'),
+      '≤ 300 MB',
+      '≤ 200 MB',
+      verdict(dw, (v) => v <= 300),
+    ]);
   }
   if (storage && storage.length >= 2) {
     const small = storage[0];
@@ -57,8 +110,24 @@ export function goalsTable(sizes: readonly SizeLike[], load: LoadResult | null, 
     if (small && large) {
       rows.push([`storage write at ${small.records} records`, cell(small.writeMs, 2, ' ms'), '–', '–', '', '', '']);
       const r = large.writeMs / small.writeMs;
-      rows.push([`storage write at ${large.records} records`, cell(large.writeMs, 2, ' ms'), '–', `${fixed(r, 2)}× of ${small.records}`, 'the same', '–', verdict(r, (v) => v <= 2)]);
+      rows.push([
+        `storage write at ${large.records} records`,
+        cell(large.writeMs, 2, ' ms'),
+        '–',
+        `${fixed(r, 2)}× of ${small.records}`,
+        'the same',
+        '–',
+        verdict(r, (v) => v <= 2),
+      ]);
     }
   }
-  return formatTable(['measure', 'Docwright', 'pandoc', 'ratio', 'must reach', 'goal', 'acceptance'], rows, [false, true, true, true, true, true, false]);
+  return formatTable(['measure', 'Docwright', 'pandoc', 'ratio', 'must reach', 'goal', 'acceptance'], rows, [
+    false,
+    true,
+    true,
+    true,
+    true,
+    true,
+    false,
+  ]);
 }

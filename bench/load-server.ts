@@ -16,7 +16,9 @@ const { secret } = await loadSecret(dataDir);
 const { key } = await server.app.services.createApiKey('load test', secret);
 // Workers start now, as they would be warm on a server that has converted before.
 server.app.services.convertPool.warm();
-process.stdout.write(`${JSON.stringify({ url: server.discovery.url, key, cert: server.discovery.cert_path, pid: process.pid, workers: server.app.services.convertPool.size })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ url: server.discovery.url, key, cert: server.discovery.cert_path, pid: process.pid, workers: server.app.services.convertPool.size })}\n`,
+);
 process.on('SIGTERM', () => {
   void server.close().then(() => process.exit(0));
 });

@@ -131,7 +131,10 @@ async function probe(info: ServerInfo, agent: Agent, until: Promise<unknown>, mi
   const latencies: number[] = [];
   while (!done || latencies.length < min) {
     const start = performance.now();
-    const res = await request(`${info.url}/api/v1/conversions?limit=1`, { headers: { authorization: `Bearer ${info.key}` }, dispatcher: agent });
+    const res = await request(`${info.url}/api/v1/conversions?limit=1`, {
+      headers: { authorization: `Bearer ${info.key}` },
+      dispatcher: agent,
+    });
     await res.body.arrayBuffer();
     if (res.statusCode !== 200) throw new Error(`GET answered ${res.statusCode}`);
     latencies.push(performance.now() - start);
@@ -143,7 +146,13 @@ async function probe(info: ServerInfo, agent: Agent, until: Promise<unknown>, mi
 function summarise(latencies: number[], whileConnections: number | null): ProbeResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN;
-  return { whileConnections, count: sorted.length, p50: median(sorted), p99, max: sorted[sorted.length - 1] ?? Number.NaN };
+  return {
+    whileConnections,
+    count: sorted.length,
+    p50: median(sorted),
+    p99,
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -152,7 +161,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ connect: { ca: readFileSync(info.cert, 'utf8') } });
   try {
     const markdown = generateMarkdown(options.sizeKB * 1024);
-    const body = JSON.stringify({ markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: options.format });
+    const body = JSON.stringify({
+      markdown,
+      template_id: BUILTIN_TEMPLATE_ID,
+      mapping_id: BUILTIN_MAPPING_ID,
+      response_format: options.format,
+    });
     const target = {
       url: `${info.url}/api/v1/convert`,
       method: 'POST',
@@ -188,7 +202,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       });
     }
     process.stdout.write('\n');
-    return { workers: info.workers, sizeBytes: Buffer.byteLength(markdown), format: options.format, rows, idleGet, busyGet };
+    return {
+      workers: info.workers,
+      sizeBytes: Buffer.byteLength(markdown),
+      format: options.format,
+      rows,
+      idleGet,
+      busyGet,
+    };
   } finally {
     await agent.close();
     child.kill('SIGTERM');
@@ -205,13 +226,25 @@ export function printLoad(result: LoadResult): void {
   console.log(
     formatTable(
       ['connections', 'requests/s', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx', 'peak RSS MB'],
-      result.rows.map((r) => [String(r.connections), fixed(r.requestsPerSec, 1), String(r.total), fixed(r.p50, 0), fixed(r.p99, 0), fixed(r.max, 0), String(r.errors), String(r.non2xx), fixed(r.peakRssMB, 0)]),
+      result.rows.map((r) => [
+        String(r.connections),
+        fixed(r.requestsPerSec, 1),
+        String(r.total),
+        fixed(r.p50, 0),
+        fixed(r.p99, 0),
+        fixed(r.max, 0),
+        String(r.errors),
+        String(r.non2xx),
+        fixed(r.peakRssMB, 0),
+      ]),
       [true, true, true, true, true, true, true, true, true],
     ),
   );
-  const g = (p: ProbeResult) => `p50 ${fixed(p.p50, 1)} ms, p99 ${fixed(p.p99, 1)} ms, max ${fixed(p.max, 1)} ms (${p.count} GETs)`;
+  const g = (p: ProbeResult) =>
+    `p50 ${fixed(p.p50, 1)} ms, p99 ${fixed(p.p99, 1)} ms, max ${fixed(p.max, 1)} ms (${p.count} GETs)`;
   console.log(`GET /api/v1/conversions?limit=1 idle: ${g(result.idleGet)}`);
-  if (result.busyGet.whileConnections !== null) console.log(`GET while ${result.busyGet.whileConnections} clients convert: ${g(result.busyGet)}`);
+  if (result.busyGet.whileConnections !== null)
+    console.log(`GET while ${result.busyGet.whileConnections} clients convert: ${g(result.busyGet)}`);
 }
 
 function parseArgs(argv: readonly string[]): LoadOptions {
@@ -219,7 +252,11 @@ function parseArgs(argv: readonly string[]): LoadOptions {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => argv[++i] ?? '';
-    if (arg === '--connections') options.connections = value().split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    if (arg === '--connections')
+      options.connections = value()
+        .split(',')
+        .map(Number)
+        .filter((n) => Number.isInteger(n) && n > 0);
     else if (arg === '--duration') options.duration = Number(value());
     else if (arg === '--format') options.format = value() === 'binary' ? 'binary' : 'json';
     else if (arg === '--size') options.sizeKB = Number(value());

@@ -48,7 +48,13 @@ export const hasTimeBin = existsSync(TIME_BIN);
  * GNU time (`/usr/bin/time -f %M`) when it is installed, else from polling /proc/<pid>/status (VmHWM).
  * Throws a ProcessError when the command fails or does not write `output`.
  */
-export async function timeProcess(command: string, args: readonly string[], output: string, cwd: string, rssFile: string): Promise<ProcessSample> {
+export async function timeProcess(
+  command: string,
+  args: readonly string[],
+  output: string,
+  cwd: string,
+  rssFile: string,
+): Promise<ProcessSample> {
   rmSync(output, { force: true });
   let sample: ProcessSample & { status: number | null; stderr: string };
   if (hasTimeBin) {
@@ -63,17 +69,31 @@ export async function timeProcess(command: string, args: readonly string[], outp
     if (result.error) throw new ProcessError(`${command}: ${result.error.message}`, '');
     const lines = existsSync(rssFile) ? readFileSync(rssFile, 'utf8').trim().split('\n') : [];
     const rss = Number.parseInt(lines[lines.length - 1] ?? '', 10);
-    sample = { ms, rssKiB: Number.isFinite(rss) ? rss : null, status: result.status, stderr: result.stderr.toString('utf8') };
+    sample = {
+      ms,
+      rssKiB: Number.isFinite(rss) ? rss : null,
+      status: result.status,
+      stderr: result.stderr.toString('utf8'),
+    };
   } else {
     sample = await pollProcess(command, args, cwd);
   }
-  if (sample.status !== 0) throw new ProcessError(`exit ${sample.status ?? 'signal'}`, sample.stderr.trim().split('\n').slice(0, 5).join('\n'));
-  if (!existsSync(output) || statSync(output).size === 0) throw new ProcessError('no output written', sample.stderr.trim().split('\n').slice(0, 5).join('\n'));
+  if (sample.status !== 0)
+    throw new ProcessError(
+      `exit ${sample.status ?? 'signal'}`,
+      sample.stderr.trim().split('\n').slice(0, 5).join('\n'),
+    );
+  if (!existsSync(output) || statSync(output).size === 0)
+    throw new ProcessError('no output written', sample.stderr.trim().split('\n').slice(0, 5).join('\n'));
   return { ms: sample.ms, rssKiB: sample.rssKiB };
 }
 
 /** Fallback without GNU time: spawns the child and samples its high-water mark (a lower bound of the peak). */
-function pollProcess(command: string, args: readonly string[], cwd: string): Promise<ProcessSample & { status: number | null; stderr: string }> {
+function pollProcess(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<ProcessSample & { status: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -8,7 +8,8 @@ export const peers = [
   {
     name: 'markdown-docx',
     version: (await import('markdown-docx/package.json', { with: { type: 'json' } })).default.version,
-    convert: async (markdown) => new Uint8Array(await Packer.toBuffer(await markdownDocx(markdown, { ignoreImage: true }))),
+    convert: async (markdown) =>
+      new Uint8Array(await Packer.toBuffer(await markdownDocx(markdown, { ignoreImage: true }))),
   },
   {
     name: 'md-to-docx',

@@ -32,7 +32,15 @@ import { generateMarkdown } from './generate.ts';
 import { printLoad, runLoad, type LoadResult } from './load.ts';
 import { measureStorage, printStorage } from './storage.ts';
 import { goalsTable } from './goals.ts';
-import { hasTimeBin, median, ProcessError, timeInProcess, timeProcess, versionOf, type ProcessSample } from './measure.ts';
+import {
+  hasTimeBin,
+  median,
+  ProcessError,
+  timeInProcess,
+  timeProcess,
+  versionOf,
+  type ProcessSample,
+} from './measure.ts';
 import { peers } from './peers.mjs';
 import { formatTable, ratio, fixed } from './table.ts';
 
@@ -55,10 +63,23 @@ interface Options {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { sizes: DEFAULT_SIZES, runs: null, keep: false, peers: false, load: true, engine: true, storage: true, connections: [1, 8], duration: 10 };
+  const options: Options = {
+    sizes: DEFAULT_SIZES,
+    runs: null,
+    keep: false,
+    peers: false,
+    load: true,
+    engine: true,
+    storage: true,
+    connections: [1, 8],
+    duration: 10,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [name, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`${name} needs a value`);
@@ -83,11 +104,16 @@ function parseArgs(argv: readonly string[]): Options {
     else if (name === '--storage-only') {
       options.engine = false;
       options.load = false;
-    }
-    else if (name === '--connections') options.connections = value().split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+    } else if (name === '--connections')
+      options.connections = value()
+        .split(',')
+        .map(Number)
+        .filter((n) => Number.isInteger(n) && n > 0);
     else if (name === '--duration') options.duration = Number(value());
     else if (name === '--help' || name === '-h') {
-      console.log('usage: tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--peers] [--no-load] [--load-only] [--no-storage] [--storage-only] [--connections 1,8,32] [--duration S]');
+      console.log(
+        'usage: tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--peers] [--no-load] [--load-only] [--no-storage] [--storage-only] [--connections 1,8,32] [--duration S]',
+      );
       process.exit(0);
     } else if (name !== '--') throw new Error(`unknown option ${arg}`);
   }
@@ -101,7 +127,13 @@ type ProcessResult =
   | { ok: true; samples: ProcessSample[]; medianMs: number; peakRssMiB: number | null; outputBytes: number }
   | { ok: false; reason: string; detail?: string };
 
-async function measureProcess(command: string, args: readonly string[], output: string, runs: number, rssFile: string): Promise<ProcessResult> {
+async function measureProcess(
+  command: string,
+  args: readonly string[],
+  output: string,
+  runs: number,
+  rssFile: string,
+): Promise<ProcessResult> {
   const samples: ProcessSample[] = [];
   try {
     for (let i = 0; i < runs; i++) samples.push(await timeProcess(command, args, output, repoRoot, rssFile));
@@ -196,7 +228,8 @@ function profile(markdown: string, sizeKB: number, runs: number): Profile {
   };
 }
 
-const cell = (r: ProcessResult, f: (ok: Extract<ProcessResult, { ok: true }>) => string): string => (r.ok ? f(r) : r.reason);
+const cell = (r: ProcessResult, f: (ok: Extract<ProcessResult, { ok: true }>) => string): string =>
+  r.ok ? f(r) : r.reason;
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
@@ -217,7 +250,11 @@ async function main(): Promise<void> {
   }
   const storage = options.storage ? await measureStorage() : null;
   if (storage) printStorage(storage);
-  console.log(`\nIssue 17's targets (this run; load ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${loadavg().map((l) => l.toFixed(1)).join(' ')} now):`);
+  console.log(
+    `\nIssue 17's targets (this run; load ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} now):`,
+  );
   console.log(goalsTable(engine?.results ?? [], load, storage));
 
   const resultsDir = join(repoRoot, 'bench/results');
@@ -252,7 +289,12 @@ async function main(): Promise<void> {
 async function timeInWorker(markdown: string, runs: number): Promise<number> {
   const pool = new ConvertPool({ size: 1, timeoutMs: 600_000 });
   try {
-    const job = { markdown, mapping: DEFAULT_RULES, created: CREATED, template: { key: 'builtin', bytes: defaultTemplate() } };
+    const job = {
+      markdown,
+      mapping: DEFAULT_RULES,
+      created: CREATED,
+      template: { key: 'builtin', bytes: defaultTemplate() },
+    };
     for (let i = 0; i < Math.max(2, Math.min(runs, 5)); i++) await pool.run(job);
     const samples: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -266,7 +308,11 @@ async function timeInWorker(markdown: string, runs: number): Promise<number> {
   }
 }
 
-async function timePeer(convertPeer: (markdown: string) => Promise<Uint8Array>, markdown: string, runs: number): Promise<PeerResult['inProcess']> {
+async function timePeer(
+  convertPeer: (markdown: string) => Promise<Uint8Array>,
+  markdown: string,
+  runs: number,
+): Promise<PeerResult['inProcess']> {
   try {
     let outputBytes = (await convertPeer(markdown)).byteLength;
     const samples: number[] = [];
@@ -291,7 +337,9 @@ async function engineBench(options: Options, pandocVersion: string | null) {
   const peerCli = join(repoRoot, 'bench/peer-cli.mjs');
   const activePeers = options.peers ? peers : [];
   if (!cliMissing) console.log(`bin/docwright.js runs ${cliMode()}`);
-  console.log(`inputs in ${work}; peak RSS via ${hasTimeBin ? '/usr/bin/time -f %M' : '/proc/<pid>/status VmHWM polling (lower bound)'}`);
+  console.log(
+    `inputs in ${work}; peak RSS via ${hasTimeBin ? '/usr/bin/time -f %M' : '/proc/<pid>/status VmHWM polling (lower bound)'}`,
+  );
 
   // One warm-up of each whole-process tool on a tiny input, so the first measured size does not pay a cold start.
   const tiny = join(work, 'warmup.md');
@@ -303,9 +351,20 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       // reported by the measured runs
     }
   };
-  if (!cliMissing) await warm(nodeCmd, [cli, 'convert', tiny, '-o', join(work, 'warmup-dw.docx')], join(work, 'warmup-dw.docx'));
-  if (pandocVersion) await warm('pandoc', pandocArgs(tiny, join(work, 'warmup-pandoc.docx'), referenceDoc, work), join(work, 'warmup-pandoc.docx'));
-  for (const peer of activePeers) await warm(nodeCmd, [peerCli, peer.name, tiny, join(work, `warmup-${peer.name}.docx`)], join(work, `warmup-${peer.name}.docx`));
+  if (!cliMissing)
+    await warm(nodeCmd, [cli, 'convert', tiny, '-o', join(work, 'warmup-dw.docx')], join(work, 'warmup-dw.docx'));
+  if (pandocVersion)
+    await warm(
+      'pandoc',
+      pandocArgs(tiny, join(work, 'warmup-pandoc.docx'), referenceDoc, work),
+      join(work, 'warmup-pandoc.docx'),
+    );
+  for (const peer of activePeers)
+    await warm(
+      nodeCmd,
+      [peerCli, peer.name, tiny, join(work, `warmup-${peer.name}.docx`)],
+      join(work, `warmup-${peer.name}.docx`),
+    );
 
   const results: SizeResult[] = [];
   const markdowns = new Map<number, string>();
@@ -315,7 +374,8 @@ async function engineBench(options: Options, pandocVersion: string | null) {
     markdowns.set(kb, markdown);
     const inputBytes = Buffer.byteLength(markdown, 'utf8');
     const deviation = inputBytes / (kb * 1024) - 1;
-    if (Math.abs(deviation) > 0.05) throw new Error(`generated ${inputBytes} bytes for ${kb} KB (${(deviation * 100).toFixed(1)} %)`);
+    if (Math.abs(deviation) > 0.05)
+      throw new Error(`generated ${inputBytes} bytes for ${kb} KB (${(deviation * 100).toFixed(1)} %)`);
     const input = join(work, `doc-${kb}kb.md`);
     writeFileSync(input, markdown);
     process.stdout.write(`${kb} KB (${runs} runs): in-process`);
@@ -335,7 +395,13 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       const out = join(work, `doc-${kb}kb.${peer.name}.docx`);
       process.stdout.write(` (process)`);
       const proc = await measureProcess(nodeCmd, [peerCli, peer.name, input, out], out, runs, rssFile);
-      peerResults.push({ name: peer.name, version: peer.version, inProcess, process: proc, ratioToDocwright: inProcess.ok ? inProcess.medianMs / inMedian : null });
+      peerResults.push({
+        name: peer.name,
+        version: peer.version,
+        inProcess,
+        process: proc,
+        ratioToDocwright: inProcess.ok ? inProcess.medianMs / inMedian : null,
+      });
     }
 
     process.stdout.write(', docwright process');
@@ -388,19 +454,34 @@ async function engineBench(options: Options, pandocVersion: string | null) {
         fixed(r.inputKB, 1),
         fixed(r.inProcess.medianMs, 1),
         fixed(r.worker.medianMs, 1),
-        ...r.peers.flatMap((p) => [p.inProcess.ok ? fixed(p.inProcess.medianMs, 1) : p.inProcess.reason, p.ratioToDocwright === null ? 'n/a' : ratio(p.ratioToDocwright)]),
+        ...r.peers.flatMap((p) => [
+          p.inProcess.ok ? fixed(p.inProcess.medianMs, 1) : p.inProcess.reason,
+          p.ratioToDocwright === null ? 'n/a' : ratio(p.ratioToDocwright),
+        ]),
         fixed(r.inProcess.mbPerSec, 2),
       ]),
       [false, true, true, ...peerNames.flatMap(() => [true, true]), true],
     ),
   );
-  console.log('(Docwright worker: the same conversion in a worker thread of the server\'s pool, with its heap settings; peer/DW > 1× means Docwright is faster)');
+  console.log(
+    "(Docwright worker: the same conversion in a worker thread of the server's pool, with its heap settings; peer/DW > 1× means Docwright is faster)",
+  );
   console.log('');
   console.log('As processes (a command run per document, start-up included; medians, ms; peak RSS, MB):');
   const rss = (p: ProcessResult) => (p.ok ? (p.peakRssMiB === null ? '?' : fixed(p.peakRssMiB, 0)) : 'n/a');
   console.log(
     formatTable(
-      ['input KB', 'Docwright', 'pandoc', ...peerNames, 'pandoc/DW', 'pandoc/DW in-proc', 'RSS DW', 'RSS pandoc', ...peerNames.map((n) => `RSS ${n}`)],
+      [
+        'input KB',
+        'Docwright',
+        'pandoc',
+        ...peerNames,
+        'pandoc/DW',
+        'pandoc/DW in-proc',
+        'RSS DW',
+        'RSS pandoc',
+        ...peerNames.map((n) => `RSS ${n}`),
+      ],
       results.map((r) => [
         fixed(r.inputKB, 1),
         cell(r.docwrightProcess, (p) => fixed(p.medianMs, 1)),
@@ -418,9 +499,14 @@ async function engineBench(options: Options, pandocVersion: string | null) {
   console.log('(pandoc/DW > 1× means pandoc is slower; 1 KB = 1024 bytes, 1 MB = 1024 KB)');
 
   for (const r of results) {
-    const procs: [string, ProcessResult][] = [['Docwright process', r.docwrightProcess], ['pandoc', r.pandoc], ...r.peers.map((p): [string, ProcessResult] => [p.name, p.process])];
+    const procs: [string, ProcessResult][] = [
+      ['Docwright process', r.docwrightProcess],
+      ['pandoc', r.pandoc],
+      ...r.peers.map((p): [string, ProcessResult] => [p.name, p.process]),
+    ];
     for (const [name, p] of procs) {
-      if (!p.ok && p.detail) console.log(`${r.targetKB} KB ${name}: ${p.reason}\n  ${p.detail.split('\n').join('\n  ')}`);
+      if (!p.ok && p.detail)
+        console.log(`${r.targetKB} KB ${name}: ${p.reason}\n  ${p.detail.split('\n').join('\n  ')}`);
     }
   }
 
@@ -436,7 +522,9 @@ async function engineBench(options: Options, pandocVersion: string | null) {
 
   console.log('');
   const pct = (ms: number): string => `${((ms / prof.totalMs) * 100).toFixed(0)} %`;
-  console.log(`Profile, ${prof.sizeKB} KB document (median of ${prof.runs}; the template is read once and cached by convert()):`);
+  console.log(
+    `Profile, ${prof.sizeKB} KB document (median of ${prof.runs}; the template is read once and cached by convert()):`,
+  );
   console.log(
     formatTable(
       ['stage', 'ms', 'share'],
@@ -453,7 +541,14 @@ async function engineBench(options: Options, pandocVersion: string | null) {
     ),
   );
   if (!options.keep) rmSync(work, { recursive: true, force: true });
-  return { results, linearity: { msPerKB: Object.fromEntries(results.map((r) => [r.targetKB, r.inProcess.msPerKB])), ratio1200to120: linearity }, profile: prof };
+  return {
+    results,
+    linearity: {
+      msPerKB: Object.fromEntries(results.map((r) => [r.targetKB, r.inProcess.msPerKB])),
+      ratio1200to120: linearity,
+    },
+    profile: prof,
+  };
 }
 
 /** How bin/docwright.js will run: its bundle when dist/cli.js is newer than every file in server/, else the sources via tsx. */
@@ -475,7 +570,17 @@ function cliMode(): string {
 }
 
 function pandocArgs(input: string, output: string, referenceDoc: string, resourcePath: string): string[] {
-  return ['-f', PANDOC_FORMAT, '-t', 'docx', `--reference-doc=${referenceDoc}`, `--resource-path=${resourcePath}`, '-o', output, input];
+  return [
+    '-f',
+    PANDOC_FORMAT,
+    '-t',
+    'docx',
+    `--reference-doc=${referenceDoc}`,
+    `--resource-path=${resourcePath}`,
+    '-o',
+    output,
+    input,
+  ];
 }
 
 main().catch((err: unknown) => {

@@ -46,9 +46,12 @@ export async function measureStorage(counts: readonly number[] = [100, 100_000],
       (await Store.open(dir)).close();
       // `count` records over the past year, laid out as the server writes them.
       const now = Date.now();
-      const history = Array.from({ length: count }, (_, i) => record(i, new Date(now - 365 * 86_400_000 + Math.floor((i * 365 * 86_400_000) / count))));
+      const history = Array.from({ length: count }, (_, i) =>
+        record(i, new Date(now - 365 * 86_400_000 + Math.floor((i * 365 * 86_400_000) / count))),
+      );
       mkdirSync(join(dir, 'conversions'), { recursive: true });
-      for (const { name, data } of toSegments(history)) writeFileSync(join(dir, 'conversions', name), JSON.stringify(data));
+      for (const { name, data } of toSegments(history))
+        writeFileSync(join(dir, 'conversions', name), JSON.stringify(data));
       const store = await Store.open(dir);
       const times: number[] = [];
       for (let i = 0; i < runs; i++) {
@@ -76,9 +79,14 @@ export async function measureStorage(counts: readonly number[] = [100, 100_000],
 export function printStorage(results: readonly StorageResult[]): void {
   console.log('\nStorage: one conversion stored (output file + record), median');
   for (const r of results) {
-    console.log(`  ${String(r.records).padStart(7)} records: ${r.writeMs.toFixed(2)} ms (schema-1 db.json rewritten whole: ${r.schema1WriteMs.toFixed(1)} ms)`);
+    console.log(
+      `  ${String(r.records).padStart(7)} records: ${r.writeMs.toFixed(2)} ms (schema-1 db.json rewritten whole: ${r.schema1WriteMs.toFixed(1)} ms)`,
+    );
   }
   const small = results[0];
   const large = results.at(-1);
-  if (small && large && small !== large) console.log(`  ratio ${large.records} ÷ ${small.records}: ${(large.writeMs / small.writeMs).toFixed(2)} (goal: 1, the same cost)`);
+  if (small && large && small !== large)
+    console.log(
+      `  ratio ${large.records} ÷ ${small.records}: ${(large.writeMs / small.writeMs).toFixed(2)} (goal: 1, the same cost)`,
+    );
 }

@@ -10,7 +10,11 @@ export function ratio(r: number): string {
 }
 
 /** Aligned columns: `right[i]` right-aligns column i (numbers), else left. */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], right: readonly boolean[]): string {
+export function formatTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  right: readonly boolean[],
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     widths

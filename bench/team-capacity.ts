@@ -40,18 +40,25 @@ function cpuSeconds(pid: number | undefined): number {
   const file = `/proc/${pid ?? 0}/stat`;
   if (pid === undefined || !existsSync(file)) return NaN;
   // Fields after the command name "(…)": utime and stime are the 12th and 13th, in clock ticks (100 per second).
-  const fields = readFileSync(file, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(file, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN);
+  return sorted.length === 0
+    ? NaN
+    : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN);
 }
 
 type Server = { child: ChildProcessByStdio<null, Readable, null>; url: string };
 
 async function startServer(env: NodeJS.ProcessEnv): Promise<Server> {
-  const child = spawn(process.execPath, [join(root, 'bin/docwright.js'), 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(root, 'bin/docwright.js'), 'serve', '--port', '0'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((done, fail) => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -85,9 +92,20 @@ async function main(): Promise<void> {
     };
     const adminToken = readFileSync(join(home, 'admin.token'), 'utf8').trim();
     const setup = new Agent({ connect: { ca: trust() } });
-    const created = await request(`${server.url}/api/settings/api-keys`, { method: 'POST', dispatcher: setup, headers: { 'x-docwright-admin': adminToken, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'capacity' }) });
+    const created = await request(`${server.url}/api/settings/api-keys`, {
+      method: 'POST',
+      dispatcher: setup,
+      headers: { 'x-docwright-admin': adminToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'capacity' }),
+    });
     const { key } = (await created.body.json()) as { key: string };
-    const convert = (agent: Agent) => request(`${server.url}/api/v1/convert`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    const convert = (agent: Agent) =>
+      request(`${server.url}/api/v1/convert`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      });
     if (history > 0) {
       // One real conversion, copied N times into the history of the stopped server, which then starts again.
       await (await convert(setup)).body.arrayBuffer();
@@ -96,7 +114,12 @@ async function main(): Promise<void> {
       const data = JSON.parse(readFileSync(file, 'utf8')) as { conversions: Record<string, unknown>[] };
       const [model] = data.conversions;
       if (!model) throw new Error('no conversion record to copy');
-      for (let i = 0; i < history; i++) data.conversions.push({ ...model, conversion_id: randomUUID(), created_at: new Date(Date.now() - i * 1000).toISOString() });
+      for (let i = 0; i < history; i++)
+        data.conversions.push({
+          ...model,
+          conversion_id: randomUUID(),
+          created_at: new Date(Date.now() - i * 1000).toISOString(),
+        });
       writeFileSync(file, JSON.stringify(data, null, 2));
       server = await startServer(env);
     }
@@ -104,9 +127,17 @@ async function main(): Promise<void> {
     const ca = trust();
 
     console.log(`# Docwright team-server capacity, ${new Date().toISOString().slice(0, 10)}`);
-    console.log(`machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}, Node ${process.version}`);
-    console.log(`document: ${markdown.length} bytes of markdown (bench/generate.ts); history: ${history} conversion records before the run (db.json ${Math.round(Number(readFileSync(join(home, 'db.json')).length) / 1024)} KiB)`);
-    console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}, Node ${process.version}`,
+    );
+    console.log(
+      `document: ${markdown.length} bytes of markdown (bench/generate.ts); history: ${history} conversion records before the run (db.json ${Math.round(Number(readFileSync(join(home, 'db.json')).length) / 1024)} KiB)`,
+    );
+    console.log(
+      `load average before: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     console.log('| clients | conversions/s | p50 ms | p95 ms | p99 ms | errors | server CPU ms per conversion |');
     console.log('|---:|---:|---:|---:|---:|---:|---:|');
     for (const clients of levels) {
@@ -138,10 +169,22 @@ async function main(): Promise<void> {
       const cpu = cpuSeconds(server.child.pid) - cpuAtStart;
       await agent.close();
       const sorted = latencies.sort((a, b) => a - b);
-      const row = [clients, (sorted.length / seconds).toFixed(1), percentile(sorted, 50).toFixed(0), percentile(sorted, 95).toFixed(0), percentile(sorted, 99).toFixed(0), errors, ((cpu * 1000) / sorted.length).toFixed(0)];
+      const row = [
+        clients,
+        (sorted.length / seconds).toFixed(1),
+        percentile(sorted, 50).toFixed(0),
+        percentile(sorted, 95).toFixed(0),
+        percentile(sorted, 99).toFixed(0),
+        errors,
+        ((cpu * 1000) / sorted.length).toFixed(0),
+      ];
       console.log(`| ${row.join(' | ')} |`);
     }
-    console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await stopServer(server);
     rmSync(home, { recursive: true, force: true });

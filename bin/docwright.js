@@ -28,7 +28,9 @@ function bundledNode() {
 if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   const node = bundledNode();
   if (!node) {
-    process.stderr.write(`docwright: needs Node ${MIN_MAJOR}.12 or newer (this is ${process.version}); install Node ${MIN_MAJOR} LTS, or reinstall docwright with its scripts allowed (npm install -g --allow-scripts=node ...).\n`);
+    process.stderr.write(
+      `docwright: needs Node ${MIN_MAJOR}.12 or newer (this is ${process.version}); install Node ${MIN_MAJOR} LTS, or reinstall docwright with its scripts allowed (npm install -g --allow-scripts=node ...).\n`,
+    );
     process.exit(1);
   }
   const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });

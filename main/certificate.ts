@@ -28,9 +28,14 @@ export function fingerprintOf(pem: string): string | undefined {
  * server's own certificate, pinned by its SHA-256 fingerprint, is accepted, whatever else would vouch for one;
  * anywhere else Chromium's own verification decides.
  */
-export function certificateVerdict(request: { hostname: string; pem: string }, serverFingerprint: string): CertificateVerdict {
+export function certificateVerdict(
+  request: { hostname: string; pem: string },
+  serverFingerprint: string,
+): CertificateVerdict {
   if (!LOOPBACK.has(bare(request.hostname))) return CERTIFICATE.chromiumDecides;
   const presented = fingerprintOf(request.pem);
   if (presented === undefined || normalFingerprint(serverFingerprint) === '') return CERTIFICATE.reject;
-  return normalFingerprint(presented) === normalFingerprint(serverFingerprint) ? CERTIFICATE.accept : CERTIFICATE.reject;
+  return normalFingerprint(presented) === normalFingerprint(serverFingerprint)
+    ? CERTIFICATE.accept
+    : CERTIFICATE.reject;
 }

@@ -22,7 +22,10 @@ const UNSAFE = /[\\/:*?"<>|\u0000-\u001f\u007f]/g;
  * spaces, no reserved device name, at most 200 characters (keeping the extension); `fallback` when nothing is left.
  */
 export function safeFileName(name: string, fallback = 'document.docx'): string {
-  let safe = name.normalize('NFC').replace(UNSAFE, '_').replace(/^[\s.]+|[\s.]+$/g, '');
+  let safe = name
+    .normalize('NFC')
+    .replace(UNSAFE, '_')
+    .replace(/^[\s.]+|[\s.]+$/g, '');
   if (safe === '' || /^_+$/.test(safe)) return fallback;
   if (WINDOWS_RESERVED.test(safe)) safe = `_${safe}`;
   if (safe.length > 200) {
@@ -48,7 +51,8 @@ export function uniqueName(name: string, taken: (candidate: string) => boolean):
 function bytesOf(value: unknown, what: string): Uint8Array {
   const bytes = value instanceof Uint8Array ? value : value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
   if (!bytes) throw new IpcInputError(`${what}: bytes must be a Uint8Array.`);
-  if (bytes.byteLength > MAX_SAVE_BYTES) throw new IpcInputError(`${what}: larger than ${MAX_SAVE_BYTES / 1024 / 1024} MB.`);
+  if (bytes.byteLength > MAX_SAVE_BYTES)
+    throw new IpcInputError(`${what}: larger than ${MAX_SAVE_BYTES / 1024 / 1024} MB.`);
   return bytes;
 }
 

@@ -16,8 +16,12 @@ export interface TrustedServer {
 /** Pins the server's certificate, refuses permissions and requests elsewhere, and enforces the CSP on its pages. */
 export function hardenSession(session: Session, server: TrustedServer, log: FileLog): void {
   session.setCertificateVerifyProc((request, callback) => {
-    const verdict = certificateVerdict({ hostname: request.hostname, pem: request.certificate.data }, server.fingerprint);
-    if (verdict === CERTIFICATE.reject) log.warn(`Refused a certificate for ${request.hostname}: not the local server's own`);
+    const verdict = certificateVerdict(
+      { hostname: request.hostname, pem: request.certificate.data },
+      server.fingerprint,
+    );
+    if (verdict === CERTIFICATE.reject)
+      log.warn(`Refused a certificate for ${request.hostname}: not the local server's own`);
     callback(verdict);
   });
   session.setPermissionRequestHandler((_contents, permission, callback, details) => {
@@ -25,7 +29,9 @@ export function hardenSession(session: Session, server: TrustedServer, log: File
     if (!allowed) log.info(`Refused the permission ${permission}`);
     callback(allowed);
   });
-  session.setPermissionCheckHandler((_contents, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin, server.origin));
+  session.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
+    permissionAllowed(permission, requestingOrigin, server.origin),
+  );
   session.webRequest.onBeforeRequest((details, callback) => {
     const allowed = requestAllowed(details.url, server.origin);
     if (!allowed) log.warn(`Blocked a request to ${details.url}`);

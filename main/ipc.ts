@@ -4,7 +4,16 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { app, dialog, ipcMain, shell, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
-import { checkOpenSize, IpcInputError, OPEN_FILTERS, parseFileToSave, parseFolderFiles, parsePath, saveFilters, uniqueName } from './files.ts';
+import {
+  checkOpenSize,
+  IpcInputError,
+  OPEN_FILTERS,
+  parseFileToSave,
+  parseFolderFiles,
+  parsePath,
+  saveFilters,
+  uniqueName,
+} from './files.ts';
 import { IPC, type IpcChannel } from './ipc-channels.ts';
 import type { FileLog } from './log.ts';
 import type { OpenedFile, SavedFile, SavedFolder } from './preload-api.ts';
@@ -20,7 +29,10 @@ export interface IpcContext {
 /** Writes a new file in a folder, never over an existing one (`name (2).ext` then). */
 async function writeNew(folder: string, name: string, bytes: Uint8Array): Promise<string> {
   for (;;) {
-    const path = join(folder, uniqueName(name, (candidate) => existsSync(join(folder, candidate))));
+    const path = join(
+      folder,
+      uniqueName(name, (candidate) => existsSync(join(folder, candidate))),
+    );
     try {
       await writeFile(path, bytes, { flag: 'wx' });
       return path;
@@ -96,7 +108,11 @@ export function registerIpc(context: IpcContext): void {
   });
 
   handle(IPC.openFiles, async (window): Promise<OpenedFile[]> => {
-    const choice = await dialog.showOpenDialog(window, { title: 'Open markdown files', properties: ['openFile', 'multiSelections'], filters: OPEN_FILTERS });
+    const choice = await dialog.showOpenDialog(window, {
+      title: 'Open markdown files',
+      properties: ['openFile', 'multiSelections'],
+      filters: OPEN_FILTERS,
+    });
     if (choice.canceled) return [];
     const decoder = new TextDecoder('utf-8');
     const files: OpenedFile[] = [];
@@ -111,7 +127,8 @@ export function registerIpc(context: IpcContext): void {
 
   handle(IPC.revealInFolder, async (_window, [path]): Promise<void> => {
     const target = parsePath(path);
-    if (!saved.has(target)) throw new IpcInputError('Only documents saved from this window can be shown in their folder.');
+    if (!saved.has(target))
+      throw new IpcInputError('Only documents saved from this window can be shown in their folder.');
     shell.showItemInFolder(target);
   });
 }

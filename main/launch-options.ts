@@ -21,12 +21,18 @@ export class LaunchError extends Error {
 
 function parsePort(text: string | undefined): number {
   const port = Number(text);
-  if (text === undefined || !/^\d{1,5}$/.test(text) || port > 65535) throw new LaunchError(`--port takes a number from 0 to 65535, not ${text ?? 'nothing'}.`);
+  if (text === undefined || !/^\d{1,5}$/.test(text) || port > 65535)
+    throw new LaunchError(`--port takes a number from 0 to 65535, not ${text ?? 'nothing'}.`);
   return port;
 }
 
 /** Reads `--port N` / `--port=N` (other arguments, Electron's and Chromium's, are left alone) and the environment. */
-export function launchOptions(argv: readonly string[], env: NodeJS.ProcessEnv, appData: string, platform: NodeJS.Platform = process.platform): LaunchOptions {
+export function launchOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  appData: string,
+  platform: NodeJS.Platform = process.platform,
+): LaunchOptions {
   let port: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

@@ -8,7 +8,10 @@ const SECRETS: Array<[RegExp, string]> = [
   [/\bdw_[A-Za-z0-9]{6,}/g, 'dw_[redacted]'],
   // Credentials in headers, however they are printed.
   [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]'],
-  [/\b(authorization|x-docwright-admin|x-docwright-session|cookie|set-cookie|dw_session(?:_\d+)?)(["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi, '$1$2[redacted]'],
+  [
+    /\b(authorization|x-docwright-admin|x-docwright-session|cookie|set-cookie|dw_session(?:_\d+)?)(["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi,
+    '$1$2[redacted]',
+  ],
 ];
 
 /** A log message without secrets: URL tokens, API keys, Authorization values, session ids, the admin token. */
@@ -55,7 +58,8 @@ export class FileLog {
 
   private write(level: 'info' | 'warn' | 'error', message: string): void {
     try {
-      if ((statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) > this.maxBytes) renameSync(this.path, `${this.path}.1`);
+      if ((statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) > this.maxBytes)
+        renameSync(this.path, `${this.path}.1`);
       appendFileSync(this.path, logLine(level, message, this.now()), { mode: 0o600 });
     } catch {
       // Logging must never take the app down.

@@ -32,7 +32,10 @@ function showWindow(): void {
     window.focus();
     return;
   }
-  const created = new BrowserWindow({ ...windowOptions({ preload: join(here, 'preload.cjs'), devTools: !app.isPackaged }), icon: join(here, 'icon.png') });
+  const created = new BrowserWindow({
+    ...windowOptions({ preload: join(here, 'preload.cjs'), devTools: !app.isPackaged }),
+    icon: join(here, 'icon.png'),
+  });
   window = created;
   created.once('ready-to-show', () => created.show());
   created.on('closed', () => {
@@ -48,7 +51,13 @@ function createTray(apiUrl: string, log: FileLog): void {
     tray = new Tray(nativeImage.createFromPath(join(here, 'tray.png')));
     tray.setToolTip(trayTooltip(apiUrl));
     tray.setContextMenu(
-      Menu.buildFromTemplate(trayMenuTemplate(apiUrl, { open: showWindow, copyApiUrl: () => clipboard.writeText(apiUrl), quit: () => app.quit() })),
+      Menu.buildFromTemplate(
+        trayMenuTemplate(apiUrl, {
+          open: showWindow,
+          copyApiUrl: () => clipboard.writeText(apiUrl),
+          quit: () => app.quit(),
+        }),
+      ),
     );
     tray.on('click', showWindow);
   } catch (error) {
@@ -79,7 +88,10 @@ async function run(options: LaunchOptions, log: FileLog): Promise<void> {
 
   await app.whenReady();
   try {
-    running = await startServer({ dataDir: options.dataDir, ...(options.port === undefined ? {} : { port: options.port }) });
+    running = await startServer({
+      dataDir: options.dataDir,
+      ...(options.port === undefined ? {} : { port: options.port }),
+    });
   } catch (error) {
     log.error('The server did not start', error);
     dialog.showErrorBox('Docwright could not start', message(error));

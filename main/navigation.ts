@@ -55,6 +55,10 @@ export function requestAllowed(url: string, serverOrigin: string): boolean {
  * Whether to grant a web permission: none, except writing text to the clipboard from the server's pages (the
  * "copy" buttons of a new API key and its curl example). Camera, location, notifications and the rest are refused.
  */
-export function permissionAllowed(permission: string, requestingUrl: string | undefined, serverOrigin: string): boolean {
+export function permissionAllowed(
+  permission: string,
+  requestingUrl: string | undefined,
+  serverOrigin: string,
+): boolean {
   return permission === 'clipboard-sanitized-write' && isServerUrl(requestingUrl, serverOrigin);
 }

@@ -6,9 +6,16 @@ import type { DocwrightDesktopApi, FileToSave, FolderFile, OpenedFile, SavedFile
 
 const api: DocwrightDesktopApi = {
   isDesktop: true,
-  saveFile: (file: FileToSave) => ipcRenderer.invoke(IPC.saveFile, { suggestedName: file.suggestedName, bytes: file.bytes }) as Promise<SavedFile | null>,
+  saveFile: (file: FileToSave) =>
+    ipcRenderer.invoke(IPC.saveFile, {
+      suggestedName: file.suggestedName,
+      bytes: file.bytes,
+    }) as Promise<SavedFile | null>,
   saveAllToFolder: (files: FolderFile[]) =>
-    ipcRenderer.invoke(IPC.saveAllToFolder, files.map((f) => ({ name: f.name, bytes: f.bytes }))) as Promise<SavedFolder | null>,
+    ipcRenderer.invoke(
+      IPC.saveAllToFolder,
+      files.map((f) => ({ name: f.name, bytes: f.bytes })),
+    ) as Promise<SavedFolder | null>,
   openFiles: () => ipcRenderer.invoke(IPC.openFiles) as Promise<OpenedFile[]>,
   revealInFolder: (path: string) => ipcRenderer.invoke(IPC.revealInFolder, path) as Promise<void>,
 };

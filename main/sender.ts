@@ -14,7 +14,10 @@ export interface IpcSender {
  * Whether to act on an IPC message: it must come from the top frame of our own window, showing a page of the
  * local server. Anything else (an iframe, another window, a page elsewhere, a vanished frame) is refused.
  */
-export function isTrustedSender(sender: IpcSender, trusted: { serverOrigin: string; webContentsId: number | undefined }): boolean {
+export function isTrustedSender(
+  sender: IpcSender,
+  trusted: { serverOrigin: string; webContentsId: number | undefined },
+): boolean {
   return (
     trusted.webContentsId !== undefined &&
     sender.webContentsId === trusted.webContentsId &&

@@ -38,5 +38,6 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
     format: 'cjs',
     external: ['electron'],
   });
-  for (const icon of ['icon.png', 'tray.png', 'tray@2x.png']) copyFileSync(join(root, 'main', 'assets', icon), join(out, icon));
+  for (const icon of ['icon.png', 'tray.png', 'tray@2x.png'])
+    copyFileSync(join(root, 'main', 'assets', icon), join(out, icon));
 }

@@ -23,7 +23,11 @@ const common = {
 // 1. The built-in template's bytes, from the same code the sources use.
 const temp = mkdtempSync(join(tmpdir(), 'docwright-build-'));
 try {
-  await build({ ...common, entryPoints: ['server/convert/default-template.ts'], outfile: join(temp, 'default-template.mjs') });
+  await build({
+    ...common,
+    entryPoints: ['server/convert/default-template.ts'],
+    outfile: join(temp, 'default-template.mjs'),
+  });
   const { defaultTemplate } = await import(pathToFileURL(join(temp, 'default-template.mjs')).href);
   const template = Buffer.from(defaultTemplate()).toString('base64');
 

@@ -19,10 +19,15 @@ export function electronInstaller(require = createRequire(import.meta.url)) {
 /** Runs Electron's installer; returns the one line to print, or undefined when there is nothing to say. */
 export function installElectron(installer = electronInstaller(), env = process.env) {
   if (!installer) return undefined;
-  if (env.ELECTRON_SKIP_BINARY_DOWNLOAD) return 'Electron\'s binary was not downloaded (ELECTRON_SKIP_BINARY_DOWNLOAD is set): `npm start` serves the UI in your browser.';
+  if (env.ELECTRON_SKIP_BINARY_DOWNLOAD)
+    return "Electron's binary was not downloaded (ELECTRON_SKIP_BINARY_DOWNLOAD is set): `npm start` serves the UI in your browser.";
   const run = spawnSync(process.execPath, [installer], { encoding: 'utf8', env, timeout: 600_000 });
   if (run.status === 0) return undefined;
-  const detail = `${run.stderr ?? ''}`.split('\n').find((line) => /error/i.test(line))?.trim() ?? `exit code ${run.status ?? 'none'}`;
+  const detail =
+    `${run.stderr ?? ''}`
+      .split('\n')
+      .find((line) => /error/i.test(line))
+      ?.trim() ?? `exit code ${run.status ?? 'none'}`;
   return `Electron's binary could not be downloaded (${detail}); the install goes on without it, and \`npm start\` serves the UI in your browser. On a machine that can reach GitHub's downloads, \`npm run install-electron\` fetches it.`;
 }
 

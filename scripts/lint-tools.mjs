@@ -21,7 +21,10 @@ if (!command) {
   process.exit(2);
 }
 if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(tools, 'package-lock.json')).mtimeMs) {
-  const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: tools, stdio: 'inherit' });
+  const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: tools,
+    stdio: 'inherit',
+  });
   if (install.status !== 0) process.exit(install.status ?? 1);
 }
 const [bin, ...options] = command;

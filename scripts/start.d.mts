@@ -4,7 +4,11 @@ export function electronBinary(require?: NodeJS.Require): string | undefined;
 export type Launch = { mode: 'electron' } | { mode: 'server'; reason: string };
 
 /** The desktop app, or the server with the reason why not. */
-export function chooseLaunch(input: { electron: string | undefined; platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv }): Launch;
+export function chooseLaunch(input: {
+  electron: string | undefined;
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+}): Launch;
 
 /** Whether dist/ lacks the app or is older than its sources. */
 export function buildNeeded(dir?: string): boolean;

@@ -22,10 +22,18 @@ export function electronBinary(require = createRequire(import.meta.url)) {
 /** The desktop app, or the server with the reason why not. */
 export function chooseLaunch({ electron, platform = process.platform, env = process.env }) {
   if (!electron) {
-    return { mode: 'server', reason: 'The Electron binary is not installed here, so Docwright starts its server with the UI in your browser instead.' };
+    return {
+      mode: 'server',
+      reason:
+        'The Electron binary is not installed here, so Docwright starts its server with the UI in your browser instead.',
+    };
   }
   if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
-    return { mode: 'server', reason: 'There is no display here (DISPLAY is not set), so Docwright starts its server with the UI in your browser instead.' };
+    return {
+      mode: 'server',
+      reason:
+        'There is no display here (DISPLAY is not set), so Docwright starts its server with the UI in your browser instead.',
+    };
   }
   return { mode: 'electron' };
 }
@@ -69,7 +77,10 @@ async function main(args) {
   }
   // Chromium refuses to run as root with its OS sandbox (containers, CI), so root goes without it; users keep it.
   const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
-  if (asRoot) console.log('Running as root: Chromium\'s OS sandbox is off (--no-sandbox); start Docwright as a normal user to keep it.');
+  if (asRoot)
+    console.log(
+      "Running as root: Chromium's OS sandbox is off (--no-sandbox); start Docwright as a normal user to keep it.",
+    );
   run(electron, [...(asRoot ? ['--no-sandbox'] : []), root, ...args]);
 }
 

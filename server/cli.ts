@@ -2,7 +2,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
-import { convert, ConvertInputError, defaultTemplate, readTemplate, type ConversionStats, type MappingRules } from './convert/index.ts';
+import {
+  convert,
+  ConvertInputError,
+  defaultTemplate,
+  readTemplate,
+  type ConversionStats,
+  type MappingRules,
+} from './convert/index.ts';
 import { SETTING_KEYS as CONFIG_KEYS } from './store/setting-keys.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { defaultDataDir } from './store/paths.ts';
@@ -52,7 +59,8 @@ function writeOutput(path: string, bytes: Uint8Array): void {
     else writeFileSync(path, bytes);
   } catch (error) {
     const folder = dirname(path);
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(folder)) throw new CliError(`cannot write ${path}: the folder ${folder} does not exist.`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(folder))
+      throw new CliError(`cannot write ${path}: the folder ${folder} does not exist.`);
     throw new CliError(`cannot write ${path}: ${reason(error)}`);
   }
 }
@@ -113,11 +121,15 @@ export function buildProgram(): Command {
       const template = opts.template ? readBytes(opts.template, 'template') : undefined;
       const mapping = opts.mapping ? readMapping(opts.mapping) : undefined;
       const output = opts.output ?? defaultOutput(input);
-      if (output === '-' && process.stdout.isTTY) throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
+      if (output === '-' && process.stdout.isTTY)
+        throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
       const result = convert({ markdown, template, mapping });
       for (const warning of result.warnings) process.stderr.write(`warning: ${warning.replace(/\s*\n\s*/g, ' ')}\n`);
       writeOutput(output, result.docx);
-      if (!opts.quiet) process.stderr.write(`${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}\n`);
+      if (!opts.quiet)
+        process.stderr.write(
+          `${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}\n`,
+        );
     });
 
   const template = program.command('template').description('work with Word templates');
@@ -133,7 +145,14 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action((file: string | undefined, opts: { json?: boolean }) => {
       const styles = readTemplate(file ? readBytes(file, 'template') : defaultTemplate()).styles;
-      if (opts.json) process.stdout.write(`${JSON.stringify(styles.map(({ name, id, type }) => ({ name, id, type })), null, 2)}\n`);
+      if (opts.json)
+        process.stdout.write(
+          `${JSON.stringify(
+            styles.map(({ name, id, type }) => ({ name, id, type })),
+            null,
+            2,
+          )}\n`,
+        );
       else for (const s of styles) process.stdout.write(`${s.type.padEnd(10)} ${s.name}\n`);
     });
   const dataDir = () => resolve((program.opts() as { dataDir?: string }).dataDir ?? defaultDataDir());
@@ -144,45 +163,68 @@ export function buildProgram(): Command {
     .command('serve')
     .description('start the local API server (HTTPS on 127.0.0.1) and print its URL and the UI link')
     .option('-p, --port <port>', 'port (default: the port setting, 47823)')
-    .option('--host <host>', 'address to bind: 127.0.0.1 (default), localhost or ::1; a team server: 0.0.0.0, :: or an address of this machine (with --allow-remote, --cert, --key)')
+    .option(
+      '--host <host>',
+      'address to bind: 127.0.0.1 (default), localhost or ::1; a team server: 0.0.0.0, :: or an address of this machine (with --allow-remote, --cert, --key)',
+    )
     .option('--http', 'plain HTTP instead of HTTPS (loopback only)')
     .option('--allow-remote', 'team server: allow a --host beyond loopback (HTTPS with --cert/--key only)')
-    .option('--cert <file>', "your server certificate (PEM; intermediates may follow), served instead of Docwright's own")
+    .option(
+      '--cert <file>',
+      "your server certificate (PEM; intermediates may follow), served instead of Docwright's own",
+    )
     .option('--key <file>', "the key of --cert (PEM, unencrypted, readable only by the server's user)")
-    .option('--public-host <name...>', "host names clients use, accepted besides the certificate's names (DNS rebinding defence)")
-    .action(async (opts: { port?: string; host?: string; http?: boolean; allowRemote?: boolean; cert?: string; key?: string; publicHost?: string[] }) => {
-      const port = opts.port === undefined ? undefined : Number(opts.port);
-      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new CliError('--port must be a number from 0 to 65535');
-      const { startServer, sessionLinkLines } = await serverModules();
-      const server = await startServer({
-        dataDir: dataDir(),
-        ...(port !== undefined ? { port } : {}),
-        ...(opts.host ? { host: opts.host } : {}),
-        http: opts.http ?? false,
-        // Team server (server/http/listen.ts).
-        allowRemote: opts.allowRemote ?? false,
-        ...(opts.cert !== undefined ? { tlsCert: opts.cert } : {}),
-        ...(opts.key !== undefined ? { tlsKey: opts.key } : {}),
-        ...(opts.publicHost ? { publicHosts: opts.publicHost.flatMap((h) => h.split(',')).filter(Boolean) } : {}),
-      });
-      for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
-      // The link file is written before anything is printed: whoever reads "running at" finds it there.
-      const linkLines = await sessionLinkLines(dataDir(), server.uiLink);
-      print(`Docwright is running at ${server.discovery.url}`);
-      for (const line of linkLines) print(line);
-      if (server.discovery.cert_path && !opts.cert) {
-        print('               Your browser warns once about the certificate Docwright made for this computer:');
-        print('               check that it shows the fingerprint below, then proceed.');
-      }
-      if (server.discovery.cert_path) print(`Certificate:   ${server.discovery.cert_path} (${opts.cert ? 'yours' : 'curl --cacert it'}; SHA-256 ${server.discovery.fingerprint})`);
-      print(`Data:          ${dataDir()}`);
-      print('Stop with Ctrl+C.');
-      await new Promise<void>((done) => {
-        const stop = () => void server.close().then(done, done);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-    });
+    .option(
+      '--public-host <name...>',
+      "host names clients use, accepted besides the certificate's names (DNS rebinding defence)",
+    )
+    .action(
+      async (opts: {
+        port?: string;
+        host?: string;
+        http?: boolean;
+        allowRemote?: boolean;
+        cert?: string;
+        key?: string;
+        publicHost?: string[];
+      }) => {
+        const port = opts.port === undefined ? undefined : Number(opts.port);
+        if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+          throw new CliError('--port must be a number from 0 to 65535');
+        const { startServer, sessionLinkLines } = await serverModules();
+        const server = await startServer({
+          dataDir: dataDir(),
+          ...(port !== undefined ? { port } : {}),
+          ...(opts.host ? { host: opts.host } : {}),
+          http: opts.http ?? false,
+          // Team server (server/http/listen.ts).
+          allowRemote: opts.allowRemote ?? false,
+          ...(opts.cert !== undefined ? { tlsCert: opts.cert } : {}),
+          ...(opts.key !== undefined ? { tlsKey: opts.key } : {}),
+          ...(opts.publicHost ? { publicHosts: opts.publicHost.flatMap((h) => h.split(',')).filter(Boolean) } : {}),
+        });
+        for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
+        // The link file is written before anything is printed: whoever reads "running at" finds it there.
+        const linkLines = await sessionLinkLines(dataDir(), server.uiLink);
+        print(`Docwright is running at ${server.discovery.url}`);
+        for (const line of linkLines) print(line);
+        if (server.discovery.cert_path && !opts.cert) {
+          print('               Your browser warns once about the certificate Docwright made for this computer:');
+          print('               check that it shows the fingerprint below, then proceed.');
+        }
+        if (server.discovery.cert_path)
+          print(
+            `Certificate:   ${server.discovery.cert_path} (${opts.cert ? 'yours' : 'curl --cacert it'}; SHA-256 ${server.discovery.fingerprint})`,
+          );
+        print(`Data:          ${dataDir()}`);
+        print('Stop with Ctrl+C.');
+        await new Promise<void>((done) => {
+          const stop = () => void server.close().then(done, done);
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+      },
+    );
 
   program
     .command('open')
@@ -194,8 +236,10 @@ export function buildProgram(): Command {
 
   program
     .command('mcp')
-    .description('MCP for AI agents on standard input/output: through the running server, else one started for the session')
-    .addHelpText('after', '\nAuthenticates with the running server\'s admin token, or with DOCWRIGHT_API_KEY when set.')
+    .description(
+      'MCP for AI agents on standard input/output: through the running server, else one started for the session',
+    )
+    .addHelpText('after', "\nAuthenticates with the running server's admin token, or with DOCWRIGHT_API_KEY when set.")
     .action(async () => {
       const { runStdio } = await mcpModule();
       const apiKey = process.env.DOCWRIGHT_API_KEY?.trim();
@@ -227,7 +271,10 @@ export function buildProgram(): Command {
       const list = await withAdmin(dataDir(), (ops) => ops.listKeys());
       if (opts.json) return print(JSON.stringify(list, null, 2));
       if (list.length === 0) return print('No API keys. Create one: docwright keys create NAME');
-      for (const k of list) print(`${k.id}  ${k.key_prefix}…  ${k.name}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}`);
+      for (const k of list)
+        print(
+          `${k.id}  ${k.key_prefix}…  ${k.name}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}`,
+        );
     });
   keys
     .command('revoke')
@@ -248,7 +295,8 @@ export function buildProgram(): Command {
       const { withAdmin } = await serverModules();
       const settings = await withAdmin(dataDir(), (ops) => ops.settings());
       if (key === undefined) return print(JSON.stringify(settings, null, 2));
-      if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
+      if (!(CONFIG_KEYS as readonly string[]).includes(key))
+        throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
       const value = settings[key as keyof typeof settings];
       print(value === null ? (key === 'mcp_output_dir' ? 'none' : 'unlimited') : String(value));
     });
@@ -262,7 +310,9 @@ export function buildProgram(): Command {
       const patch = parseSetting(key, value);
       const settings = await withAdmin(dataDir(), (ops) => ops.updateSettings(patch));
       const shown = settings[key as keyof typeof settings];
-      print(`${key} = ${shown === null ? (key === 'mcp_output_dir' ? 'none' : 'unlimited') : String(shown)}${key === 'port' ? ' (used from the next start)' : ''}`);
+      print(
+        `${key} = ${shown === null ? (key === 'mcp_output_dir' ? 'none' : 'unlimited') : String(shown)}${key === 'port' ? ' (used from the next start)' : ''}`,
+      );
     });
 
   program
@@ -298,7 +348,9 @@ export function buildProgram(): Command {
       if (opts.json) return print(JSON.stringify(status, null, 2));
       print(running ? `Running at ${status.url} (pid ${status.pid})` : 'Not running (start it: docwright serve)');
       if (status.fingerprint) print(`Certificate: ${status.cert_path} (SHA-256 ${status.fingerprint})`);
-      print(`Plan: ${status.plan}; key secret in the ${keychain === 'keychain' ? 'OS keychain' : '0600 file in the data directory'}; data in ${status.data_dir}`);
+      print(
+        `Plan: ${status.plan}; key secret in the ${keychain === 'keychain' ? 'OS keychain' : '0600 file in the data directory'}; data in ${status.data_dir}`,
+      );
     });
   return program;
 }
@@ -313,7 +365,11 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (error instanceof CliError || error instanceof ConvertInputError || (error instanceof Error && USER_ERRORS.has(error.name))) {
+    if (
+      error instanceof CliError ||
+      error instanceof ConvertInputError ||
+      (error instanceof Error && USER_ERRORS.has(error.name))
+    ) {
       process.stderr.write(`docwright: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
       return 1;
     }

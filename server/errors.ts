@@ -5,8 +5,14 @@
 export const ERRORS = {
   missing_api_key: { status: 401, message: 'No API key: send it as "Authorization: Bearer <key>".' },
   invalid_api_key: { status: 401, message: 'The API key is invalid, revoked, or not a Docwright key.' },
-  unauthorized: { status: 401, message: 'The settings area needs the Docwright app session (open the link `docwright serve` prints).' },
-  api_access_denied: { status: 403, message: 'Your plan (Solo) has no access to the public API; use the app or MCP, or change the plan.' },
+  unauthorized: {
+    status: 401,
+    message: 'The settings area needs the Docwright app session (open the link `docwright serve` prints).',
+  },
+  api_access_denied: {
+    status: 403,
+    message: 'Your plan (Solo) has no access to the public API; use the app or MCP, or change the plan.',
+  },
   forbidden: { status: 403, message: 'Forbidden.' },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'This method is not allowed here.' },
@@ -14,14 +20,20 @@ export const ERRORS = {
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.' },
   bad_request: { status: 400, message: 'Malformed request.' },
   validation_error: { status: 422, message: 'The request failed validation.' },
-  document_too_complex: { status: 422, message: 'markdown: the document took too long or too much memory to convert; split it or simplify its nesting.' },
+  document_too_complex: {
+    status: 422,
+    message: 'markdown: the document took too long or too much memory to convert; split it or simplify its nesting.',
+  },
   rate_limit_exceeded: { status: 429, message: 'The monthly conversion quota is exhausted.' },
   too_many_requests: { status: 429, message: 'Too many failed authentication attempts; wait and retry.' },
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   headers_too_large: { status: 431, message: 'The request head is too large.' },
   conversion_cancelled: { status: 499, message: 'The conversion was cancelled: the client stopped waiting for it.' },
   internal_error: { status: 500, message: 'Server error; retry, or report it if it persists.' },
-  server_busy: { status: 503, message: 'Every conversion worker is busy and the queue is full; retry in a few seconds.' },
+  server_busy: {
+    status: 503,
+    message: 'Every conversion worker is busy and the queue is full; retry in a few seconds.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -5,7 +5,16 @@ import packageJson from '../package.json' with { type: 'json' };
 import type { FastifyInstance } from 'fastify';
 import { loadSecret } from './auth/secret.ts';
 import { buildApp } from './http/app.ts';
-import { allowedHostNames, checkListen, hostName, localUrlHost, nameCovers, networkWarning, isLoopback, ServeError } from './http/listen.ts';
+import {
+  allowedHostNames,
+  checkListen,
+  hostName,
+  localUrlHost,
+  nameCovers,
+  networkWarning,
+  isLoopback,
+  ServeError,
+} from './http/listen.ts';
 import { loadAdminCertificate, loadOrCreateCertificate } from './http/tls.ts';
 import { applyPolicy, listenAddress, listenPort, loadPolicy, seedFromPolicy } from './policy/index.ts';
 import { writeFileAtomic } from './store/files.ts';
@@ -70,9 +79,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const policy = loadPolicy();
   const { host, http, allowRemote } = listenAddress(policy, options);
   // Team server (server/http/listen.ts): checked, with the admin's certificate, before the data directory is touched.
-  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) throw new ServeError('--cert and --key go together: give both PEM files.');
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
+    throw new ServeError('--cert and --key go together: give both PEM files.');
   checkListen({ host, http, allowRemote, certificate: options.tlsCert !== undefined });
-  const adminCertificate = options.tlsCert !== undefined && options.tlsKey !== undefined ? loadAdminCertificate(options.tlsCert, options.tlsKey) : undefined;
+  const adminCertificate =
+    options.tlsCert !== undefined && options.tlsKey !== undefined
+      ? loadAdminCertificate(options.tlsCert, options.tlsKey)
+      : undefined;
   const publicHosts = (options.publicHosts ?? []).map((name) => {
     const parsed = hostName(name);
     if (!parsed) throw new ServeError(`--public-host ${name} is not a host name or IP address.`);
@@ -99,16 +112,26 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       policy,
       team: !isLoopback(host),
       logger: options.logger ?? false,
-      ...(tls ? { httpsOptions: { cert: tls.cert, key: tls.key }, certificate: { fingerprint: tls.fingerprint, path: tls.certPath } } : {}),
+      ...(tls
+        ? {
+            httpsOptions: { cert: tls.cert, key: tls.key },
+            certificate: { fingerprint: tls.fingerprint, path: tls.certPath },
+          }
+        : {}),
     });
     try {
       await app.listen({ host: isIP(host) === 6 ? host : host === 'localhost' ? '127.0.0.1' : host, port });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES') {
-        throw new ServeError(`Port ${port} is not available (${code}); another program uses it. Choose another: docwright serve --port N, or docwright config set port N.`);
+        throw new ServeError(
+          `Port ${port} is not available (${code}); another program uses it. Choose another: docwright serve --port N, or docwright config set port N.`,
+        );
       }
-      if (code === 'EADDRNOTAVAIL') throw new ServeError(`Cannot listen on ${host}: it is not an address of this computer (see ip address); use 0.0.0.0 for all of them.`);
+      if (code === 'EADDRNOTAVAIL')
+        throw new ServeError(
+          `Cannot listen on ${host}: it is not an address of this computer (see ip address); use 0.0.0.0 for all of them.`,
+        );
       throw error;
     }
     const address = app.server.address();
@@ -144,7 +167,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         ...seeded.warnings,
         ...(secret.warning ? [secret.warning] : []),
         ...(adminCertificate?.warnings ?? []),
-        ...publicHosts.filter((n) => adminCertificate && !adminCertificate.names.some((c) => nameCovers(c, n))).map((n) => `--public-host ${n} is not among the certificate's names; clients that check the certificate will refuse it.`),
+        ...publicHosts
+          .filter((n) => adminCertificate && !adminCertificate.names.some((c) => nameCovers(c, n)))
+          .map(
+            (n) =>
+              `--public-host ${n} is not among the certificate's names; clients that check the certificate will refuse it.`,
+          ),
         ...(isLoopback(host) ? [] : [networkWarning(host, actualPort, hostNames)]),
       ],
       async close() {

@@ -1,12 +1,39 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey } from './auth/keys.ts';
-import { checkRules, ConvertInputError, resolveStyles, type MappingRules, type TemplateStyle } from './convert/index.ts';
-import { ConvertBusyError, ConvertCancelledError, ConvertLimitError, ConvertPool, type PoolOptions, type TemplateInspection } from './convert-pool/pool.ts';
-import type { ApiKeyRecord, ConversionRecord, MappingRecord, Plan, Settings, TemplateRecord } from './store/database.ts';
+import {
+  checkRules,
+  ConvertInputError,
+  resolveStyles,
+  type MappingRules,
+  type TemplateStyle,
+} from './convert/index.ts';
+import {
+  ConvertBusyError,
+  ConvertCancelledError,
+  ConvertLimitError,
+  ConvertPool,
+  type PoolOptions,
+  type TemplateInspection,
+} from './convert-pool/pool.ts';
+import type {
+  ApiKeyRecord,
+  ConversionRecord,
+  MappingRecord,
+  Plan,
+  Settings,
+  TemplateRecord,
+} from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
 import { nameProblem } from './names.ts';
-import { applyPolicy, effectiveSettings, keyCreationRefusal, lockedAmong, type EffectiveSettings, type Policy } from './policy/index.ts';
+import {
+  applyPolicy,
+  effectiveSettings,
+  keyCreationRefusal,
+  lockedAmong,
+  type EffectiveSettings,
+  type Policy,
+} from './policy/index.ts';
 
 /** Monthly conversions and template count of each plan (SPEC.md Limits); null is unlimited. */
 export const PLAN_LIMITS: Record<Plan, { conversions: number | null; templates: number | null; api: boolean }> = {
@@ -149,21 +176,37 @@ export class Services {
     if (!reservation) {
       const reset = nextMonth(now);
       const retryAfter = Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000));
-      throw new ApiError('rate_limit_exceeded', `The monthly quota of ${quotaOf(settings)} conversions is used up; it resets on ${reset.toISOString()}.`, {
-        'Retry-After': String(retryAfter),
-      });
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `The monthly quota of ${quotaOf(settings)} conversions is used up; it resets on ${reset.toISOString()}.`,
+        {
+          'Retry-After': String(retryAfter),
+        },
+      );
     }
     try {
       const template = { key: templateKey(templateRecord), bytes: await this.templateBytes(templateRecord) };
       let result;
       try {
-        result = await this.convertPool.run({ markdown: request.markdown, template, mapping: mapping.rules, created: now, ...(request.signal ? { signal: request.signal } : {}) });
+        result = await this.convertPool.run({
+          markdown: request.markdown,
+          template,
+          mapping: mapping.rules,
+          created: now,
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);
         if (error instanceof ConvertLimitError) {
-          throw new ApiError('document_too_complex', `markdown: ${error.message}; split the document or simplify its nesting.`);
+          throw new ApiError(
+            'document_too_complex',
+            `markdown: ${error.message}; split the document or simplify its nesting.`,
+          );
         }
-        if (error instanceof ConvertBusyError) throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, { 'Retry-After': '5' });
+        if (error instanceof ConvertBusyError)
+          throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, {
+            'Retry-After': '5',
+          });
         if (error instanceof ConvertCancelledError) throw new ApiError('conversion_cancelled', error.message);
         throw error;
       }
@@ -220,10 +263,18 @@ export class Services {
     } catch (error) {
       if (error instanceof ConvertInputError) throw new ApiError('validation_error', `file: ${error.message}`);
       if (error instanceof ConvertLimitError) {
-        const limit = error.limit === 'time' ? `reading it took longer than ${this.convertPool.timeoutMs / 1000} s` : error.limit === 'memory' ? `reading it needed more than ${this.convertPool.memoryMb} MB of memory` : 'it is too complex to read';
+        const limit =
+          error.limit === 'time'
+            ? `reading it took longer than ${this.convertPool.timeoutMs / 1000} s`
+            : error.limit === 'memory'
+              ? `reading it needed more than ${this.convertPool.memoryMb} MB of memory`
+              : 'it is too complex to read';
         throw new ApiError('validation_error', `file: The template was refused: ${limit}.`);
       }
-      if (error instanceof ConvertBusyError) throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, { 'Retry-After': '5' });
+      if (error instanceof ConvertBusyError)
+        throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, {
+          'Retry-After': '5',
+        });
       throw error;
     }
   }
@@ -248,11 +299,25 @@ export class Services {
   }
 
   /** Creates a mapping after checking its template exists. */
-  async createMapping(input: { name: string; template_id: string; rules: MappingRules }): Promise<{ mapping: MappingRecord; warnings: string[] }> {
+  async createMapping(input: {
+    name: string;
+    template_id: string;
+    rules: MappingRules;
+  }): Promise<{ mapping: MappingRecord; warnings: string[] }> {
     checkName('name', input.name);
     const warnings = await this.mappingWarnings(input.template_id, input.rules);
     const at = this.now().toISOString();
-    const mapping = await this.store.addMapping({ id: randomUUID(), name: input.name, template_id: input.template_id, version: 1, rules: input.rules, created_at: at, updated_at: at, builtin: false, managed: false });
+    const mapping = await this.store.addMapping({
+      id: randomUUID(),
+      name: input.name,
+      template_id: input.template_id,
+      version: 1,
+      rules: input.rules,
+      created_at: at,
+      updated_at: at,
+      builtin: false,
+      managed: false,
+    });
     return { mapping, warnings };
   }
 }

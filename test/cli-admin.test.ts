@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, killAllChildren, runCli, startServe, trustingAgent, type CliResult, type ServeProcess } from './helpers/docwright-process.ts';
+import {
+  call,
+  killAllChildren,
+  runCli,
+  startServe,
+  trustingAgent,
+  type CliResult,
+  type ServeProcess,
+} from './helpers/docwright-process.ts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -22,7 +30,9 @@ afterAll(async () => {
 
 /** Where the key secret is expected: the OS keychain under scripts/with-keyring.sh (or a desktop session). */
 const EXPECTED_KEYCHAIN =
-  process.env.DOCWRIGHT_KEYCHAIN === 'off' || (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS) ? 'file' : 'keychain';
+  process.env.DOCWRIGHT_KEYCHAIN === 'off' || (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS)
+    ? 'file'
+    : 'keychain';
 
 let home: string;
 const env = () => ({ ...process.env, DOCWRIGHT_HOME: home });
@@ -104,9 +114,21 @@ describe('without a running server (the data directory directly)', () => {
 
   it('status --json: not running, the plan, and where the key secret is kept', async () => {
     const status = JSON.parse(await ok('status', '--json'));
-    expect(status).toMatchObject({ running: false, url: null, pid: null, plan: 'team', keychain: EXPECTED_KEYCHAIN, data_dir: home });
+    expect(status).toMatchObject({
+      running: false,
+      url: null,
+      pid: null,
+      plan: 'team',
+      keychain: EXPECTED_KEYCHAIN,
+      data_dir: home,
+    });
     await ok('config', 'set', 'plan', 'solo');
-    expect(JSON.parse(await ok('status', '--json'))).toMatchObject({ running: false, plan: 'solo', api_access: false, monthly_quota: 20 });
+    expect(JSON.parse(await ok('status', '--json'))).toMatchObject({
+      running: false,
+      plan: 'solo',
+      api_access: false,
+      monthly_quota: 20,
+    });
   });
 
   it('--data-dir wins over DOCWRIGHT_HOME', async () => {
@@ -133,11 +155,18 @@ describe('with a running server (docwright serve)', () => {
     await agent?.close();
   });
 
-  const templates = (withKey = key) => call(agent, `${server.url}/api/v1/templates`, { headers: { authorization: `Bearer ${withKey}` } });
+  const templates = (withKey = key) =>
+    call(agent, `${server.url}/api/v1/templates`, { headers: { authorization: `Bearer ${withKey}` } });
 
   it('status --json: running, with its url and pid', async () => {
     const status = JSON.parse(await ok('status', '--json'));
-    expect(status).toMatchObject({ running: true, url: server.url, pid: server.pid, plan: 'team', keychain: EXPECTED_KEYCHAIN });
+    expect(status).toMatchObject({
+      running: true,
+      url: server.url,
+      pid: server.pid,
+      plan: 'team',
+      keychain: EXPECTED_KEYCHAIN,
+    });
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
   });
 

@@ -26,13 +26,18 @@ function docwright(args: string[], stdin?: string): Promise<{ code: number; stdo
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'dw-cli-'));
-  writeFileSync(join(dir, 'doc.md'), '# Report\n\nHello **world** with a [link](https://example.com).\n\n- one\n  - two\n    - three\n');
+  writeFileSync(
+    join(dir, 'doc.md'),
+    '# Report\n\nHello **world** with a [link](https://example.com).\n\n- one\n  - two\n    - three\n',
+  );
 });
 
 describe('docwright convert', () => {
   it('converts with no other option into a schema-valid document that LibreOffice opens', async () => {
     const { code, stderr } = await docwright(['convert', 'doc.md', '-o', 'out.docx']);
-    expect(stderr).toMatch(/^Wrote out\.docx \(\d+(\.\d)? KB\): 1 heading, 4 paragraphs, 3 lists, 0 tables, 0 code blocks, 0 images; no warnings\n$/);
+    expect(stderr).toMatch(
+      /^Wrote out\.docx \(\d+(\.\d)? KB\): 1 heading, 4 paragraphs, 3 lists, 0 tables, 0 code blocks, 0 images; no warnings\n$/,
+    );
     expect(code).toBe(0);
     const docx = new Uint8Array(readFileSync(join(dir, 'out.docx')));
     const { ok, report } = await validateDocx(docx);
@@ -60,9 +65,21 @@ describe('docwright convert', () => {
   });
 
   it('applies a template and a mapping file, printing warnings to standard error one per line', async () => {
-    writeFileSync(join(dir, 'mapping.json'), JSON.stringify({ name: 'm', rules: { heading: { '1': 'Corp Body' }, paragraph: 'Nope' } }));
+    writeFileSync(
+      join(dir, 'mapping.json'),
+      JSON.stringify({ name: 'm', rules: { heading: { '1': 'Corp Body' }, paragraph: 'Nope' } }),
+    );
     const template = resolve(import.meta.dirname, 'fixtures/templates/corporate.docx');
-    const { code, stderr } = await docwright(['convert', 'doc.md', '-o', 'mapped.docx', '--template', template, '--mapping', 'mapping.json']);
+    const { code, stderr } = await docwright([
+      'convert',
+      'doc.md',
+      '-o',
+      'mapped.docx',
+      '--template',
+      template,
+      '--mapping',
+      'mapping.json',
+    ]);
     expect(code).toBe(0);
     expect(stderr).toMatch(/^warning: missing_style: Nope\nWrote mapped\.docx \(.*; 1 warning\n$/);
     const xml = part(new Uint8Array(readFileSync(join(dir, 'mapped.docx'))), 'word/document.xml');
@@ -87,7 +104,10 @@ describe('docwright convert', () => {
     expect(stderr).toMatch(/^Wrote standard output \(.* KB\): 1 heading, 0 paragraphs, /);
   });
 
-  it.each([['empty', ''], ['whitespace-only', ' \n\t\n\n']])('turns %s input into a valid document with the warning empty_document', async (_, text) => {
+  it.each([
+    ['empty', ''],
+    ['whitespace-only', ' \n\t\n\n'],
+  ])('turns %s input into a valid document with the warning empty_document', async (_, text) => {
     writeFileSync(join(dir, 'empty.md'), text);
     const { code, stderr } = await docwright(['convert', 'empty.md', '-o', 'empty.docx']);
     expect(code).toBe(0);
@@ -113,12 +133,24 @@ describe('docwright convert', () => {
 
   it.each([
     [['convert', 'missing.md'], /^docwright: cannot read missing\.md: there is no such file\.\n$/],
-    [['convert', 'doc.md', '--template', 'doc.md'], /^docwright: This file is not a Word template \(\.docx or \.dotx\)/],
-    [['convert', 'doc.md', '--template', 'nope.docx'], /^docwright: cannot read template nope\.docx: there is no such file\.\n$/],
+    [
+      ['convert', 'doc.md', '--template', 'doc.md'],
+      /^docwright: This file is not a Word template \(\.docx or \.dotx\)/,
+    ],
+    [
+      ['convert', 'doc.md', '--template', 'nope.docx'],
+      /^docwright: cannot read template nope\.docx: there is no such file\.\n$/,
+    ],
     [['convert', 'doc.md', '--mapping', 'doc.md'], /^docwright: mapping doc\.md is not valid JSON/],
-    [['convert', 'doc.md', '-o', 'x.docx', '--mapping', 'bad-shape.json'], /^docwright: Invalid mapping: rules\.heading\.9 is not a heading level/],
+    [
+      ['convert', 'doc.md', '-o', 'x.docx', '--mapping', 'bad-shape.json'],
+      /^docwright: Invalid mapping: rules\.heading\.9 is not a heading level/,
+    ],
     [['convert', '.'], /^docwright: cannot read \.: it is a folder, not a file\.\n$/],
-    [['convert', 'doc.md', '-o', 'no/such/folder/out.docx'], /^docwright: cannot write no\/such\/folder\/out\.docx: the folder no\/such\/folder does not exist\.\n$/],
+    [
+      ['convert', 'doc.md', '-o', 'no/such/folder/out.docx'],
+      /^docwright: cannot write no\/such\/folder\/out\.docx: the folder no\/such\/folder does not exist\.\n$/,
+    ],
   ])('refuses bad input %j with a one-line error and a non-zero exit', async (args, message) => {
     writeFileSync(join(dir, 'bad-shape.json'), JSON.stringify({ heading: { '9': 'x' } }));
     const { code, stderr } = await docwright(args);

@@ -70,7 +70,16 @@ export class Authenticator {
   /** Failed authentications (server/auth/throttle.ts): a valid credential is never throttled. */
   private readonly throttle: FailureThrottle;
 
-  constructor(options: { store: Store; secret: Buffer; uiToken: string; adminToken?: string | undefined; team?: boolean; now: () => Date; apiPlan: ApiPlans; throttle?: FailureThrottle }) {
+  constructor(options: {
+    store: Store;
+    secret: Buffer;
+    uiToken: string;
+    adminToken?: string | undefined;
+    team?: boolean;
+    now: () => Date;
+    apiPlan: ApiPlans;
+    throttle?: FailureThrottle;
+  }) {
     this.team = options.team ?? false;
     this.store = options.store;
     this.keySecret = options.secret;
@@ -95,11 +104,21 @@ export class Authenticator {
    */
   openSession(token: string, peer: string | undefined): string {
     if (this.team && !isLoopbackPeer(peer)) {
-      throw new ApiError('forbidden', "The session link of a team server opens the app only on the server's own computer; other computers use API keys.");
+      throw new ApiError(
+        'forbidden',
+        "The session link of a team server opens the app only on the server's own computer; other computers use API keys.",
+      );
     }
     const link = this.link;
     const valid = link !== undefined && sameSecret(token, link.token) && this.now().getTime() < link.expires;
-    if (!valid) throw this.failed('link', new ApiError('unauthorized', 'This link is not valid (any more) for the running server: each link opens the app once, within 5 minutes. Get a new one with `docwright open`.'));
+    if (!valid)
+      throw this.failed(
+        'link',
+        new ApiError(
+          'unauthorized',
+          'This link is not valid (any more) for the running server: each link opens the app once, within 5 minutes. Get a new one with `docwright open`.',
+        ),
+      );
     this.link = undefined;
     const session = randomBytes(32).toString('base64url');
     this.sessions.add(session);
@@ -122,7 +141,9 @@ export class Authenticator {
   private failed(prefix: string, error: ApiError): ApiError {
     const wait = this.throttle.fail(prefix, this.now().getTime());
     if (wait === 0) return error;
-    return new ApiError('too_many_requests', `Too many failed authentication attempts; retry in ${wait} s.`, { 'Retry-After': String(wait) });
+    return new ApiError('too_many_requests', `Too many failed authentication attempts; retry in ${wait} s.`, {
+      'Retry-After': String(wait),
+    });
   }
 
   /** A wrong CLI admin token counts as a failure (a stale session id does not: an open tab resends it after a restart). */

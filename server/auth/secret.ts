@@ -1,5 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { AsyncEntry, type EntryOptions } from '@napi-rs/keyring';
 
@@ -41,9 +53,17 @@ export function keychainAccount(dataDir: string): string {
 /** Read the API key hashing secret for a data directory, creating it on first use; never replaces one. */
 export async function loadSecret(dataDir: string, options: LoadSecretOptions = {}): Promise<LoadedSecret> {
   const file = join(resolve(dataDir), SECRET_FILE_NAME);
-  const turnedOff = options.keychain === 'off' ? "keychain: 'off'" : process.env.DOCWRIGHT_KEYCHAIN === 'off' ? 'DOCWRIGHT_KEYCHAIN=off' : undefined;
+  const turnedOff =
+    options.keychain === 'off'
+      ? "keychain: 'off'"
+      : process.env.DOCWRIGHT_KEYCHAIN === 'off'
+        ? 'DOCWRIGHT_KEYCHAIN=off'
+        : undefined;
   if (turnedOff) {
-    return fromFile(file, `OS keychain turned off (${turnedOff}); the API key secret is kept in ${file}, ${protection()}.`);
+    return fromFile(
+      file,
+      `OS keychain turned off (${turnedOff}); the API key secret is kept in ${file}, ${protection()}.`,
+    );
   }
 
   const account = keychainAccount(dataDir);
@@ -118,7 +138,9 @@ function protection(): string {
 function decode(text: string, where: string): Buffer {
   const trimmed = text.trim();
   if (!BASE64_32_BYTES.test(trimmed)) {
-    throw new Error(`${where} does not hold a valid API key secret (expected ${SECRET_BYTES} bytes in base64); fix or remove it (removing it invalidates every API key)`);
+    throw new Error(
+      `${where} does not hold a valid API key secret (expected ${SECRET_BYTES} bytes in base64); fix or remove it (removing it invalidates every API key)`,
+    );
   }
   return Buffer.from(trimmed, 'base64');
 }
@@ -129,7 +151,9 @@ function readSecretFile(file: string): Buffer | undefined {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
-    throw new Error(`cannot read the API key secret ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `cannot read the API key secret ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return decode(text, file);
 }

@@ -51,7 +51,8 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
       listKeys: async () => (await call('GET', '/api/settings/api-keys')) as never,
       revokeKey: async (id) => (await call('DELETE', `/api/settings/api-keys/${encodeURIComponent(id)}`)) as never,
       settings: async () => ((await call('GET', '/api/settings')) as { settings: Settings }).settings,
-      updateSettings: async (patch) => ((await call('PATCH', '/api/settings', patch)) as { settings: Settings }).settings,
+      updateSettings: async (patch) =>
+        ((await call('PATCH', '/api/settings', patch)) as { settings: Settings }).settings,
     });
   }
   let store: Store;
@@ -88,17 +89,18 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
   }
 }
 
-
 /** Parses `config set KEY VALUE` into a settings patch, with a message naming the key when the value is wrong. */
 export function parseSetting(key: string, value: string): Partial<Settings> {
   const int = (min: number, max: number) => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new CliError(`${key} must be a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new CliError(`${key} must be a whole number from ${min} to ${max}`);
     return Number(value);
   };
   switch (key) {
     case 'plan': {
       const plan = value.toLowerCase();
-      if (plan !== 'solo' && plan !== 'team' && plan !== 'enterprise') throw new CliError('plan must be solo, team or enterprise');
+      if (plan !== 'solo' && plan !== 'team' && plan !== 'enterprise')
+        throw new CliError('plan must be solo, team or enterprise');
       return { plan: plan as Plan };
     }
     case 'monthly_quota':
@@ -118,6 +120,7 @@ export function parseSetting(key: string, value: string): Partial<Settings> {
 function outputDir(value: string): string | null {
   if (['none', 'off', ''].includes(value.trim().toLowerCase())) return null;
   const dir = resolve(value);
-  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`mcp_output_dir must be an existing folder; ${dir} is not one`);
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new CliError(`mcp_output_dir must be an existing folder; ${dir} is not one`);
   return dir;
 }

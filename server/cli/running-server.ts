@@ -7,7 +7,9 @@ import { dataPaths } from '../store/paths.ts';
 import type { Discovery } from '../serve.ts';
 
 /** A running server of this data directory, found through its discovery file, or undefined. */
-export function findRunningServer(dataDir: string): { discovery: Discovery; adminToken: string; ca?: string } | undefined {
+export function findRunningServer(
+  dataDir: string,
+): { discovery: Discovery; adminToken: string; ca?: string } | undefined {
   const paths = dataPaths(dataDir);
   if (!existsSync(paths.discovery)) return undefined;
   try {
@@ -32,7 +34,12 @@ export interface ClientResponse {
  * pinned by fingerprint. That also covers a team server's certificate from the admin's CA, whose names need not
  * include the loopback address the CLI connects to.
  */
-export function callServer(server: { discovery: Discovery; adminToken: string; ca?: string }, method: string, path: string, body?: unknown): Promise<ClientResponse> {
+export function callServer(
+  server: { discovery: Discovery; adminToken: string; ca?: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<ClientResponse> {
   const url = new URL(path, server.discovery.url);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -41,7 +48,9 @@ export function callServer(server: { discovery: Discovery; adminToken: string; c
       url,
       {
         method,
-        ...(server.ca ? { ca: server.ca, allowPartialTrustChain: true, checkServerIdentity: pinned(server.discovery.fingerprint) } : {}),
+        ...(server.ca
+          ? { ca: server.ca, allowPartialTrustChain: true, checkServerIdentity: pinned(server.discovery.fingerprint) }
+          : {}),
         headers: {
           'x-docwright-admin': server.adminToken,
           ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
@@ -71,5 +80,10 @@ export function callServer(server: { discovery: Discovery; adminToken: string; c
 
 /** Accepts exactly the certificate with this SHA-256 fingerprint, whatever name it is for. */
 function pinned(fingerprint: string | null): (host: string, cert: PeerCertificate) => Error | undefined {
-  return (_host, cert) => (fingerprint !== null && cert.fingerprint256 === fingerprint ? undefined : new Error(`the server's certificate (${cert.fingerprint256}) is not the one in its discovery file (${fingerprint ?? 'none'})`));
+  return (_host, cert) =>
+    fingerprint !== null && cert.fingerprint256 === fingerprint
+      ? undefined
+      : new Error(
+          `the server's certificate (${cert.fingerprint256}) is not the one in its discovery file (${fingerprint ?? 'none'})`,
+        );
 }

@@ -79,7 +79,12 @@ export class ConvertWorkerError extends Error {
 /** A conversion, or a template to inspect (which never touches the workers' template caches). */
 type Task =
   | { kind: 'convert'; job: PoolJob; resolve: (result: PoolResult) => void; reject: (error: Error) => void }
-  | { kind: 'inspect'; bytes: Uint8Array; resolve: (result: TemplateInspection) => void; reject: (error: Error) => void };
+  | {
+      kind: 'inspect';
+      bytes: Uint8Array;
+      resolve: (result: TemplateInspection) => void;
+      reject: (error: Error) => void;
+    };
 
 interface Slot {
   worker: Worker;
@@ -96,7 +101,8 @@ function fromEnv(name: string, min: number): number | undefined {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min} (got "${raw}")`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be an integer of at least ${min} (got "${raw}")`);
   return value;
 }
 
@@ -111,7 +117,8 @@ export function workerEntry(): URL {
   for (const candidate of ['./convert-worker.js', '../convert-worker.js']) {
     const url = new URL(candidate, here);
     const unpacked = new URL(url.href.replace(/\.asar\//, '.asar.unpacked/'));
-    for (const option of unpacked.href === url.href ? [url] : [unpacked, url]) if (existsSync(fileURLToPath(option))) return option;
+    for (const option of unpacked.href === url.href ? [url] : [unpacked, url])
+      if (existsSync(fileURLToPath(option))) return option;
   }
   throw new Error(`convert-worker.js not found next to ${here}; rebuild with npm run build`);
 }
@@ -151,7 +158,11 @@ export class ConvertPool {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
     const idle = this.slots.length < this.size || this.slots.some((slot) => slot.task === null);
     if (!idle && this.queue.length >= this.maxQueue) {
-      return Promise.reject(new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} conversions are waiting`));
+      return Promise.reject(
+        new ConvertBusyError(
+          `all ${this.size} conversion workers are busy and ${this.queue.length} conversions are waiting`,
+        ),
+      );
     }
     const signal = job.signal;
     if (signal?.aborted) return Promise.reject(new ConvertCancelledError('The conversion was cancelled.'));
@@ -188,7 +199,9 @@ export class ConvertPool {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
     const idle = this.slots.length < this.size || this.slots.some((slot) => slot.task === null);
     if (!idle && this.queue.length >= this.maxQueue) {
-      return Promise.reject(new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} jobs are waiting`));
+      return Promise.reject(
+        new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} jobs are waiting`),
+      );
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ kind: 'inspect', bytes, resolve, reject });
@@ -270,7 +283,10 @@ export class ConvertPool {
     const known = slot.templates.indexOf(key);
     if (known >= 0) slot.templates.splice(known, 1);
     slot.templates.push(key);
-    const evict = slot.templates.length > this.templatesPerWorker ? slot.templates.splice(0, slot.templates.length - this.templatesPerWorker) : [];
+    const evict =
+      slot.templates.length > this.templatesPerWorker
+        ? slot.templates.splice(0, slot.templates.length - this.templatesPerWorker)
+        : [];
     const message: JobMessage = {
       kind: 'convert',
       id,
@@ -295,12 +311,19 @@ export class ConvertPool {
 
   /** The conversion's time limit. */
   private limit(slot: Slot): NodeJS.Timeout {
-    return setTimeout(() => this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+    return setTimeout(
+      () =>
+        this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`)),
+      this.timeoutMs,
+    );
   }
 
   /** A worker that does not load its code within a minute is broken: its conversion fails, the worker ends. */
   private bootLimit(slot: Slot): NodeJS.Timeout {
-    return setTimeout(() => this.stop(slot, new ConvertWorkerError('a conversion worker did not start within 60 s')), 60_000);
+    return setTimeout(
+      () => this.stop(slot, new ConvertWorkerError('a conversion worker did not start within 60 s')),
+      60_000,
+    );
   }
 
   private onReady(slot: Slot): void {
@@ -317,17 +340,37 @@ export class ConvertPool {
     if (!task || task.id !== message.id) return;
     if (message.ok) {
       if (task.kind === 'inspect' && 'inspected' in message) {
-        this.finish(slot, null, { bytes: message.clean ?? task.bytes, warnings: message.warnings, styles: message.styles });
+        this.finish(slot, null, {
+          bytes: message.clean ?? task.bytes,
+          warnings: message.warnings,
+          styles: message.styles,
+        });
       } else if (task.kind === 'convert' && !('inspected' in message)) {
-        this.finish(slot, null, { docx: message.docx, warnings: message.warnings, warningDetails: message.warningDetails, stats: message.stats });
+        this.finish(slot, null, {
+          docx: message.docx,
+          warnings: message.warnings,
+          warningDetails: message.warningDetails,
+          stats: message.stats,
+        });
       } else {
         this.finish(slot, new ConvertWorkerError('the worker answered a job of another kind'));
       }
     } else {
       // The worker forgot the template of a failed job (it may not have read); so does the mirror.
       if (task.kind === 'convert') this.forget(slot, task.job.template.key);
-      if (message.kind === 'input') this.finish(slot, new ConvertInputError((message.code ?? 'markdown_invalid') as ConvertInputError['code'], message.message));
-      else if (message.kind === 'too_complex') this.finish(slot, new ConvertLimitError('engine', `the document is nested too deeply or is too large for the converter (${message.message})`));
+      if (message.kind === 'input')
+        this.finish(
+          slot,
+          new ConvertInputError((message.code ?? 'markdown_invalid') as ConvertInputError['code'], message.message),
+        );
+      else if (message.kind === 'too_complex')
+        this.finish(
+          slot,
+          new ConvertLimitError(
+            'engine',
+            `the document is nested too deeply or is too large for the converter (${message.message})`,
+          ),
+        );
       else this.finish(slot, new ConvertWorkerError(`conversion failed in the worker: ${message.message}`));
     }
     this.dispatch();
@@ -341,7 +384,10 @@ export class ConvertPool {
       this.counters.replaced += 1;
       const error = slot.error;
       if (error?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        this.finish(slot, new ConvertLimitError('memory', `the conversion needed more than ${this.memoryMb} MB of memory`));
+        this.finish(
+          slot,
+          new ConvertLimitError('memory', `the conversion needed more than ${this.memoryMb} MB of memory`),
+        );
       } else {
         this.finish(slot, new ConvertWorkerError(`the conversion worker stopped${error ? `: ${error.message}` : ''}`));
       }

@@ -36,7 +36,14 @@ export interface ReadyMessage {
 }
 
 export type ResultMessage =
-  | { id: number; ok: true; docx: Uint8Array; warnings: string[]; warningDetails: WarningDetail[]; stats: ConversionStats }
+  | {
+      id: number;
+      ok: true;
+      docx: Uint8Array;
+      warnings: string[];
+      warningDetails: WarningDetail[];
+      stats: ConversionStats;
+    }
   | { id: number; ok: false; kind: FailureKind; code?: string; message: string };
 
 /** An inspected template: its styles, the sanitiser's warnings and, when it changed anything, the clean bytes. */

@@ -2,7 +2,14 @@
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { convert, ConvertInputError, detailsOf, readTemplate, sanitizedBytes, type Template } from '../convert/index.ts';
+import {
+  convert,
+  ConvertInputError,
+  detailsOf,
+  readTemplate,
+  sanitizedBytes,
+  type Template,
+} from '../convert/index.ts';
 import { optimisationsEnabled } from '../convert/optimisations.ts';
 import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
@@ -27,9 +34,15 @@ function tooComplex(error: unknown): boolean {
 }
 
 function failure(id: number, error: unknown): Extract<ResultMessage, { ok: false }> {
-  if (error instanceof ConvertInputError) return { id, ok: false, kind: 'input', code: error.code, message: error.message };
+  if (error instanceof ConvertInputError)
+    return { id, ok: false, kind: 'input', code: error.code, message: error.message };
   if (tooComplex(error)) return { id, ok: false, kind: 'too_complex', message: (error as Error).message };
-  return { id, ok: false, kind: 'internal', message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  return {
+    id,
+    ok: false,
+    kind: 'internal',
+    message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  };
 }
 
 /** Reads (and so checks and sanitises) a template; the main thread stores the clean bytes it gets back. */
@@ -38,8 +51,20 @@ function inspect(job: InspectMessage): InspectResultMessage {
     const template = readTemplate(job.bytes);
     const sanitized = sanitizedBytes(job.bytes, template);
     // Moved, not copied, to the main thread: a buffer of its own.
-    const clean = sanitized === job.bytes ? null : sanitized.byteOffset === 0 && sanitized.byteLength === sanitized.buffer.byteLength ? sanitized : sanitized.slice();
-    return { id: job.id, ok: true, inspected: true, clean, warnings: [...template.warnings], styles: [...template.styles] };
+    const clean =
+      sanitized === job.bytes
+        ? null
+        : sanitized.byteOffset === 0 && sanitized.byteLength === sanitized.buffer.byteLength
+          ? sanitized
+          : sanitized.slice();
+    return {
+      id: job.id,
+      ok: true,
+      inspected: true,
+      clean,
+      warnings: [...template.warnings],
+      styles: [...template.styles],
+    };
   } catch (error) {
     return failure(job.id, error);
   }
@@ -50,14 +75,22 @@ function run(job: JobMessage): ResultMessage {
   try {
     let template = templates.get(job.templateKey);
     if (!template) {
-      if (!job.templateBytes) return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
+      if (!job.templateBytes)
+        return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
       template = readTemplate(job.templateBytes);
       templates.set(job.templateKey, template);
     }
     const result = convert({ markdown: job.markdown, template, mapping: job.mapping, created: job.created });
     // A template stored before sanitising existed is sanitised as it is read: the output says what was removed.
     const warningDetails = [...detailsOf(template.warnings), ...result.warningDetails];
-    return { id: job.id, ok: true, docx: result.docx, warnings: warningDetails.map((detail) => detail.warning), warningDetails, stats: result.stats };
+    return {
+      id: job.id,
+      ok: true,
+      docx: result.docx,
+      warnings: warningDetails.map((detail) => detail.warning),
+      warningDetails,
+      stats: result.stats,
+    };
   } catch (error) {
     // Forgotten on any failure (it may be the template that failed); the pool's mirror of this cache does the same.
     templates.delete(job.templateKey);
@@ -66,7 +99,8 @@ function run(job: JobMessage): ResultMessage {
 }
 
 /** Something of every kind the engine compiles (a worker's first conversion compiles its code: ~330 ms, later ~50). */
-const WARM_UP = '---\ntitle: w\n---\n# H\n\nA *b* **c** `d` [e](https://e.example) www.f.example g@h.example[^1]\n\n- i\n  1. j\n\n> k\n\n| l | m |\n|---|---|\n| n | o |\n\n```js\np\n```\n\n[^1]: q\n';
+const WARM_UP =
+  '---\ntitle: w\n---\n# H\n\nA *b* **c** `d` [e](https://e.example) www.f.example g@h.example[^1]\n\n- i\n  1. j\n\n> k\n\n| l | m |\n|---|---|\n| n | o |\n\n```js\np\n```\n\n[^1]: q\n';
 
 // Warmed before it says it is ready, on the built-in template: the first user's conversion runs compiled code.
 if (optimisationsEnabled()) {
@@ -85,7 +119,10 @@ port.on('message', (job: JobMessage | InspectMessage) => {
     port.postMessage(result, result.clean ? [result.clean.buffer as ArrayBuffer] : []);
   } else if (result.ok) {
     // The bytes move to the main thread instead of being copied (a whole buffer of its own, as fflate returns).
-    const docx = result.docx.byteOffset === 0 && result.docx.byteLength === result.docx.buffer.byteLength ? result.docx : result.docx.slice();
+    const docx =
+      result.docx.byteOffset === 0 && result.docx.byteLength === result.docx.buffer.byteLength
+        ? result.docx
+        : result.docx.slice();
     port.postMessage({ ...result, docx }, [docx.buffer as ArrayBuffer]);
   } else {
     port.postMessage(result);

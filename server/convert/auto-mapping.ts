@@ -6,7 +6,19 @@ export const AUTO_MAPPING_NAME = 'Matched by style name';
 
 // Localised names of "heading N" as some producers (LibreOffice, WPS, older converters) write them instead of Word's
 // built-in English name; Word itself writes "heading N" with a localised id, which findStyle matches by name.
-const HEADING_WORDS = ['Heading', 'Überschrift', 'Titre', 'Título', 'Titolo', 'Kop', 'Nagłówek', 'Заголовок', '标题', '見出し', '제목'];
+const HEADING_WORDS = [
+  'Heading',
+  'Überschrift',
+  'Titre',
+  'Título',
+  'Titolo',
+  'Kop',
+  'Nagłówek',
+  'Заголовок',
+  '标题',
+  '見出し',
+  '제목',
+];
 
 /** Candidate names per element, best first: Word's built-in names, then the usual names of Pandoc, LibreOffice and Docwright. */
 const CANDIDATES = {
@@ -36,7 +48,11 @@ export function suggestRules(styles: readonly TemplateStyle[]): MappingRules {
   const rules: MappingRules = {};
   const heading: Partial<Record<HeadingLevel, string>> = {};
   for (const level of HEADING_LEVELS) {
-    const name = pick(styles, HEADING_WORDS.flatMap((word) => [`${word} ${level}`, `${word}${level}`]), 'paragraph');
+    const name = pick(
+      styles,
+      HEADING_WORDS.flatMap((word) => [`${word} ${level}`, `${word}${level}`]),
+      'paragraph',
+    );
     if (name !== undefined) heading[level] = name;
   }
   if (Object.keys(heading).length > 0) rules.heading = heading;
@@ -52,6 +68,8 @@ export function suggestRules(styles: readonly TemplateStyle[]): MappingRules {
 /** How many elements of the rules name a style (headings count one each): "matched 9 of 12". */
 export function matchedCount(rules: MappingRules): { matched: number; of: number } {
   const headings = Object.keys(rules.heading ?? {}).length;
-  const others = (['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote'] as const).filter((k) => rules[k] !== undefined).length;
+  const others = (['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote'] as const).filter(
+    (k) => rules[k] !== undefined,
+  ).length;
   return { matched: headings + others + (rules.table?.style === undefined ? 0 : 1), of: HEADING_LEVELS.length + 6 };
 }

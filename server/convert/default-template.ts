@@ -19,7 +19,14 @@ export const DEFAULT_MAPPING_NAME = 'Docwright Default';
 
 /** The mapping of the built-in template: every key names one of its styles. */
 export const DEFAULT_RULES: MappingRules = {
-  heading: { '1': 'Heading 1', '2': 'Heading 2', '3': 'Heading 3', '4': 'Heading 4', '5': 'Heading 5', '6': 'Heading 6' },
+  heading: {
+    '1': 'Heading 1',
+    '2': 'Heading 2',
+    '3': 'Heading 3',
+    '4': 'Heading 4',
+    '5': 'Heading 5',
+    '6': 'Heading 6',
+  },
   paragraph: 'Body Text',
   list_bullet: 'List Bullet',
   list_ordered: 'List Number',
@@ -43,17 +50,35 @@ const styles: IStylesOptions = {
       next: 'BodyText',
       quickFormat: true,
       run: { size, bold: true, color: ACCENT, italics: i === 5 },
-      paragraph: { spacing: { before: i === 0 ? 360 : 240, after: 120 }, keepNext: true, keepLines: true, outlineLevel: i },
+      paragraph: {
+        spacing: { before: i === 0 ? 360 : 240, after: 120 },
+        keepNext: true,
+        keepLines: true,
+        outlineLevel: i,
+      },
     })),
     { id: 'BodyText', name: 'Body Text', basedOn: 'Normal', quickFormat: true, paragraph: { spacing: { after: 120 } } },
-    { id: 'ListBullet', name: 'List Bullet', basedOn: 'Normal', paragraph: { spacing: { after: 60 }, contextualSpacing: true } },
-    { id: 'ListNumber', name: 'List Number', basedOn: 'Normal', paragraph: { spacing: { after: 60 }, contextualSpacing: true } },
+    {
+      id: 'ListBullet',
+      name: 'List Bullet',
+      basedOn: 'Normal',
+      paragraph: { spacing: { after: 60 }, contextualSpacing: true },
+    },
+    {
+      id: 'ListNumber',
+      name: 'List Number',
+      basedOn: 'Normal',
+      paragraph: { spacing: { after: 60 }, contextualSpacing: true },
+    },
     {
       id: 'CodeBlock',
       name: 'Code Block',
       basedOn: 'Normal',
       run: { font: MONO, size: 18 },
-      paragraph: { spacing: { before: 0, after: 0, line: 240 }, shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' } },
+      paragraph: {
+        spacing: { before: 0, after: 0, line: 240 },
+        shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' },
+      },
     },
     {
       id: 'Quote',
@@ -61,10 +86,25 @@ const styles: IStylesOptions = {
       basedOn: 'Normal',
       quickFormat: true,
       run: { italics: true, color: '404040' },
-      paragraph: { indent: { left: 720 }, border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } } },
+      paragraph: {
+        indent: { left: 720 },
+        border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } },
+      },
     },
-    { id: 'Footer', name: 'footer', basedOn: 'Normal', paragraph: { alignment: AlignmentType.CENTER, spacing: { after: 0 } }, run: { size: 18, color: '595959' } },
-    { id: 'FootnoteText', name: 'footnote text', basedOn: 'Normal', run: { size: 18 }, paragraph: { spacing: { after: 0 } } },
+    {
+      id: 'Footer',
+      name: 'footer',
+      basedOn: 'Normal',
+      paragraph: { alignment: AlignmentType.CENTER, spacing: { after: 0 } },
+      run: { size: 18, color: '595959' },
+    },
+    {
+      id: 'FootnoteText',
+      name: 'footnote text',
+      basedOn: 'Normal',
+      run: { size: 18 },
+      paragraph: { spacing: { after: 0 } },
+    },
   ],
   characterStyles: [
     { id: 'Hyperlink', name: 'Hyperlink', run: { color: '0563C1', underline: {} } },
@@ -95,7 +135,8 @@ function strongAsCharacterStyle(xml: string): string {
     if (style.getAttributeNS(W, 'styleId') !== 'Strong') continue;
     style.setAttributeNS(W, 'w:type', 'character');
     for (const child of Array.from(style.childNodes)) {
-      if (child.namespaceURI === W && ['basedOn', 'next', 'pPr'].includes(child.localName ?? '')) style.removeChild(child);
+      if (child.namespaceURI === W && ['basedOn', 'next', 'pPr'].includes(child.localName ?? ''))
+        style.removeChild(child);
     }
   }
   return new XMLSerializer().serializeToString(doc);
@@ -123,10 +164,20 @@ export function defaultTemplate(): Uint8Array {
     styles,
     sections: [
       {
-        properties: { page: { size: { width: 11906, height: 16838 }, margin: { top: 1418, bottom: 1418, left: 1418, right: 1418, header: 709, footer: 709 } } },
+        properties: {
+          page: {
+            size: { width: 11906, height: 16838 },
+            margin: { top: 1418, bottom: 1418, left: 1418, right: 1418, header: 709, footer: 709 },
+          },
+        },
         footers: {
           default: new Footer({
-            children: [new Paragraph({ style: 'Footer', children: [new TextRun({ children: ['Page ', PageNumber.CURRENT, ' of ', PageNumber.TOTAL_PAGES] })] })],
+            children: [
+              new Paragraph({
+                style: 'Footer',
+                children: [new TextRun({ children: ['Page ', PageNumber.CURRENT, ' of ', PageNumber.TOTAL_PAGES] })],
+              }),
+            ],
           }),
         },
         children: [new Paragraph({ style: 'BodyText', children: [new TextRun('{{content}}')] })],
@@ -138,10 +189,17 @@ export function defaultTemplate(): Uint8Array {
   if (typeof stylesXml === 'string') {
     // docx writes a "Normal Table" of its own in some versions; a second style with the same id is one Word may repair.
     const tableNormal = stylesXml.includes('w:styleId="TableNormal"') ? '' : TABLE_NORMAL;
-    parts.set('word/styles.xml', strongAsCharacterStyle(stylesXml).replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`));
+    parts.set(
+      'word/styles.xml',
+      strongAsCharacterStyle(stylesXml).replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`),
+    );
   }
   const core = parts.get('docProps/core.xml');
-  if (typeof core === 'string') parts.set('docProps/core.xml', core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'));
+  if (typeof core === 'string')
+    parts.set(
+      'docProps/core.xml',
+      core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'),
+    );
   cached = zipParts(parts, 9);
   return cached;
 }

@@ -47,7 +47,11 @@ function checkName(value: unknown, field: string, errors: string[], characters: 
  * Checks the shape of mapping rules and the characters of their style names; each error names the offending field
  * (`rules.heading.7`, …). `characters: false` checks the shape only (mappings stored before the name rule still load).
  */
-export function checkRules(value: unknown, prefix = 'rules', { characters = true }: { characters?: boolean } = {}): RulesCheck {
+export function checkRules(
+  value: unknown,
+  prefix = 'rules',
+  { characters = true }: { characters?: boolean } = {},
+): RulesCheck {
   const errors: string[] = [];
   if (!isRecord(value)) return { ok: false, errors: [`${prefix} must be an object`] };
   const rules: MappingRules = {};
@@ -91,7 +95,9 @@ export function checkRules(value: unknown, prefix = 'rules', { characters = true
       }
       rules.table = table;
     } else {
-      errors.push(`${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table`);
+      errors.push(
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table`,
+      );
     }
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, rules };
@@ -117,7 +123,10 @@ export interface ResolvedStyles {
  * Resolves style names to the template's style ids. A name the template lacks, or a style of the wrong type, gives
  * one warning `missing_style: <name>` and leaves the element to built-in formatting.
  */
-export function resolveStyles(rules: MappingRules, styles: readonly TemplateStyle[]): { styles: ResolvedStyles; warnings: string[] } {
+export function resolveStyles(
+  rules: MappingRules,
+  styles: readonly TemplateStyle[],
+): { styles: ResolvedStyles; warnings: string[] } {
   const warnings: string[] = [];
   const lookup = (name: string | undefined, type: StyleType): string | undefined => {
     if (name === undefined) return undefined;

@@ -39,7 +39,9 @@ const extensions = (processor.data() as { fromMarkdownExtensions?: Extensions })
 extensions.splice(0, extensions.length, ...withoutTransforms(extensions));
 if (transforms.length === 0) throw new Error('remark-gfm no longer has tree transforms where Docwright expects them');
 /** The same transforms, GFM's autolink literals visiting only the text that could hold one (the same tree, faster). */
-const targeted: Transform[] = transforms.map((t) => (t.name === 'transformGfmAutolinkLiterals' ? targetedAutolinks(t) : t));
+const targeted: Transform[] = transforms.map((t) =>
+  t.name === 'transformGfmAutolinkLiterals' ? targetedAutolinks(t) : t,
+);
 
 /** A parsed document: its tree (nesting bounded), and its stats, counted on the tree as written. */
 export interface ParsedMarkdown {

@@ -33,7 +33,9 @@ export class WarningList {
 
   /** The details in the order of `warnings`. */
   list(): WarningDetail[] {
-    return this.warnings.map((warning) => this.details.get(warning)).filter((detail): detail is WarningDetail => detail !== undefined);
+    return this.warnings
+      .map((warning) => this.details.get(warning))
+      .filter((detail): detail is WarningDetail => detail !== undefined);
   }
 }
 

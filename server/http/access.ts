@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { ACCESS_LEVELS, type Access, type Authenticator, type Credentials, type Principal } from '../auth/authenticator.ts';
+import {
+  ACCESS_LEVELS,
+  type Access,
+  type Authenticator,
+  type Credentials,
+  type Principal,
+} from '../auth/authenticator.ts';
 import { ApiError } from '../errors.ts';
 
 // Access is a property of each route: every route declares `config: { access }` (server/auth/authenticator.ts says
@@ -42,7 +48,11 @@ function describe(route: RouteOptions): string {
  * none (buildApp calls it, and it runs again when the app gets ready), and the onRequest hook authorises each
  * request for its matched route; the 404 answer is public.
  */
-export function installAccess(app: FastifyInstance, authenticator: Authenticator, credentials: (request: FastifyRequest) => Credentials): { check(): void } {
+export function installAccess(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  credentials: (request: FastifyRequest) => Credentials,
+): { check(): void } {
   const routes: RouteOptions[] = [];
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => {
@@ -51,7 +61,9 @@ export function installAccess(app: FastifyInstance, authenticator: Authenticator
   const check = () => {
     const missing = routes.filter((r) => !declared(r));
     if (missing.length > 0) {
-      throw new UndeclaredAccessError(`Every route must declare its access (config.access: ${ACCESS_LEVELS.join(' | ')}); these do not: ${missing.map(describe).join('; ')}.`);
+      throw new UndeclaredAccessError(
+        `Every route must declare its access (config.access: ${ACCESS_LEVELS.join(' | ')}); these do not: ${missing.map(describe).join('; ')}.`,
+      );
     }
   };
   app.addHook('onReady', async () => check());

@@ -10,7 +10,15 @@ import type { Store } from '../store/store.ts';
 import { Authenticator, type Credentials } from '../auth/authenticator.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
 import { access, installAccess } from './access.ts';
-import { fastifyServerOptions, lingerThenClose, loggerOptions, nodeServerOptions, refuseStrayMultipart, TIMEOUTS, type Timeouts } from './hardening.ts';
+import {
+  fastifyServerOptions,
+  lingerThenClose,
+  loggerOptions,
+  nodeServerOptions,
+  refuseStrayMultipart,
+  TIMEOUTS,
+  type Timeouts,
+} from './hardening.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -75,7 +83,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
   const timeouts: Timeouts = { ...TIMEOUTS, ...options.timeouts };
   const app = Fastify({
-    ...(options.httpsOptions ? { https: { ...options.httpsOptions, ...nodeServerOptions(timeouts) } } : { http: nodeServerOptions(timeouts) }),
+    ...(options.httpsOptions
+      ? { https: { ...options.httpsOptions, ...nodeServerOptions(timeouts) } }
+      : { http: nodeServerOptions(timeouts) }),
     ...fastifyServerOptions(timeouts),
     bodyLimit: BODY_LIMIT,
     logger: options.logger ? loggerOptions() : false,
@@ -102,7 +112,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const https = Boolean(options.httpsOptions);
     // A team server bound to every interface (0.0.0.0, ::) is shown at its loopback address, one bound to an address at that.
     const bound = typeof address === 'object' && address ? address.address : '127.0.0.1';
-    const host = bound === '0.0.0.0' ? '127.0.0.1' : bound === '::' ? '[::1]' : bound.includes(':') ? `[${bound}]` : bound;
+    const host =
+      bound === '0.0.0.0' ? '127.0.0.1' : bound === '::' ? '[::1]' : bound.includes(':') ? `[${bound}]` : bound;
     return {
       url: port === null ? null : `${https ? 'https' : 'http'}://${host}:${port}`,
       port,
@@ -114,15 +125,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // JSON and multipart only: any other Content-Type gets 415 (Fastify would otherwise accept text/plain).
   app.removeContentTypeParser('text/plain');
-  await app.register(multipart, { limits: { fileSize: TEMPLATE_LIMIT, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 20 } });
+  await app.register(multipart, {
+    limits: { fileSize: TEMPLATE_LIMIT, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 20 },
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'Docwright local API', version: '1.0.0', description: 'Markdown to .docx through stored templates and style mappings, on 127.0.0.1.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A Docwright API key (dw_…)' } } },
+      info: {
+        title: 'Docwright local API',
+        version: '1.0.0',
+        description: 'Markdown to .docx through stored templates and style mappings, on 127.0.0.1.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A Docwright API key (dw_…)' } },
+      },
       security: [{ bearer: [] }],
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
@@ -137,7 +158,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const admin = request.headers['x-docwright-admin'];
     // The UI's session travels only in its own header (never a cookie: browsers hand cookies to every port of a host).
     const session = request.headers[SESSION_HEADER];
-    return { authorization: request.headers.authorization, admin: typeof admin === 'string' ? admin : undefined, session: typeof session === 'string' ? session : undefined };
+    return {
+      authorization: request.headers.authorization,
+      admin: typeof admin === 'string' ? admin : undefined,
+      session: typeof session === 'string' ? session : undefined,
+    };
   });
   app.addHook('preValidation', refuseStrayMultipart);
   installErrorHandling(app);
@@ -152,7 +177,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(uiRoutes, { uiDir: options.uiDir });
 
   app.get('/api/v1/openapi.json', { schema: { hide: true }, ...access('api') }, async () => app.swagger());
-  app.get('/api/health', { schema: { hide: true }, ...access('public') }, async () => ({ status: 'ok', service: 'docwright' }));
+  app.get('/api/health', { schema: { hide: true }, ...access('public') }, async () => ({
+    status: 'ok',
+    service: 'docwright',
+  }));
   // The session link: its token is checked here (once, within minutes), so the route itself is public.
   app.get('/auth/session', { schema: { hide: true }, ...access('public') }, async (request, reply) => {
     // Secrets inside: neither the redirect (the session id) nor the refusal may be kept by any cache.
@@ -164,7 +192,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     } catch (error) {
       // A person who clicked an old link gets a page in words; scripts keep the JSON envelope.
       if (error instanceof ApiError && (request.headers.accept ?? '').includes('text/html')) {
-        return reply.status(ERRORS[error.code].status).type('text/html; charset=utf-8').send(sessionRefusedPage(error.message));
+        return reply
+          .status(ERRORS[error.code].status)
+          .type('text/html; charset=utf-8')
+          .send(sessionRefusedPage(error.message));
       }
       throw error;
     }
@@ -209,7 +240,10 @@ function installGuards(app: FastifyInstance, options: AppOptions, serverPort: ()
     const defaultPort = options.https ? 443 : 80;
     const host = splitHost(request.headers.host);
     if (!host || !hosts.has(host.host) || (port !== undefined && (host.port ?? defaultPort) !== port)) {
-      throw new ApiError('forbidden', 'Host not allowed: this server answers only to its own address (DNS rebinding protection).');
+      throw new ApiError(
+        'forbidden',
+        'Host not allowed: this server answers only to its own address (DNS rebinding protection).',
+      );
     }
     const origin = request.headers.origin;
     if (origin !== undefined) {
@@ -217,13 +251,18 @@ function installGuards(app: FastifyInstance, options: AppOptions, serverPort: ()
       try {
         const url = new URL(origin);
         const originPort = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-        allowed = hosts.has(url.host.replace(/:\d+$/, '').toLowerCase()) && (port === undefined ? url.protocol === scheme || !options.https : url.protocol === scheme && originPort === port);
+        allowed =
+          hosts.has(url.host.replace(/:\d+$/, '').toLowerCase()) &&
+          (port === undefined
+            ? url.protocol === scheme || !options.https
+            : url.protocol === scheme && originPort === port);
       } catch {
         allowed = false;
       }
       if (!allowed) throw new ApiError('forbidden', 'Cross-origin requests are not allowed.');
     }
-    if (request.headers['sec-fetch-site'] === 'cross-site') throw new ApiError('forbidden', 'Cross-site requests are not allowed.');
+    if (request.headers['sec-fetch-site'] === 'cross-site')
+      throw new ApiError('forbidden', 'Cross-site requests are not allowed.');
   });
 }
 
@@ -272,7 +311,9 @@ function send(reply: FastifyReply, code: ErrorCode, message: string, headers: Re
 
 /** One error handler: everything becomes the envelope; 5xx messages never leak internals. */
 function installErrorHandling(app: FastifyInstance): void {
-  app.setNotFoundHandler((request: FastifyRequest, reply) => send(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  app.setNotFoundHandler((request: FastifyRequest, reply) =>
+    send(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+  );
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return send(reply, error.code, error.message, error.headers);
     if (error.validation) return send(reply, 'validation_error', validationMessage(error));
@@ -281,14 +322,26 @@ function installErrorHandling(app: FastifyInstance): void {
       case 'FST_REQ_FILE_TOO_LARGE':
         // The rest of the body is not read: the connection closes shortly after the answer (lingerThenClose).
         reply.raw.once('finish', () => lingerThenClose(request));
-        return send(reply, 'payload_too_large', `The request body is larger than the limit (${Math.round(BODY_LIMIT / 1024 / 1024)} MB of JSON, ${TEMPLATE_LIMIT / 1024 / 1024} MB for a template).`);
+        return send(
+          reply,
+          'payload_too_large',
+          `The request body is larger than the limit (${Math.round(BODY_LIMIT / 1024 / 1024)} MB of JSON, ${TEMPLATE_LIMIT / 1024 / 1024} MB for a template).`,
+        );
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(reply, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json${request.routeOptions.url?.includes('templates') ? ' or multipart/form-data' : ''}.`);
+        return send(
+          reply,
+          'unsupported_media_type',
+          `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; send application/json${request.routeOptions.url?.includes('templates') ? ' or multipart/form-data' : ''}.`,
+        );
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return send(reply, 'bad_request', 'The request body is empty; send a JSON object.');
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return send(reply, 'bad_request', `Malformed JSON in the request body: ${error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'it does not parse')}`);
+        return send(
+          reply,
+          'bad_request',
+          `Malformed JSON in the request body: ${error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'$/, 'it does not parse')}`,
+        );
       case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
         return send(reply, 'unsupported_media_type', 'Send the template as multipart/form-data with a "file" field.');
       default:
@@ -298,7 +351,18 @@ function installErrorHandling(app: FastifyInstance): void {
       return send(reply, 'bad_request', `Malformed JSON in the request body: ${error.message}`);
     }
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return send(reply, status === 404 ? 'not_found' : status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request', error.message);
+    if (status >= 400 && status < 500)
+      return send(
+        reply,
+        status === 404
+          ? 'not_found'
+          : status === 413
+            ? 'payload_too_large'
+            : status === 415
+              ? 'unsupported_media_type'
+              : 'bad_request',
+        error.message,
+      );
     request.log.error({ err: error }, 'internal error');
     return send(reply, 'internal_error', ERRORS.internal_error.message);
   });

@@ -51,26 +51,28 @@ export function fastifyServerOptions(timeouts: Timeouts = TIMEOUTS) {
  * Requests Node refuses before Fastify sees them (malformed heads, smuggling attempts, oversized heads, timeouts):
  * the error envelope too, then the connection is closed so nothing after the bad request is ever read.
  */
-const clientErrorHandler = (timeouts: Timeouts) => (error: NodeJS.ErrnoException, socket: Socket): void => {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  let code: ErrorCode = 'bad_request';
-  let message = 'Malformed HTTP request.';
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    code = 'request_timeout';
-    message = `The request was not received in time (head within ${timeouts.headersTimeout / 1000} s, whole request within ${timeouts.requestTimeout / 1000} s).`;
-  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-    code = 'headers_too_large';
-    message = `The request head is larger than ${MAX_HEADER_SIZE / 1024} KB.`;
-  }
-  const status = ERRORS[code].status;
-  const body = JSON.stringify(envelope(code, message));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroySoon();
-};
+const clientErrorHandler =
+  (timeouts: Timeouts) =>
+  (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    let code: ErrorCode = 'bad_request';
+    let message = 'Malformed HTTP request.';
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      code = 'request_timeout';
+      message = `The request was not received in time (head within ${timeouts.headersTimeout / 1000} s, whole request within ${timeouts.requestTimeout / 1000} s).`;
+    } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+      code = 'headers_too_large';
+      message = `The request head is larger than ${MAX_HEADER_SIZE / 1024} KB.`;
+    }
+    const status = ERRORS[code].status;
+    const body = JSON.stringify(envelope(code, message));
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroySoon();
+  };
 
 /** A URL as logged: the query's values are dropped (the session link carries its token there). */
 export function loggedUrl(url: string): string {
@@ -90,9 +92,25 @@ export function loggedUrl(url: string): string {
  */
 export function loggerOptions() {
   return {
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-docwright-admin"]', 'req.headers["x-docwright-session"]', 'headers.authorization', 'headers.cookie', 'headers["x-docwright-admin"]', 'headers["x-docwright-session"]'], censor: '[redacted]' },
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-docwright-admin"]',
+        'req.headers["x-docwright-session"]',
+        'headers.authorization',
+        'headers.cookie',
+        'headers["x-docwright-admin"]',
+        'headers["x-docwright-session"]',
+      ],
+      censor: '[redacted]',
+    },
     serializers: {
-      req: (request: FastifyRequest) => ({ method: request.method, url: loggedUrl(request.url), remoteAddress: request.ip }),
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: loggedUrl(request.url),
+        remoteAddress: request.ip,
+      }),
     },
   };
 }
@@ -102,7 +120,10 @@ export async function refuseStrayMultipart(request: FastifyRequest): Promise<voi
   if (!request.isMultipart()) return;
   const consumes = (request.routeOptions.schema as { consumes?: string[] } | undefined)?.consumes;
   if (!consumes?.includes('multipart/form-data')) {
-    throw new ApiError('unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? ''} is not accepted here; send application/json.`);
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type ${request.headers['content-type'] ?? ''} is not accepted here; send application/json.`,
+    );
   }
 }
 

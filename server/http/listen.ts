@@ -45,7 +45,9 @@ export function checkListen(choice: ListenChoice): void {
   if (choice.http && choice.certificate) throw new ServeError('--cert and --key are for HTTPS; leave out --http.');
   if (isLoopback(host)) return;
   if (isIP(host) === 0) {
-    throw new ServeError(`Refusing to listen on ${host}: the address to listen on (--host, or the host policy) must be an IP address (127.0.0.1, localhost or ::1 for this computer; 0.0.0.0, :: or one of its addresses for a team server).`);
+    throw new ServeError(
+      `Refusing to listen on ${host}: the address to listen on (--host, or the host policy) must be an IP address (127.0.0.1, localhost or ::1 for this computer; 0.0.0.0, :: or one of its addresses for a team server).`,
+    );
   }
   if (choice.http) {
     throw new ServeError(
@@ -66,10 +68,15 @@ export function checkListen(choice: ListenChoice): void {
 
 /** A host name or IP address as it appears in a Host header, lower case, IPv6 in brackets; undefined if neither. */
 export function hostName(value: string): string | undefined {
-  const v = value.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const v = value
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (isIP(v) === 6) return v.includes('%') ? undefined : new URL(`http://[${v}]/`).hostname;
   if (isIP(v) === 4) return v;
-  return /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*\.?$/.test(v) ? v.replace(/\.$/, '') : undefined;
+  return /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*\.?$/.test(v)
+    ? v.replace(/\.$/, '')
+    : undefined;
 }
 
 /** Whether a certificate name (possibly `*.example.com`) covers a host name. */
@@ -83,7 +90,11 @@ export function nameCovers(certName: string, host: string): boolean {
  * The names the Host header may carry (the DNS rebinding defence): loopback, the certificate's names (wildcards
  * excepted: a Host must be named exactly), the `--public-host` names, and any address it is bound to.
  */
-export function allowedHostNames(options: { host: string; certificateNames?: string[]; publicHosts?: string[] }): string[] {
+export function allowedHostNames(options: {
+  host: string;
+  certificateNames?: string[];
+  publicHosts?: string[];
+}): string[] {
   const names = new Set(LOOPBACK_NAMES);
   for (const n of options.certificateNames ?? []) if (!n.startsWith('*.')) names.add(n);
   for (const n of options.publicHosts ?? []) names.add(n);
@@ -124,7 +135,9 @@ export function networkWarning(host: string, port: number, names: string[]): str
   return [
     `Docwright is reachable from the network: listening on ${host.includes(':') ? `[${host}]` : host} port ${port}`,
     addresses.length ? `(addresses: ${addresses.join(', ')})` : '(this machine has no network address right now)',
-    named.length ? `and answering to ${named.map((n) => `https://${n}:${port}`).join(', ')}.` : 'but answering to no network name: give one with --public-host.',
+    named.length
+      ? `and answering to ${named.map((n) => `https://${n}:${port}`).join(', ')}.`
+      : 'but answering to no network name: give one with --public-host.',
     'Every API call needs an API key; allow the port in the firewall only for the networks that should use it.',
   ].join(' ');
 }

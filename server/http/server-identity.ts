@@ -11,10 +11,15 @@ export function checkServerIdentity(host: string, cert: PeerCertificate): Error 
   const address = host.replace(/^\[(.*)\]$/, '$1');
   if (isIP(address) === 0) return nodeCheckServerIdentity(host, cert);
   if (new X509Certificate(cert.raw).checkIP(address) !== undefined) return undefined;
-  return Object.assign(new Error(`Hostname/IP does not match certificate's altnames: IP: ${address} is not in the cert's list: ${cert.subjectaltname ?? ''}`), {
-    code: 'ERR_TLS_CERT_ALTNAME_INVALID',
-    reason: `IP: ${address} is not in the cert's list`,
-    host,
-    cert,
-  });
+  return Object.assign(
+    new Error(
+      `Hostname/IP does not match certificate's altnames: IP: ${address} is not in the cert's list: ${cert.subjectaltname ?? ''}`,
+    ),
+    {
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+      reason: `IP: ${address} is not in the cert's list`,
+      host,
+      cert,
+    },
+  );
 }

@@ -29,29 +29,48 @@ export async function loadOrCreateCertificate(tlsDir: string, now = new Date()):
       const cert = readFileSync(paths.cert, 'utf8');
       const key = readFileSync(paths.key, 'utf8');
       const x509 = new X509Certificate(cert);
-      if (Date.parse(x509.validTo) - now.getTime() > 30 * 86_400_000) return { cert, key, certPath: paths.cert, fingerprint: x509.fingerprint256 };
+      if (Date.parse(x509.validTo) - now.getTime() > 30 * 86_400_000)
+        return { cert, key, certPath: paths.cert, fingerprint: x509.fingerprint256 };
     } catch {
       // Unreadable: made anew below.
     }
   }
   mkdirSync(tlsDir, { recursive: true, mode: 0o700 });
   const notAfter = new Date(now.getTime() + 825 * 86_400_000);
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }, { name: 'organizationName', value: 'Docwright (this computer)' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate: new Date(now.getTime() - 60_000),
-    notAfterDate: notAfter,
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+  const pems = await generate(
+    [
+      { name: 'commonName', value: 'localhost' },
+      { name: 'organizationName', value: 'Docwright (this computer)' },
     ],
-  });
+    {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notBeforeDate: new Date(now.getTime() - 60_000),
+      notAfterDate: notAfter,
+      extensions: [
+        { name: 'basicConstraints', cA: false },
+        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+        { name: 'extKeyUsage', serverAuth: true },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+            { type: 7, ip: '::1' },
+          ],
+        },
+      ],
+    },
+  );
   await writeFileAtomic(paths.key, pems.private, 0o600);
   await writeFileAtomic(paths.cert, pems.cert, 0o644);
-  return { cert: pems.cert, key: pems.private, certPath: paths.cert, fingerprint: new X509Certificate(pems.cert).fingerprint256 };
+  return {
+    cert: pems.cert,
+    key: pems.private,
+    certPath: paths.cert,
+    fingerprint: new X509Certificate(pems.cert).fingerprint256,
+  };
 }
 
 /** The admin's certificate for a team server: what the server serves, the names it is for, and warnings. */
@@ -68,7 +87,14 @@ function readPem(path: string, what: string): string {
     return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied (the server\'s user must be able to read it)' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? "permission denied (the server's user must be able to read it)"
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : (error as Error).message;
     throw new ServeError(`Cannot read the ${what} ${path}: ${why}.`);
   }
 }
@@ -96,13 +122,17 @@ export function loadAdminCertificate(certFile: string, keyFile: string, now = ne
   const blocks = certText.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) {
     const hint = /PRIVATE KEY-----/.test(certText) ? ' (it holds a private key: --cert and --key may be swapped)' : '';
-    throw new ServeError(`The certificate ${certPath} (--cert) holds no PEM certificate ("-----BEGIN CERTIFICATE-----")${hint}.`);
+    throw new ServeError(
+      `The certificate ${certPath} (--cert) holds no PEM certificate ("-----BEGIN CERTIFICATE-----")${hint}.`,
+    );
   }
   const x509s = blocks.map((block, i) => {
     try {
       return new X509Certificate(block);
     } catch (error) {
-      throw new ServeError(`The certificate ${certPath} (--cert) is not readable: certificate ${i + 1} does not parse (${(error as Error).message}).`);
+      throw new ServeError(
+        `The certificate ${certPath} (--cert) is not readable: certificate ${i + 1} does not parse (${(error as Error).message}).`,
+      );
     }
   });
   const [leaf] = x509s;
@@ -119,23 +149,38 @@ export function loadAdminCertificate(certFile: string, keyFile: string, now = ne
     );
   }
   if (!leaf.checkPrivateKey(key)) {
-    throw new ServeError(`The key ${keyPath} (--key) does not belong to the certificate ${certPath} (--cert): their public keys differ.`);
+    throw new ServeError(
+      `The key ${keyPath} (--key) does not belong to the certificate ${certPath} (--cert): their public keys differ.`,
+    );
   }
   if (Date.parse(leaf.validTo) <= now.getTime()) {
-    throw new ServeError(`The certificate ${certPath} (--cert) expired on ${new Date(leaf.validTo).toISOString()}; renew it and restart.`);
+    throw new ServeError(
+      `The certificate ${certPath} (--cert) expired on ${new Date(leaf.validTo).toISOString()}; renew it and restart.`,
+    );
   }
   if (Date.parse(leaf.validFrom) > now.getTime()) {
-    throw new ServeError(`The certificate ${certPath} (--cert) is not valid before ${new Date(leaf.validFrom).toISOString()}; check this computer's clock.`);
+    throw new ServeError(
+      `The certificate ${certPath} (--cert) is not valid before ${new Date(leaf.validFrom).toISOString()}; check this computer's clock.`,
+    );
   }
   const warnings: string[] = [];
-  if (Date.parse(leaf.validTo) - now.getTime() < 30 * 86_400_000) warnings.push(`The certificate ${certPath} expires on ${new Date(leaf.validTo).toISOString()}; renew it soon.`);
+  if (Date.parse(leaf.validTo) - now.getTime() < 30 * 86_400_000)
+    warnings.push(`The certificate ${certPath} expires on ${new Date(leaf.validTo).toISOString()}; renew it soon.`);
   // Group-readable is the usual set-up (root:docwright 0640); readable by everyone is not.
-  if (process.platform !== 'win32' && (statSync(keyPath).mode & 0o004) !== 0) warnings.push(`The key ${keyPath} is readable by every user of this computer; chmod o-r it (0600, or 0640 for the server's group).`);
+  if (process.platform !== 'win32' && (statSync(keyPath).mode & 0o004) !== 0)
+    warnings.push(
+      `The key ${keyPath} is readable by every user of this computer; chmod o-r it (0600, or 0640 for the server's group).`,
+    );
   const names = certificateNames(leaf);
   if (!names.some((n) => !n.startsWith('['))) {
-    warnings.push(`The certificate ${certPath} names no host (no subjectAltName DNS entry); browsers and HTTP clients will refuse it for a host name.`);
+    warnings.push(
+      `The certificate ${certPath} names no host (no subjectAltName DNS entry); browsers and HTTP clients will refuse it for a host name.`,
+    );
   }
   const wildcards = names.filter((n) => n.startsWith('*.'));
-  if (wildcards.length) warnings.push(`The certificate's wildcard names (${wildcards.join(', ')}) are not accepted as Host headers by themselves; name the hosts clients use with --public-host.`);
+  if (wildcards.length)
+    warnings.push(
+      `The certificate's wildcard names (${wildcards.join(', ')}) are not accepted as Host headers by themselves; name the hosts clients use with --public-host.`,
+    );
   return { cert: `${blocks.join('\n')}\n`, key: keyText, certPath, fingerprint: leaf.fingerprint256, names, warnings };
 }

@@ -8,7 +8,10 @@ export const WARNINGS_HEADER = { count: 20, each: 200, bytes: 4096 } as const;
 
 /** JSON as an HTTP header can carry it: ASCII only (everything past U+007E as a \u escape). */
 function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** One warning cut to the per-warning bound (never inside a surrogate pair). */
@@ -21,7 +24,8 @@ function shorten(warning: string): string {
 export function warningsHeaders(warnings: readonly string[], conversionId: string): Record<string, string> {
   if (warnings.length === 0) return {};
   const shown: string[] = [];
-  const tail = (left: number) => `truncated: ${left} more warning${left === 1 ? '' : 's'}; the full list is in GET /api/v1/conversions/${conversionId}`;
+  const tail = (left: number) =>
+    `truncated: ${left} more warning${left === 1 ? '' : 's'}; the full list is in GET /api/v1/conversions/${conversionId}`;
   for (const warning of warnings.slice(0, WARNINGS_HEADER.count)) {
     const next = [...shown, shorten(warning)];
     const left = warnings.length - next.length;
@@ -30,5 +34,8 @@ export function warningsHeaders(warnings: readonly string[], conversionId: strin
   }
   const left = warnings.length - shown.length;
   if (left === 0 && shown.every((w, i) => w === warnings[i])) return { 'X-Warnings': asciiJson(shown) };
-  return { 'X-Warnings': asciiJson(left > 0 ? [...shown, tail(left)] : shown), 'X-Warnings-Total': String(warnings.length) };
+  return {
+    'X-Warnings': asciiJson(left > 0 ? [...shown, tail(left)] : shown),
+    'X-Warnings-Total': String(warnings.length),
+  };
 }

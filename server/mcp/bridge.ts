@@ -1,6 +1,11 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { pinnedFetch, type PinnedCertificate } from './fetch.ts';
 
 /** JSON-RPC code of a request the Docwright server refused or could not be reached for; `data` holds why. */
@@ -63,7 +68,10 @@ export class Relay {
   private async open(): Promise<Connection> {
     const upstream = await this.findUpstream();
     const { fetch, close } = pinnedFetch(upstream.certificate);
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', upstream.url), { fetch, requestInit: { headers: upstream.headers } });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', upstream.url), {
+      fetch,
+      requestInit: { headers: upstream.headers },
+    });
     transport.onmessage = (message) => {
       this.noteProtocolVersion(message, transport);
       void this.client.send(message).catch((error: unknown) => this.log(`stdio: ${describe(error)}`));
@@ -103,7 +111,9 @@ export class Relay {
     try {
       await connection.transport.send(message);
     } catch (error) {
-      const restarted = (error instanceof StreamableHTTPError && error.code === 401 && connection.upstream.auth === 'admin') || refused(error);
+      const restarted =
+        (error instanceof StreamableHTTPError && error.code === 401 && connection.upstream.auth === 'admin') ||
+        refused(error);
       if (!restarted) throw error;
       // Concurrent requests fail together: the first one drops the stale connection, all use the new one.
       if (this.connection === current) {
@@ -138,13 +148,22 @@ export function toJsonRpcError(error: unknown): { code: number; message: string;
       const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
       const inner = body.error;
       if (inner && typeof inner.code === 'string' && typeof inner.message === 'string') {
-        return { code: UPSTREAM_ERROR, message: `${inner.code}: ${inner.message}`, data: { status: error.code, error: { code: inner.code, message: inner.message } } };
+        return {
+          code: UPSTREAM_ERROR,
+          message: `${inner.code}: ${inner.message}`,
+          data: { status: error.code, error: { code: inner.code, message: inner.message } },
+        };
       }
-      if (inner && typeof inner.code === 'number' && typeof inner.message === 'string') return { code: inner.code, message: inner.message, ...(inner.data !== undefined ? { data: inner.data } : {}) };
+      if (inner && typeof inner.code === 'number' && typeof inner.message === 'string')
+        return { code: inner.code, message: inner.message, ...(inner.data !== undefined ? { data: inner.data } : {}) };
     } catch {
       // Not JSON: reported as it is below.
     }
-    return { code: UPSTREAM_ERROR, message: `The Docwright server answered ${error.code}: ${error.message}`, data: { status: error.code } };
+    return {
+      code: UPSTREAM_ERROR,
+      message: `The Docwright server answered ${error.code}: ${error.message}`,
+      data: { status: error.code },
+    };
   }
   return { code: UPSTREAM_ERROR, message: `The Docwright server cannot be reached: ${describe(error)}` };
 }

@@ -27,7 +27,9 @@ export function pinnedFetch(certificate: PinnedCertificate | undefined): { fetch
         allowPartialTrustChain: true,
         checkServerIdentity: (host: string, cert: PeerCertificate) => {
           if (certificate.fingerprint && cert.fingerprint256 !== certificate.fingerprint) {
-            return new Error(`the server's certificate (${cert.fingerprint256}) is not the one of the running Docwright (${certificate.fingerprint})`);
+            return new Error(
+              `the server's certificate (${cert.fingerprint256}) is not the one of the running Docwright (${certificate.fingerprint})`,
+            );
           }
           return certificate.fingerprint ? undefined : checkServerIdentity(host, cert);
         },
@@ -48,13 +50,23 @@ export function pinnedFetch(certificate: PinnedCertificate | undefined): { fetch
       const options = { method: init?.method ?? 'GET', headers, ...(init?.signal ? { signal: init.signal } : {}) };
       const onResponse = (res: IncomingMessage) => {
         const responseHeaders = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) responseHeaders.append(res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string);
+        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+          responseHeaders.append(res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string);
         const status = res.statusCode ?? 500;
         const empty = status === 204 || status === 205 || status === 304 || init?.method === 'HEAD';
         if (empty) res.resume();
-        resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+        resolve(
+          new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+            status,
+            statusText: res.statusMessage ?? '',
+            headers: responseHeaders,
+          }),
+        );
       };
-      const req = url.protocol === 'https:' ? httpsRequest(url, { ...options, ...(agent ? { agent } : {}) }, onResponse) : httpRequest(url, { ...options, agent: plainAgent }, onResponse);
+      const req =
+        url.protocol === 'https:'
+          ? httpsRequest(url, { ...options, ...(agent ? { agent } : {}) }, onResponse)
+          : httpRequest(url, { ...options, agent: plainAgent }, onResponse);
       req.on('error', reject);
       req.end(body ?? undefined);
     });

@@ -16,7 +16,9 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     // JSON-RPC escapes the markdown (quotes, newlines), so the body may be larger than the markdown it carries.
     { ...access('mcp'), schema: { hide: true }, bodyLimit: 2 * (app.initialConfig.bodyLimit ?? 1024 * 1024) },
     async (request, reply) => {
-      const server = createMcpServer(app.services, { logError: (error) => request.log.error({ err: error }, 'MCP tool failed') });
+      const server = createMcpServer(app.services, {
+        logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
+      });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes the raw response itself (a Node request listener); Fastify must not send one too.
       reply.hijack();
@@ -44,7 +46,9 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   // Stateless: no stream for server-initiated messages (GET) and no session to end (DELETE). 405 tells MCP
   // clients so (they then carry on with POST alone).
   const notAllowed = async () => {
-    throw new ApiError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', { Allow: 'POST' });
+    throw new ApiError('method_not_allowed', 'This MCP endpoint is stateless: send JSON-RPC messages with POST.', {
+      Allow: 'POST',
+    });
   };
   app.get('/mcp', { ...access('mcp'), schema: { hide: true } }, notAllowed);
   app.delete('/mcp', { ...access('mcp'), schema: { hide: true } }, notAllowed);

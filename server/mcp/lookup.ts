@@ -8,13 +8,21 @@ import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../store/store.ts';
 
 const normal = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
 
-function byIdOrName<T extends { id: string; name: string }>(items: T[], wanted: string, what: string, listTool: string): T {
+function byIdOrName<T extends { id: string; name: string }>(
+  items: T[],
+  wanted: string,
+  what: string,
+  listTool: string,
+): T {
   const exact = items.find((item) => item.id === wanted.trim());
   if (exact) return exact;
   const named = items.filter((item) => normal(item.name) === normal(wanted));
   if (named.length === 1 && named[0]) return named[0];
   if (named.length > 1) {
-    throw new ApiError('validation_error', `${what}: ${named.length} ${what}s are named "${wanted}"; give one of their ids: ${named.map((n) => n.id).join(', ')}`);
+    throw new ApiError(
+      'validation_error',
+      `${what}: ${named.length} ${what}s are named "${wanted}"; give one of their ids: ${named.map((n) => n.id).join(', ')}`,
+    );
   }
   throw new ApiError('not_found', `No ${what} with the id or name "${wanted}"; ${listTool} shows them.`);
 }
@@ -40,16 +48,27 @@ export function findMapping(services: Services, wanted: string, template?: Templ
  * The template and mapping of a conversion: as given; a mapping alone brings its template; a template alone takes
  * its oldest mapping; nothing takes the built-in pair.
  */
-export function resolvePair(services: Services, template?: string, mapping?: string): { template: TemplateRecord; mapping: MappingRecord } {
+export function resolvePair(
+  services: Services,
+  template?: string,
+  mapping?: string,
+): { template: TemplateRecord; mapping: MappingRecord } {
   const chosenTemplate = template === undefined ? undefined : findTemplate(services, template);
   if (mapping !== undefined) {
     const chosenMapping = findMapping(services, mapping, chosenTemplate);
     return { template: chosenTemplate ?? findTemplate(services, chosenMapping.template_id), mapping: chosenMapping };
   }
-  if (!chosenTemplate) return { template: findTemplate(services, BUILTIN_TEMPLATE_ID), mapping: findMapping(services, BUILTIN_MAPPING_ID) };
+  if (!chosenTemplate)
+    return {
+      template: findTemplate(services, BUILTIN_TEMPLATE_ID),
+      mapping: findMapping(services, BUILTIN_MAPPING_ID),
+    };
   const first = services.store.listMappings(chosenTemplate.id)[0];
   if (!first) {
-    throw new ApiError('validation_error', `mapping is required: template "${chosenTemplate.name}" has no mapping yet; create one in the app (or POST /api/v1/mappings), or pass a mapping of another template`);
+    throw new ApiError(
+      'validation_error',
+      `mapping is required: template "${chosenTemplate.name}" has no mapping yet; create one in the app (or POST /api/v1/mappings), or pass a mapping of another template`,
+    );
   }
   return { template: chosenTemplate, mapping: first };
 }
@@ -61,6 +80,7 @@ export function findConversion(services: Services, id: string): ConversionRecord
   const record = UUID.test(id) ? services.store.getConversion(id) : undefined;
   if (!record) throw new ApiError('not_found', `Conversion ${id} not found.`);
   const days = services.store.settings().retention_days;
-  if (Date.parse(record.created_at) < services.now().getTime() - days * 86_400_000) throw new ApiError('not_found', `Conversion ${id} has expired (kept ${days} days).`);
+  if (Date.parse(record.created_at) < services.now().getTime() - days * 86_400_000)
+    throw new ApiError('not_found', `Conversion ${id} has expired (kept ${days} days).`);
   return record;
 }

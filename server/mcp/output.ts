@@ -8,18 +8,26 @@ import { ApiError } from '../errors.ts';
  * resolving `..` and symbolic links, so an agent can never write anywhere else. Checked before converting, so a
  * refused path costs no quota.
  */
-export async function outputTarget(allowedDir: string | null, requested: string, filename: string, overwrite: boolean): Promise<string> {
+export async function outputTarget(
+  allowedDir: string | null,
+  requested: string,
+  filename: string,
+  overwrite: boolean,
+): Promise<string> {
   if (allowedDir === null) {
     throw new ApiError(
       'forbidden',
-      'output_path: writing files is off. The user can allow one folder (docwright config set mcp_output_dir FOLDER, or the app\'s settings); until then, leave output_path out and use the document in this reply.',
+      "output_path: writing files is off. The user can allow one folder (docwright config set mcp_output_dir FOLDER, or the app's settings); until then, leave output_path out and use the document in this reply.",
     );
   }
   let allowed: string;
   try {
     allowed = await realpath(allowedDir);
   } catch {
-    throw new ApiError('forbidden', `output_path: the allowed folder ${allowedDir} does not exist any more; the user must set mcp_output_dir again.`);
+    throw new ApiError(
+      'forbidden',
+      `output_path: the allowed folder ${allowedDir} does not exist any more; the user must set mcp_output_dir again.`,
+    );
   }
   let target = isAbsolute(requested) ? resolve(requested) : resolve(allowed, requested);
   const isFolder = /[\\/]$/.test(requested) || (await stat(target).catch(() => undefined))?.isDirectory() === true;
@@ -36,15 +44,28 @@ export async function outputTarget(allowedDir: string | null, requested: string,
   }
   const final = join(parent, basename(target));
   const existing = await lstat(final).catch(() => undefined);
-  if (existing?.isSymbolicLink()) throw new ApiError('forbidden', `output_path: ${final} is a symbolic link; Docwright does not write through links.`);
-  if (existing && !existing.isFile()) throw new ApiError('validation_error', `output_path: ${final} exists and is not a file`);
-  if (existing && !overwrite) throw new ApiError('validation_error', `output_path: ${final} exists; pass overwrite: true to replace it, or choose another name`);
+  if (existing?.isSymbolicLink())
+    throw new ApiError(
+      'forbidden',
+      `output_path: ${final} is a symbolic link; Docwright does not write through links.`,
+    );
+  if (existing && !existing.isFile())
+    throw new ApiError('validation_error', `output_path: ${final} exists and is not a file`);
+  if (existing && !overwrite)
+    throw new ApiError(
+      'validation_error',
+      `output_path: ${final} exists; pass overwrite: true to replace it, or choose another name`,
+    );
   return final;
 }
 
 /** Writes the document, never following a link put there since the check (O_NOFOLLOW where the OS has it). */
 export async function writeOutput(path: string, bytes: Uint8Array, overwrite: boolean): Promise<void> {
-  const flags = constants.O_WRONLY | constants.O_CREAT | (overwrite ? constants.O_TRUNC : constants.O_EXCL) | (constants.O_NOFOLLOW ?? 0);
+  const flags =
+    constants.O_WRONLY |
+    constants.O_CREAT |
+    (overwrite ? constants.O_TRUNC : constants.O_EXCL) |
+    (constants.O_NOFOLLOW ?? 0);
   const handle = await open(path, flags, 0o644);
   try {
     await handle.writeFile(bytes);

@@ -27,7 +27,12 @@ class ResourceError extends Error {
 }
 
 function asMcpError(error: unknown): unknown {
-  if (error instanceof ApiError) return new ResourceError(error.code === 'not_found' ? RESOURCE_NOT_FOUND : -32602, `${error.code}: ${error.message}`, { code: error.code });
+  if (error instanceof ApiError)
+    return new ResourceError(
+      error.code === 'not_found' ? RESOURCE_NOT_FOUND : -32602,
+      `${error.code}: ${error.message}`,
+      { code: error.code },
+    );
   return error;
 }
 
@@ -39,7 +44,9 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-const json = (uri: URL, value: unknown) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
+const json = (uri: URL, value: unknown) => ({
+  contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
+});
 
 /**
  * Resources: each template (with its styles and mappings), the recent conversions' records, and the .docx of any
@@ -52,10 +59,21 @@ export function registerResources(server: McpServer, services: Services): void {
     'template',
     new ResourceTemplate('docwright://templates/{id}', {
       list: () => ({
-        resources: store.listTemplates().map((t) => ({ uri: templateUri(t.id), name: t.name, description: t.description || undefined, mimeType: 'application/json' })),
+        resources: store
+          .listTemplates()
+          .map((t) => ({
+            uri: templateUri(t.id),
+            name: t.name,
+            description: t.description || undefined,
+            mimeType: 'application/json',
+          })),
       }),
     }),
-    { title: 'Template', description: 'A Word template: its fields, its styles (the names mappings use) and its style mappings.', mimeType: 'application/json' },
+    {
+      title: 'Template',
+      description: 'A Word template: its fields, its styles (the names mappings use) and its style mappings.',
+      mimeType: 'application/json',
+    },
     (uri, variables) =>
       guarded(async () => {
         const record = findTemplate(services, String(variables.id));
@@ -73,13 +91,24 @@ export function registerResources(server: McpServer, services: Services): void {
     new ResourceTemplate('docwright://conversions/{id}', {
       list: () => {
         const cutoff = services.now().getTime() - store.settings().retention_days * 86_400_000;
-        const recent = store.listConversions(0, RECENT_CONVERSIONS).items.filter((c) => Date.parse(c.created_at) >= cutoff);
+        const recent = store
+          .listConversions(0, RECENT_CONVERSIONS)
+          .items.filter((c) => Date.parse(c.created_at) >= cutoff);
         return {
-          resources: recent.map((c) => ({ uri: conversionUri(c.conversion_id), name: c.filename, description: `Converted ${c.created_at}`, mimeType: 'application/json' })),
+          resources: recent.map((c) => ({
+            uri: conversionUri(c.conversion_id),
+            name: c.filename,
+            description: `Converted ${c.created_at}`,
+            mimeType: 'application/json',
+          })),
         };
       },
     }),
-    { title: 'Conversion', description: `A conversion record; the ${RECENT_CONVERSIONS} most recent are listed.`, mimeType: 'application/json' },
+    {
+      title: 'Conversion',
+      description: `A conversion record; the ${RECENT_CONVERSIONS} most recent are listed.`,
+      mimeType: 'application/json',
+    },
     (uri, variables) => guarded(async () => json(uri, conversionOut(findConversion(services, String(variables.id))))),
   );
 

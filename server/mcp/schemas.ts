@@ -15,7 +15,13 @@ export const Rules = z
 
 /** A template or mapping named by id or name. */
 export const IdOrName = (what: 'template' | 'mapping') =>
-  z.string().min(1).max(200).describe(`The ${what}'s id (UUID) or its name, exactly as list_${what}s shows it (case and extra spaces do not matter).`);
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .describe(
+      `The ${what}'s id (UUID) or its name, exactly as list_${what}s shows it (case and extra spaces do not matter).`,
+    );
 
 export const Stats = z.object({
   headings: z.int().min(0),
@@ -31,8 +37,12 @@ export const Conversion = z.object({
   conversion_id: z.string(),
   status: z.literal('completed'),
   filename: z.string().describe('Output file name, .docx included'),
-  download_url: z.string().describe('Path of the REST download (/api/v1/conversions/<id>/download; Team and Enterprise plans)'),
-  warnings: z.array(z.string()).describe('`<code>: <detail>` strings, e.g. `missing_style: Body Text`; empty when none'),
+  download_url: z
+    .string()
+    .describe('Path of the REST download (/api/v1/conversions/<id>/download; Team and Enterprise plans)'),
+  warnings: z
+    .array(z.string())
+    .describe('`<code>: <detail>` strings, e.g. `missing_style: Body Text`; empty when none'),
   stats: Stats,
   created_at: z.string(),
   template_id: z.string(),
@@ -56,7 +66,9 @@ export const TemplateSummary = z.object({
   updated_at: z.string(),
   builtin: z.boolean(),
   size: z.int().min(0),
-  warnings: z.array(z.string()).describe('What was removed from or renamed in the uploaded file before it was stored; empty when none'),
+  warnings: z
+    .array(z.string())
+    .describe('What was removed from or renamed in the uploaded file before it was stored; empty when none'),
 });
 
 export const Mapping = z.object({

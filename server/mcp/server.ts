@@ -1,5 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import { ApiError, envelope, ERRORS } from '../errors.ts';
 import type { Services } from '../services.ts';
@@ -18,9 +24,9 @@ export interface McpServerOptions {
 }
 
 const INSTRUCTIONS = [
-  'Docwright turns markdown into Word documents (.docx) through the user\'s own Word templates and style mappings, on this computer.',
+  "Docwright turns markdown into Word documents (.docx) through the user's own Word templates and style mappings, on this computer.",
   'Typical use: list_templates to find the template (and its mappings) the user means, then convert_markdown with them; without either, the built-in template is used.',
-  'Check a new or edited mapping with get_template_styles and validate_mapping before converting. Tool errors carry the codes of Docwright\'s REST API: not_found, validation_error (names the argument), rate_limit_exceeded (the monthly quota is used up; says when it resets), forbidden.',
+  "Check a new or edited mapping with get_template_styles and validate_mapping before converting. Tool errors carry the codes of Docwright's REST API: not_found, validation_error (names the argument), rate_limit_exceeded (the monthly quota is used up; says when it resets), forbidden.",
 ].join(' ');
 
 /** A tool error: the REST API's error envelope as text, so agents see the same codes as HTTP clients. */
@@ -48,7 +54,11 @@ export function createMcpServer(services: Services, options: McpServerOptions = 
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((tool) => tool.listing) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; the tools are ${[...byName.keys()].join(', ')}.`);
+    if (!tool)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool ${request.params.name}; the tools are ${[...byName.keys()].join(', ')}.`,
+      );
     try {
       return await tool.call(request.params.arguments, context);
     } catch (error) {

@@ -27,9 +27,15 @@ export async function runStdio(options: StdioOptions): Promise<void> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`docwright mcp: ${line}\n`));
   let owned: RunningServer | undefined;
 
-  const upstreamOf = (server: { discovery: RunningServer['discovery']; adminToken: string; ca?: string }): Upstream => ({
+  const upstreamOf = (server: {
+    discovery: RunningServer['discovery'];
+    adminToken: string;
+    ca?: string;
+  }): Upstream => ({
     url: server.discovery.url,
-    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : { 'x-docwright-admin': server.adminToken },
+    headers: options.apiKey
+      ? { authorization: `Bearer ${options.apiKey}` }
+      : { 'x-docwright-admin': server.adminToken },
     auth: options.apiKey ? 'key' : 'admin',
     ...(server.ca ? { certificate: { ca: server.ca, fingerprint: server.discovery.fingerprint } } : {}),
   });
@@ -39,10 +45,16 @@ export async function runStdio(options: StdioOptions): Promise<void> {
     for (;;) {
       const running = findRunningServer(options.dataDir);
       if (running) return upstreamOf(running);
-      if (owned) return upstreamOf({ ...owned, ...(owned.discovery.cert_path ? { ca: readFileSync(owned.discovery.cert_path, 'utf8') } : {}) });
+      if (owned)
+        return upstreamOf({
+          ...owned,
+          ...(owned.discovery.cert_path ? { ca: readFileSync(owned.discovery.cert_path, 'utf8') } : {}),
+        });
       try {
         owned = await startOwnServer(options.dataDir);
-        log(`no Docwright server was running; started one at ${owned.discovery.url} (it stops when this MCP client disconnects)`);
+        log(
+          `no Docwright server was running; started one at ${owned.discovery.url} (it stops when this MCP client disconnects)`,
+        );
         for (const warning of owned.warnings) log(`warning: ${warning}`);
       } catch (error) {
         // Another process holds the directory: a server starting (its discovery file follows) or a short CLI command.

@@ -70,7 +70,10 @@ export function lockedMessage(key: string, policy: Policy): string {
 }
 
 /** The first key of `keys` that the policy locks, with the message to refuse it; undefined when all may change. */
-export function lockedAmong(keys: Iterable<string>, policy: Policy | null): { key: string; message: string } | undefined {
+export function lockedAmong(
+  keys: Iterable<string>,
+  policy: Policy | null,
+): { key: string; message: string } | undefined {
   if (!policy) return undefined;
   for (const key of keys) {
     if (policy.settings[key as PolicySettingKey]?.locked) return { key, message: lockedMessage(key, policy) };
@@ -83,13 +86,22 @@ export function managedSettings(policy: Policy | null, stored: Settings, chosen:
   const out: Record<string, unknown> = {};
   for (const [key, entry] of entries(policy)) {
     const userSetting = key in stored;
-    out[key] = { value: entry.value, locked: entry.locked, in_force: entry.locked || !userSetting || !chosen.has(key), source: policy?.path ?? '' };
+    out[key] = {
+      value: entry.value,
+      locked: entry.locked,
+      in_force: entry.locked || !userSetting || !chosen.has(key),
+      source: policy?.path ?? '',
+    };
   }
   return out as ManagedSettings;
 }
 
 /** Why a new API key is refused under the policy (creation turned off, or the limit reached), or undefined. */
-export function keyCreationRefusal(settings: EffectiveSettings, activeKeys: number, policy: Policy | null): string | undefined {
+export function keyCreationRefusal(
+  settings: EffectiveSettings,
+  activeKeys: number,
+  policy: Policy | null,
+): string | undefined {
   const source = policy ? ` (${policy.path})` : '';
   if (!settings.allow_api_keys) return `Creating API keys is turned off by your organisation's policy${source}.`;
   if (settings.max_api_keys !== null && activeKeys >= settings.max_api_keys) {
@@ -106,12 +118,28 @@ export function keyCreationRefusal(settings: EffectiveSettings, activeKeys: numb
 export function listenAddress(
   policy: Policy | null,
   options: { host?: string; http?: boolean; allowRemote?: boolean },
-): { host: string; http: boolean; allowRemote: boolean; fromPolicy: { host: boolean; http: boolean; allowRemote: boolean } } {
+): {
+  host: string;
+  http: boolean;
+  allowRemote: boolean;
+  fromPolicy: { host: boolean; http: boolean; allowRemote: boolean };
+} {
   // A switch left off (false) is no choice: only `--http` / `--allow-remote` given can contradict a locked value.
   const host = pick(policy, 'host', options.host, '--host', BUILT_IN.host);
   const http = pick(policy, 'http', options.http || undefined, '--http', BUILT_IN.http);
-  const allowRemote = pick(policy, 'allow_remote', options.allowRemote || undefined, '--allow-remote', BUILT_IN.allow_remote);
-  return { host: host.value, http: http.value, allowRemote: allowRemote.value, fromPolicy: { host: host.fromPolicy, http: http.fromPolicy, allowRemote: allowRemote.fromPolicy } };
+  const allowRemote = pick(
+    policy,
+    'allow_remote',
+    options.allowRemote || undefined,
+    '--allow-remote',
+    BUILT_IN.allow_remote,
+  );
+  return {
+    host: host.value,
+    http: http.value,
+    allowRemote: allowRemote.value,
+    fromPolicy: { host: host.fromPolicy, http: http.fromPolicy, allowRemote: allowRemote.fromPolicy },
+  };
 }
 
 /** The port to listen on: a locked policy port (an option that differs is refused), else the option, else the setting in force. */
@@ -124,10 +152,17 @@ export function listenPort(policy: Policy | null, option: number | undefined, se
   return option ?? settingInForce;
 }
 
-function pick<K extends 'host' | 'http' | 'allow_remote'>(policy: Policy | null, key: K, option: EffectiveSettings[K] | undefined, flag: string, fallback: EffectiveSettings[K]): { value: EffectiveSettings[K]; fromPolicy: boolean } {
+function pick<K extends 'host' | 'http' | 'allow_remote'>(
+  policy: Policy | null,
+  key: K,
+  option: EffectiveSettings[K] | undefined,
+  flag: string,
+  fallback: EffectiveSettings[K],
+): { value: EffectiveSettings[K]; fromPolicy: boolean } {
   const entry = policy?.settings[key] as { value: EffectiveSettings[K]; locked: boolean } | undefined;
   if (policy && entry?.locked) {
-    if (option !== undefined && option !== entry.value) throw conflict(policy, key, entry.value, typeof option === 'boolean' ? flag : `${flag} ${option}`);
+    if (option !== undefined && option !== entry.value)
+      throw conflict(policy, key, entry.value, typeof option === 'boolean' ? flag : `${flag} ${option}`);
     return { value: entry.value, fromPolicy: true };
   }
   if (option !== undefined) return { value: option, fromPolicy: false };
@@ -136,5 +171,8 @@ function pick<K extends 'host' | 'http' | 'allow_remote'>(policy: Policy | null,
 }
 
 function conflict(policy: Policy, key: string, value: unknown, option: string): PolicyError {
-  return new PolicyError(policy.path, `${lockedMessage(key, policy)}: it is ${JSON.stringify(value)}, so ${option} cannot be used.`);
+  return new PolicyError(
+    policy.path,
+    `${lockedMessage(key, policy)}: it is ${JSON.stringify(value)}, so ${option} cannot be used.`,
+  );
 }

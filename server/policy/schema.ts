@@ -11,15 +11,27 @@ function managed<T extends TSchema>(value: T) {
  * `allow_remote` (the team server's opt-in), `allow_api_keys` and `max_api_keys` are the organisation's alone.
  */
 export const POLICY_SETTINGS = {
-  plan: { schema: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]), says: '"solo", "team" or "enterprise"' },
-  monthly_quota: { schema: Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()]), says: 'an integer from 0 to 1000000000, or null (the plan\'s limit)' },
+  plan: {
+    schema: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]),
+    says: '"solo", "team" or "enterprise"',
+  },
+  monthly_quota: {
+    schema: Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()]),
+    says: "an integer from 0 to 1000000000, or null (the plan's limit)",
+  },
   retention_days: { schema: Type.Integer({ minimum: 1, maximum: 3650 }), says: 'an integer from 1 to 3650' },
   port: { schema: Type.Integer({ minimum: 1, maximum: 65535 }), says: 'an integer from 1 to 65535' },
-  host: { schema: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$' }), says: 'an IP address or host name, e.g. "127.0.0.1"' },
+  host: {
+    schema: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$' }),
+    says: 'an IP address or host name, e.g. "127.0.0.1"',
+  },
   http: { schema: Type.Boolean(), says: 'true (plain HTTP) or false (HTTPS)' },
   allow_remote: { schema: Type.Boolean(), says: 'true (serve may listen beyond loopback, with HTTPS) or false' },
   allow_api_keys: { schema: Type.Boolean(), says: 'true or false' },
-  max_api_keys: { schema: Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()]), says: 'an integer from 0 to 10000, or null (no limit)' },
+  max_api_keys: {
+    schema: Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()]),
+    says: 'an integer from 0 to 10000, or null (no limit)',
+  },
 } as const;
 
 export type PolicySettingKey = keyof typeof POLICY_SETTINGS;

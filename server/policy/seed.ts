@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Compile } from 'typebox/compile';
-import { checkRules, DEFAULT_TEMPLATE_NAME, defaultTemplate, readTemplate, resolveStyles, sanitizedBytes, type MappingRules, type Template } from '../convert/index.ts';
+import {
+  checkRules,
+  DEFAULT_TEMPLATE_NAME,
+  defaultTemplate,
+  readTemplate,
+  resolveStyles,
+  sanitizedBytes,
+  type MappingRules,
+  type Template,
+} from '../convert/index.ts';
 import { BUILTIN_TEMPLATE_ID, sha256, type Store } from '../store/store.ts';
 import type { Policy } from './load.ts';
 import { SeedMappingSchema } from './schema.ts';
@@ -31,7 +40,10 @@ const mappingValidator = Compile(SeedMappingSchema);
  * gets the same id at every start and on every machine, whatever folder the policy names.
  */
 export function seedId(kind: 'template' | 'mapping', fileName: string): string {
-  const hash = createHash('sha1').update(NAMESPACE).update(`${kind}/${fileName.normalize('NFC').toLowerCase()}`).digest();
+  const hash = createHash('sha1')
+    .update(NAMESPACE)
+    .update(`${kind}/${fileName.normalize('NFC').toLowerCase()}`)
+    .digest();
   hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
   hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
@@ -47,7 +59,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`).join(',')}}`;
+    return `{${Object.keys(record)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -65,8 +80,19 @@ function reason(error: unknown): string {
  * record (kept, no longer managed). A bad file is a warning naming it, and the rest is imported; a folder that
  * cannot be read is a warning and changes nothing (a share not mounted must not release everything).
  */
-export async function seedFromPolicy(store: Store, policy: Policy | null, now: () => Date = () => new Date()): Promise<SeedReport> {
-  const report: SeedReport = { dir: policy?.seedDir ?? null, added: [], updated: [], unchanged: [], released: [], warnings: [] };
+export async function seedFromPolicy(
+  store: Store,
+  policy: Policy | null,
+  now: () => Date = () => new Date(),
+): Promise<SeedReport> {
+  const report: SeedReport = {
+    dir: policy?.seedDir ?? null,
+    added: [],
+    updated: [],
+    unchanged: [],
+    released: [],
+    warnings: [],
+  };
   const dir = policy?.seedDir ?? null;
   let names: string[] = [];
   if (dir !== null) {
@@ -75,7 +101,9 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
         .filter((name) => !name.startsWith('.') && statSync(join(dir, name), { throwIfNoEntry: false })?.isFile())
         .sort();
     } catch (error) {
-      report.warnings.push(`The seed folder ${dir} (policy ${policy?.path}) cannot be read (${reason(error)}); seeded templates and mappings were left as they are.`);
+      report.warnings.push(
+        `The seed folder ${dir} (policy ${policy?.path}) cannot be read (${reason(error)}); seeded templates and mappings were left as they are.`,
+      );
       return report;
     }
   }
@@ -88,33 +116,53 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
   for (const name of names.filter(isTemplateFile)) {
     const id = seedId('template', name);
     if (presentTemplates.has(id)) {
-      report.warnings.push(`Seed file ${where(name)} has the same name as ${presentTemplates.get(id)} but for letter case; skipped.`);
+      report.warnings.push(
+        `Seed file ${where(name)} has the same name as ${presentTemplates.get(id)} but for letter case; skipped.`,
+      );
       continue;
     }
     presentTemplates.set(id, name);
     let bytes: Uint8Array;
     let template: Template;
     try {
-      if (statSync(where(name)).size > TEMPLATE_LIMIT) throw new Error(`larger than ${TEMPLATE_LIMIT / 1024 / 1024} MB`);
+      if (statSync(where(name)).size > TEMPLATE_LIMIT)
+        throw new Error(`larger than ${TEMPLATE_LIMIT / 1024 / 1024} MB`);
       const raw = new Uint8Array(readFileSync(where(name)));
       template = readTemplate(raw);
       // The seed folder is untrusted input like an upload: the sanitised bytes are what is stored.
       bytes = sanitizedBytes(raw, template);
     } catch (error) {
-      report.warnings.push(`Seed file ${where(name)} is not a usable Word template (${reason(error)}); skipped${store.getTemplate(id) ? ', the version imported before stays' : ''}.`);
+      report.warnings.push(
+        `Seed file ${where(name)} is not a usable Word template (${reason(error)}); skipped${store.getTemplate(id) ? ', the version imported before stays' : ''}.`,
+      );
       continue;
     }
     parsed.set(id, template);
     const fields = { name: baseName(name), description: `Provided by your organisation (${name}).` };
     const existing = store.getTemplate(id);
     if (!existing) {
-      await store.addTemplate({ id, ...fields, version: 1, created_at: at(), updated_at: at(), managed: true, warnings: [...template.warnings] }, bytes);
+      await store.addTemplate(
+        {
+          id,
+          ...fields,
+          version: 1,
+          created_at: at(),
+          updated_at: at(),
+          managed: true,
+          warnings: [...template.warnings],
+        },
+        bytes,
+      );
       report.added.push(where(name));
       continue;
     }
     const newBytes = existing.sha256 !== sha256(bytes);
     if (newBytes || existing.name !== fields.name || existing.description !== fields.description) {
-      await store.updateTemplate(id, { ...fields, version: existing.version + 1, updated_at: at(), managed: true, warnings: [...template.warnings] }, newBytes ? bytes : undefined);
+      await store.updateTemplate(
+        id,
+        { ...fields, version: existing.version + 1, updated_at: at(), managed: true, warnings: [...template.warnings] },
+        newBytes ? bytes : undefined,
+      );
       report.updated.push(where(name));
     } else {
       if (!existing.managed) await store.updateTemplate(id, { managed: true });
@@ -137,10 +185,15 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
   for (const name of names.filter(isMappingFile)) {
     const id = seedId('mapping', name);
     if (presentMappings.has(id)) {
-      report.warnings.push(`Seed file ${where(name)} has the same name as another mapping file but for letter case; skipped.`);
+      report.warnings.push(
+        `Seed file ${where(name)} has the same name as another mapping file but for letter case; skipped.`,
+      );
       continue;
     }
-    const problem = (why: string) => report.warnings.push(`Seed file ${where(name)}: ${why}; skipped${store.getMapping(id) ? ', the version imported before stays' : ''}.`);
+    const problem = (why: string) =>
+      report.warnings.push(
+        `Seed file ${where(name)}: ${why}; skipped${store.getMapping(id) ? ', the version imported before stays' : ''}.`,
+      );
     let raw: unknown;
     try {
       if (statSync(where(name)).size > MAPPING_LIMIT) throw new Error('larger than 1 MB');
@@ -154,7 +207,11 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
     if (!mappingValidator.Check(raw)) {
       const first = mappingValidator.Errors(raw).find((e) => e.keyword !== 'additionalProperties');
       const field = first?.instancePath.slice(1).replace(/\//g, '.') || '';
-      problem(field ? `${field} ${first?.message ?? 'is invalid'} (a mapping file is { "name", "template", "rules" })` : 'it must be an object { "name", "template", "rules" }');
+      problem(
+        field
+          ? `${field} ${first?.message ?? 'is invalid'} (a mapping file is { "name", "template", "rules" })`
+          : 'it must be an object { "name", "template", "rules" }',
+      );
       continue;
     }
     const rules = checkRules(raw.rules, 'rules');
@@ -164,17 +221,38 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
     }
     const templateId = templateByRef.get(raw.template.trim().toLowerCase());
     if (!templateId) {
-      problem(`template "${raw.template}" is neither a template of the seed folder (its file name or name) nor "${DEFAULT_TEMPLATE_NAME}"`);
+      problem(
+        `template "${raw.template}" is neither a template of the seed folder (its file name or name) nor "${DEFAULT_TEMPLATE_NAME}"`,
+      );
       continue;
     }
-    const template = parsed.get(templateId) ?? (templateId === BUILTIN_TEMPLATE_ID ? readTemplate(defaultTemplate()) : undefined);
-    if (template) for (const warning of resolveStyles(rules.rules, template.styles).warnings) report.warnings.push(`Seed file ${where(name)}: ${warning}`);
-    const fields: { name: string; template_id: string; rules: MappingRules } = { name: raw.name ?? baseName(name), template_id: templateId, rules: rules.rules };
+    const template =
+      parsed.get(templateId) ?? (templateId === BUILTIN_TEMPLATE_ID ? readTemplate(defaultTemplate()) : undefined);
+    if (template)
+      for (const warning of resolveStyles(rules.rules, template.styles).warnings)
+        report.warnings.push(`Seed file ${where(name)}: ${warning}`);
+    const fields: { name: string; template_id: string; rules: MappingRules } = {
+      name: raw.name ?? baseName(name),
+      template_id: templateId,
+      rules: rules.rules,
+    };
     const existing = store.getMapping(id);
     if (!existing) {
-      await store.addMapping({ id, ...fields, version: 1, created_at: at(), updated_at: at(), builtin: false, managed: true });
+      await store.addMapping({
+        id,
+        ...fields,
+        version: 1,
+        created_at: at(),
+        updated_at: at(),
+        builtin: false,
+        managed: true,
+      });
       report.added.push(where(name));
-    } else if (existing.name !== fields.name || existing.template_id !== fields.template_id || canonical(existing.rules) !== canonical(fields.rules)) {
+    } else if (
+      existing.name !== fields.name ||
+      existing.template_id !== fields.template_id ||
+      canonical(existing.rules) !== canonical(fields.rules)
+    ) {
       await store.updateMapping(id, { ...fields, version: existing.version + 1, updated_at: at(), managed: true });
       report.updated.push(where(name));
     } else {
@@ -184,7 +262,8 @@ export async function seedFromPolicy(store: Store, policy: Policy | null, now: (
   }
 
   for (const name of names) {
-    if (/\.json$/i.test(name) && !isMappingFile(name)) report.warnings.push(`Seed file ${where(name)} is not named <name>.mapping.json; ignored.`);
+    if (/\.json$/i.test(name) && !isMappingFile(name))
+      report.warnings.push(`Seed file ${where(name)} is not named <name>.mapping.json; ignored.`);
   }
 
   // Records whose file is gone: kept (documents and the user's mappings may refer to them), no longer managed.

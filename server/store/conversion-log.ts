@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { AtomicJsonFile, ConversionSchema, DatabaseError, SCHEMA_VERSION, backupOf, fieldPath, type ConversionRecord } from './database.ts';
+import {
+  AtomicJsonFile,
+  ConversionSchema,
+  DatabaseError,
+  SCHEMA_VERSION,
+  backupOf,
+  fieldPath,
+  type ConversionRecord,
+} from './database.ts';
 
 /**
  * Conversion records are kept in small lowdb files (segments) under conversions/, each for one calendar month and
@@ -21,7 +29,9 @@ export interface SegmentData {
 const SegmentSchema = Type.Object({
   schema_version: Type.Literal(SCHEMA_VERSION),
   conversions: Type.Array(ConversionSchema),
-  usage: Type.Record(Type.String({ pattern: '^\\d{4}-\\d{2}$' }), Type.Integer({ minimum: 0 }), { additionalProperties: false }),
+  usage: Type.Record(Type.String({ pattern: '^\\d{4}-\\d{2}$' }), Type.Integer({ minimum: 0 }), {
+    additionalProperties: false,
+  }),
 });
 const segmentValidator = Compile(SegmentSchema);
 
@@ -46,7 +56,11 @@ export function toSegments(records: ConversionRecord[]): { name: string; data: S
   for (const record of records) {
     const month = record.created_at.slice(0, 7);
     if (!current || current.month !== month || current.data.conversions.length >= SEGMENT_CAP) {
-      current = { name: segmentName(out.length + 1, month), month, data: { schema_version: SCHEMA_VERSION, conversions: [], usage: {} } };
+      current = {
+        name: segmentName(out.length + 1, month),
+        month,
+        data: { schema_version: SCHEMA_VERSION, conversions: [], usage: {} },
+      };
       out.push(current);
     }
     current.data.conversions.push(record);
@@ -70,7 +84,8 @@ export class ConversionLog {
         this.records.push(record);
         this.home.set(record.conversion_id, { segment, record });
       }
-      for (const [month, count] of Object.entries(segment.db.data.usage)) this.usageByMonth.set(month, (this.usageByMonth.get(month) ?? 0) + count);
+      for (const [month, count] of Object.entries(segment.db.data.usage))
+        this.usageByMonth.set(month, (this.usageByMonth.get(month) ?? 0) + count);
     }
   }
 
@@ -83,7 +98,12 @@ export class ConversionLog {
       const file = join(dir, name);
       const match = SEGMENT_NAME.exec(name);
       const data = checkSegment(file, await readFile(file, 'utf8'));
-      segments.push({ name, sequence: Number(match?.[1]), month: match?.[2] ?? '', db: new Low<SegmentData>(new AtomicJsonFile<SegmentData>(file), data) });
+      segments.push({
+        name,
+        sequence: Number(match?.[1]),
+        month: match?.[2] ?? '',
+        db: new Low<SegmentData>(new AtomicJsonFile<SegmentData>(file), data),
+      });
     }
     return new ConversionLog(dir, segments);
   }
@@ -137,7 +157,8 @@ export class ConversionLog {
     }
     const removed = [...ids].flatMap((id) => this.home.get(id)?.record ?? []);
     if (removed.length === 0) return [];
-    for (const segment of touched.keys()) segment.db.data.conversions = segment.db.data.conversions.filter((c) => !ids.has(c.conversion_id));
+    for (const segment of touched.keys())
+      segment.db.data.conversions = segment.db.data.conversions.filter((c) => !ids.has(c.conversion_id));
     const results = await Promise.allSettled([...touched.keys()].map((segment) => segment.db.write()));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -168,7 +189,11 @@ export class ConversionLog {
       name,
       sequence,
       month,
-      db: new Low<SegmentData>(new AtomicJsonFile<SegmentData>(join(this.dir, name)), { schema_version: SCHEMA_VERSION, conversions: [], usage: {} }),
+      db: new Low<SegmentData>(new AtomicJsonFile<SegmentData>(join(this.dir, name)), {
+        schema_version: SCHEMA_VERSION,
+        conversions: [],
+        usage: {},
+      }),
     };
     this.segments.push(segment);
     return segment;
@@ -181,12 +206,18 @@ function checkSegment(file: string, text: string): SegmentData {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new DatabaseError(file, `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
+    throw new DatabaseError(
+      file,
+      `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and ${backupOf(file)}. Repair or move it, then start again.`,
+    );
   }
   if (!segmentValidator.Check(raw)) {
     const first = segmentValidator.Errors(raw)[0];
     const detail = first ? `${fieldPath(first.instancePath)} ${first.message}` : 'its shape is wrong';
-    throw new DatabaseError(file, `The database ${file} is damaged: ${detail}. It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
+    throw new DatabaseError(
+      file,
+      `The database ${file} is damaged: ${detail}. It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`,
+    );
   }
   return raw as SegmentData;
 }

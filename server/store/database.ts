@@ -142,7 +142,14 @@ export const ConversionSchema = Type.Object({
   status: Type.Literal('completed'),
   filename: Type.String(),
   warnings: Type.Array(Type.String()),
-  stats: Type.Object({ headings: Count, paragraphs: Count, lists: Count, tables: Count, code_blocks: Count, images: Count }),
+  stats: Type.Object({
+    headings: Count,
+    paragraphs: Count,
+    lists: Count,
+    tables: Count,
+    code_blocks: Count,
+    images: Count,
+  }),
   created_at: Timestamp,
   template_id: Type.String(),
   mapping_id: Type.String(),
@@ -151,7 +158,15 @@ export const ConversionSchema = Type.Object({
   channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')]),
   key_id: Type.Optional(Type.String()),
   key_name: Type.Optional(Type.String()),
-  warning_details: Type.Optional(Type.Array(Type.Object({ warning: Type.String(), line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]), count: Type.Integer({ minimum: 1 }) }))),
+  warning_details: Type.Optional(
+    Type.Array(
+      Type.Object({
+        warning: Type.String(),
+        line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+        count: Type.Integer({ minimum: 1 }),
+      }),
+    ),
+  ),
 });
 
 /** What a database file must hold; extra fields are kept, wrong ones refused. */
@@ -208,17 +223,23 @@ const databaseFields = {
 };
 const DatabaseSchema = Type.Object({ schema_version: Type.Literal(SCHEMA_VERSION), ...databaseFields });
 /** db.json before schema 2: the conversion records in it. */
-const DatabaseSchemaV1 = Type.Object({ schema_version: Type.Literal(1), ...databaseFields, conversions: Type.Array(ConversionSchema) });
+const DatabaseSchemaV1 = Type.Object({
+  schema_version: Type.Literal(1),
+  ...databaseFields,
+  conversions: Type.Array(ConversionSchema),
+});
 const databaseValidator = Compile(DatabaseSchema);
 const databaseValidatorV1 = Compile(DatabaseSchemaV1);
 
 /** `conversions/3/file` → `conversions[3].file`. */
 export function fieldPath(pointer: string): string {
-  return pointer
-    .split('/')
-    .filter(Boolean)
-    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : `${i === 0 ? '' : '.'}${part}`))
-    .join('') || '(the whole file)';
+  return (
+    pointer
+      .split('/')
+      .filter(Boolean)
+      .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : `${i === 0 ? '' : '.'}${part}`))
+      .join('') || '(the whole file)'
+  );
 }
 
 /** A checked db.json: schema 2, or schema 1 with the conversion records still in it (to be moved out). */
@@ -232,10 +253,16 @@ function validate(file: string, raw: unknown): LoadedDatabase {
     throw new DatabaseError(file, `The database ${file} has no valid schema_version.`);
   }
   if (version > SCHEMA_VERSION) {
-    throw new DatabaseError(file, `The database ${file} was written by a newer Docwright (schema ${version}); this one reads schema ${SCHEMA_VERSION}.`);
+    throw new DatabaseError(
+      file,
+      `The database ${file} was written by a newer Docwright (schema ${version}); this one reads schema ${SCHEMA_VERSION}.`,
+    );
   }
   // Settings added by later versions of the same schema take their defaults.
-  const candidate = { ...raw, settings: isRecord(raw.settings) ? { ...emptyData().settings, ...raw.settings } : raw.settings };
+  const candidate = {
+    ...raw,
+    settings: isRecord(raw.settings) ? { ...emptyData().settings, ...raw.settings } : raw.settings,
+  };
   const validator = version === 1 ? databaseValidatorV1 : databaseValidator;
   if (!validator.Check(candidate)) {
     const first = validator.Errors(candidate)[0];
@@ -245,7 +272,11 @@ function validate(file: string, raw: unknown): LoadedDatabase {
   const mappings = candidate.mappings as MappingRecord[];
   for (const [i, mapping] of mappings.entries()) {
     const rules = checkRules(mapping.rules, `mappings[${i}].rules`, { characters: false });
-    if (!rules.ok) throw new DatabaseError(file, `The database ${file} is damaged: ${rules.errors[0] ?? `mappings[${i}].rules is invalid`}.`);
+    if (!rules.ok)
+      throw new DatabaseError(
+        file,
+        `The database ${file} is damaged: ${rules.errors[0] ?? `mappings[${i}].rules is invalid`}.`,
+      );
   }
   if (version === 1) {
     const { conversions, ...rest } = candidate as unknown as DatabaseData & { conversions: ConversionRecord[] };
@@ -308,7 +339,10 @@ export class AtomicJsonFile<T> implements Adapter<T> {
         await writeFileAtomic(this.file, JSON.stringify(this.latest));
         for (const w of batch) w.resolve();
       } catch (error) {
-        const failure = new DatabaseWriteError(`Could not write ${this.file}: ${(error as Error).message}`, (error as NodeJS.ErrnoException).code);
+        const failure = new DatabaseWriteError(
+          `Could not write ${this.file}: ${(error as Error).message}`,
+          (error as NodeJS.ErrnoException).code,
+        );
         for (const w of batch) w.reject(failure);
         // Let the callers undo their changes before the next write serialises the records.
         await new Promise((resolve) => setImmediate(resolve));
@@ -328,19 +362,28 @@ export function readDatabase(file: string): LoadedDatabase | null {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new DatabaseError(file, `The database ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+    throw new DatabaseError(
+      file,
+      `The database ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+    );
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new DatabaseError(file, `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
+    throw new DatabaseError(
+      file,
+      `The database ${file} is not valid JSON (${(error as Error).message}); it was left as it is and ${backupOf(file)}. Repair or move it, then start again.`,
+    );
   }
   try {
     return validate(file, raw);
   } catch (error) {
     if (error instanceof DatabaseError) {
-      throw new DatabaseError(file, `${error.message} It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`);
+      throw new DatabaseError(
+        file,
+        `${error.message} It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`,
+      );
     }
     throw error;
   }

@@ -37,7 +37,8 @@ export async function openRecords(dataDir: string, probe?: MigrationProbe): Prom
     await rm(paths.conversionsMigrating, { recursive: true, force: true });
     await mkdir(paths.conversionsMigrating, { mode: 0o700 });
     await probe?.('segments');
-    for (const { name, data } of toSegments(loaded.legacyConversions)) await writeFileAtomic(join(paths.conversionsMigrating, name), JSON.stringify(data));
+    for (const { name, data } of toSegments(loaded.legacyConversions))
+      await writeFileAtomic(join(paths.conversionsMigrating, name), JSON.stringify(data));
     // 2. It takes conversions/'s place (a conversions/ beside a schema-1 db.json is from a cut attempt).
     await probe?.('swap');
     await rm(paths.conversions, { recursive: true, force: true });
@@ -66,6 +67,8 @@ export class MissingConversionsError extends Error {
     readonly folder: string,
     outputs: string,
   ) {
-    super(`The conversion records ${folder} are missing, but outputs remain in ${outputs}; restore that folder, or move ${outputs} away to start afresh.`);
+    super(
+      `The conversion records ${folder} are missing, but outputs remain in ${outputs}; restore that folder, or move ${outputs} away to start afresh.`,
+    );
   }
 }

@@ -53,7 +53,10 @@ const held = new Set<string>();
 /** This process as a lock records it. */
 function self(): string {
   const identity = processInfo(process.pid)?.identity ?? '';
-  const command = [process.argv0, ...process.argv.slice(2)].join(' ').replace(/[\r\n]/g, ' ').slice(0, 200);
+  const command = [process.argv0, ...process.argv.slice(2)]
+    .join(' ')
+    .replace(/[\r\n]/g, ' ')
+    .slice(0, 200);
   return `${process.pid}\n${identity}\n${command}\n`;
 }
 
@@ -89,7 +92,8 @@ export function acquireLock(lockFile: string): () => void {
     }
     const stale = readText(lockFile);
     const lock = parseLock(stale);
-    if (lock && lock.pid !== process.pid && owns(lock, lockFile)) throw new DataDirLockedError(lockFile, lock.pid, lock.command);
+    if (lock && lock.pid !== process.pid && owns(lock, lockFile))
+      throw new DataDirLockedError(lockFile, lock.pid, lock.command);
     // Removed only if still the stale one: another process taking it over at the same moment keeps its new lock.
     if (readText(lockFile) === stale) rmSync(lockFile, { force: true });
   }

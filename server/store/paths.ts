@@ -2,7 +2,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /** The per-user data directory: DOCWRIGHT_HOME, else the OS's application-data folder. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function defaultDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   if (env.DOCWRIGHT_HOME) return env.DOCWRIGHT_HOME;
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Docwright');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Docwright');

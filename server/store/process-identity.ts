@@ -19,7 +19,8 @@ function linuxInfo(pid: number): ProcessInfo | null {
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ESRCH') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ESRCH')
+      return null;
     throw error;
   }
   // Fields after the command name (in parentheses, which may itself hold spaces and parentheses): state is field 3,
@@ -29,13 +30,22 @@ function linuxInfo(pid: number): ProcessInfo | null {
   const ticks = fields[19] ?? '';
   const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? 0);
-  return { identity: `linux:${bootId}:${ticks}`, startedAt: btime * 1000 + (Number(ticks) * 1000) / USER_HZ, zombie: state === 'Z' || state === 'X' };
+  return {
+    identity: `linux:${bootId}:${ticks}`,
+    startedAt: btime * 1000 + (Number(ticks) * 1000) / USER_HZ,
+    zombie: state === 'Z' || state === 'X',
+  };
 }
 
 function psInfo(pid: number): ProcessInfo | null {
   let out: string;
   try {
-    out = execFileSync('ps', ['-o', 'lstart=,stat=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 });
+    out = execFileSync('ps', ['-o', 'lstart=,stat=', '-p', String(pid)], {
+      encoding: 'utf8',
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5_000,
+    });
   } catch (error) {
     // ps exits 1 with nothing printed when no such process exists.
     if ((error as { status?: number }).status === 1) return null;

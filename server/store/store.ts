@@ -154,9 +154,11 @@ export class Store {
   private async removeOrphans(): Promise<void> {
     const paths = dataPaths(this.dataDir);
     const outputs = new Set(this.log.all().map((c) => c.file));
-    for (const name of await readdir(paths.outputs)) if (!outputs.has(name)) await rm(join(paths.outputs, name), { force: true });
+    for (const name of await readdir(paths.outputs))
+      if (!outputs.has(name)) await rm(join(paths.outputs, name), { force: true });
     const templates = new Set(this.data.templates.flatMap((t) => (t.file ? [t.file] : [])));
-    for (const name of await readdir(paths.templates)) if (!templates.has(name)) await rm(join(paths.templates, name), { force: true });
+    for (const name of await readdir(paths.templates))
+      if (!templates.has(name)) await rm(join(paths.templates, name), { force: true });
   }
 
   // Settings
@@ -245,11 +247,21 @@ export class Store {
     return new Uint8Array(await readFile(join(dataPaths(this.dataDir).templates, record.file)));
   }
 
-  async addTemplate(record: Omit<TemplateRecord, 'file' | 'size' | 'sha256' | 'builtin' | 'managed'> & { managed?: boolean }, bytes: Uint8Array): Promise<TemplateRecord> {
+  async addTemplate(
+    record: Omit<TemplateRecord, 'file' | 'size' | 'sha256' | 'builtin' | 'managed'> & { managed?: boolean },
+    bytes: Uint8Array,
+  ): Promise<TemplateRecord> {
     const file = `${record.id}-v${record.version}.docx`;
     const path = join(dataPaths(this.dataDir).templates, file);
     await writeFileAtomic(path, bytes);
-    const full: TemplateRecord = { ...record, file, size: bytes.length, sha256: sha256(bytes), builtin: false, managed: record.managed ?? false };
+    const full: TemplateRecord = {
+      ...record,
+      file,
+      size: bytes.length,
+      sha256: sha256(bytes),
+      builtin: false,
+      managed: record.managed ?? false,
+    };
     this.data.templates.push(full);
     await this.save(() => {
       this.data.templates = this.data.templates.filter((t) => t !== full);
@@ -259,7 +271,11 @@ export class Store {
   }
 
   /** Updates a template's fields and, with new bytes, its file (a new version). */
-  async updateTemplate(id: string, patch: Partial<Pick<TemplateRecord, 'name' | 'description' | 'version' | 'updated_at' | 'managed' | 'warnings'>>, bytes?: Uint8Array): Promise<TemplateRecord | undefined> {
+  async updateTemplate(
+    id: string,
+    patch: Partial<Pick<TemplateRecord, 'name' | 'description' | 'version' | 'updated_at' | 'managed' | 'warnings'>>,
+    bytes?: Uint8Array,
+  ): Promise<TemplateRecord | undefined> {
     const record = this.data.templates.find((t) => t.id === id);
     if (!record) return undefined;
     const oldFile = record.file;
@@ -271,7 +287,8 @@ export class Store {
       Object.assign(record, before);
       if (newFile && newFile !== oldFile) removeQuietly(join(dataPaths(this.dataDir).templates, newFile));
     });
-    if (bytes && oldFile && oldFile !== record.file) await rm(join(dataPaths(this.dataDir).templates, oldFile), { force: true });
+    if (bytes && oldFile && oldFile !== record.file)
+      await rm(join(dataPaths(this.dataDir).templates, oldFile), { force: true });
     return { ...record };
   }
 
@@ -285,7 +302,11 @@ export class Store {
     this.data.mappings = mappings.filter((m) => m.template_id !== id);
     await this.save(() => {
       this.data.templates = restore(templates, this.data.templates, [record]);
-      this.data.mappings = restore(mappings, this.data.mappings, mappings.filter((m) => m.template_id === id));
+      this.data.mappings = restore(
+        mappings,
+        this.data.mappings,
+        mappings.filter((m) => m.template_id === id),
+      );
     });
     if (record?.file) await rm(join(dataPaths(this.dataDir).templates, record.file), { force: true });
     return true;
@@ -294,7 +315,9 @@ export class Store {
   // Mappings
 
   listMappings(templateId?: string): MappingRecord[] {
-    return this.data.mappings.filter((m) => templateId === undefined || m.template_id === templateId).map((m) => ({ ...m }));
+    return this.data.mappings
+      .filter((m) => templateId === undefined || m.template_id === templateId)
+      .map((m) => ({ ...m }));
   }
 
   getMapping(id: string): MappingRecord | undefined {
@@ -324,7 +347,11 @@ export class Store {
     this.data.mappings = mappings.filter((m) => m.id !== id);
     if (this.data.mappings.length === mappings.length) return false;
     await this.save(() => {
-      this.data.mappings = restore(mappings, this.data.mappings, mappings.filter((m) => m.id === id));
+      this.data.mappings = restore(
+        mappings,
+        this.data.mappings,
+        mappings.filter((m) => m.id === id),
+      );
     });
     return true;
   }
@@ -355,10 +382,15 @@ export class Store {
   }
 
   /** Conversions, newest first; with `match`, only those it accepts (`total` counts those). */
-  listConversions(offset: number, limit: number, match?: (record: ConversionRecord) => boolean): { items: ConversionRecord[]; total: number } {
+  listConversions(
+    offset: number,
+    limit: number,
+    match?: (record: ConversionRecord) => boolean,
+  ): { items: ConversionRecord[]; total: number } {
     const all = match ? this.log.all().filter(match) : this.log.all();
     const items: ConversionRecord[] = [];
-    for (let i = all.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push({ ...(all[i] as ConversionRecord) });
+    for (let i = all.length - 1 - offset; i >= 0 && items.length < limit; i--)
+      items.push({ ...(all[i] as ConversionRecord) });
     return { items, total: all.length };
   }
 
@@ -395,7 +427,8 @@ export class Store {
    */
   matchKey(equal: (storedHash: string) => boolean): { id: string; revoked: boolean } | undefined {
     let found: { id: string; revoked: boolean } | undefined;
-    for (const record of this.data.api_keys) if (equal(record.hash)) found = { id: record.id, revoked: record.revoked_at !== null };
+    for (const record of this.data.api_keys)
+      if (equal(record.hash)) found = { id: record.id, revoked: record.revoked_at !== null };
     return found;
   }
 
@@ -459,10 +492,13 @@ function dataDirError(dataDir: string, error: unknown): Error {
           ? 'the disk is full'
           : code === 'EFBIG'
             ? 'a file reached the size limit'
-          : code === 'ENOTDIR' || code === 'EEXIST'
-            ? 'a file is in the way of a folder'
-            : (error as Error).message;
-  return new DataDirError(dataDir, `The data directory ${dataDir} cannot be used: ${why}${code && !why.includes(code) ? ` (${code})` : ''}. Make it writable, free some space, or choose another with --data-dir.`);
+            : code === 'ENOTDIR' || code === 'EEXIST'
+              ? 'a file is in the way of a folder'
+              : (error as Error).message;
+  return new DataDirError(
+    dataDir,
+    `The data directory ${dataDir} cannot be used: ${why}${code && !why.includes(code) ? ` (${code})` : ''}. Make it writable, free some space, or choose another with --data-dir.`,
+  );
 }
 
 /**

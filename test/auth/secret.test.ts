@@ -6,7 +6,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Entry } from '@napi-rs/keyring';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KEYCHAIN_MARKER_NAME, KEYCHAIN_SERVICE, keychainAccount, loadSecret, SECRET_FILE_NAME } from '../../server/auth/secret.ts';
+import {
+  KEYCHAIN_MARKER_NAME,
+  KEYCHAIN_SERVICE,
+  keychainAccount,
+  loadSecret,
+  SECRET_FILE_NAME,
+} from '../../server/auth/secret.ts';
 
 // The keychain tests use the real Secret Service: run them through scripts/with-keyring.sh.
 
@@ -73,7 +79,11 @@ describe('loadSecret with the OS keychain', () => {
     expect(keychainEntry(dir).getPassword()).toBe(encoded);
     if (hasSecretTool()) {
       // @napi-rs/keyring stores the account under the Secret Service attribute `username`.
-      const lookup = execFileSync('secret-tool', ['lookup', 'service', KEYCHAIN_SERVICE, 'username', keychainAccount(dir)], { encoding: 'utf8' });
+      const lookup = execFileSync(
+        'secret-tool',
+        ['lookup', 'service', KEYCHAIN_SERVICE, 'username', keychainAccount(dir)],
+        { encoding: 'utf8' },
+      );
       expect(lookup).toBe(encoded);
     }
 
@@ -171,15 +181,22 @@ describe('loadSecret with the file fallback', () => {
   it.runIf(onLinux)('falls back to the file when D-Bus is unreachable', () => {
     const dir = tempDataDir();
     const file = join(dir, SECRET_FILE_NAME);
-    const env: NodeJS.ProcessEnv = { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/docwright-test-bus' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/docwright-test-bus',
+    };
     delete env.DOCWRIGHT_KEYCHAIN;
     const run = (): { store: string; warning?: string; fingerprint: string } =>
-      JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', childScript, dir], { cwd: repoRoot, env, encoding: 'utf8' }));
+      JSON.parse(
+        execFileSync(process.execPath, ['--import', 'tsx', childScript, dir], { cwd: repoRoot, env, encoding: 'utf8' }),
+      );
 
     const first = run();
     expect(first.store).toBe('file');
     // One sentence: what happened, that nothing is broken, what to do.
-    expect(first.warning).toMatch(/^The OS keychain could not be reached \(.+\), so the API key secret is in .+ and API keys work as usual; to use the keychain, unlock it and restart Docwright, or set DOCWRIGHT_KEYCHAIN=off to keep the file without this notice\.$/);
+    expect(first.warning).toMatch(
+      /^The OS keychain could not be reached \(.+\), so the API key secret is in .+ and API keys work as usual; to use the keychain, unlock it and restart Docwright, or set DOCWRIGHT_KEYCHAIN=off to keep the file without this notice\.$/,
+    );
     expect(first.warning).toContain(file);
     expect(first.warning).toContain('0600');
     expect(fileMode(file)).toBe(0o600);
@@ -189,22 +206,33 @@ describe('loadSecret with the file fallback', () => {
     expect(run().fingerprint).toBe(first.fingerprint);
   });
 
-  it.runIf(onLinux)('refuses, rather than make a second secret, when the keychain that holds it is unreachable', async () => {
-    requireSecretService();
-    const dir = tempDataDir();
-    const first = await loadSecret(dir);
-    expect(first.store).toBe('keychain');
-    const env: NodeJS.ProcessEnv = { ...process.env, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/docwright-test-bus' };
-    delete env.DOCWRIGHT_KEYCHAIN;
-    let message = '';
-    try {
-      execFileSync(process.execPath, ['--import', 'tsx', childScript, dir], { cwd: repoRoot, env, encoding: 'utf8', stdio: 'pipe' });
-    } catch (error) {
-      message = String((error as { stderr?: string }).stderr);
-    }
-    expect(message).toContain('kept in the OS keychain, which cannot be reached now');
-    expect(existsSync(join(dir, SECRET_FILE_NAME))).toBe(false);
-  });
+  it.runIf(onLinux)(
+    'refuses, rather than make a second secret, when the keychain that holds it is unreachable',
+    async () => {
+      requireSecretService();
+      const dir = tempDataDir();
+      const first = await loadSecret(dir);
+      expect(first.store).toBe('keychain');
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/docwright-test-bus',
+      };
+      delete env.DOCWRIGHT_KEYCHAIN;
+      let message = '';
+      try {
+        execFileSync(process.execPath, ['--import', 'tsx', childScript, dir], {
+          cwd: repoRoot,
+          env,
+          encoding: 'utf8',
+          stdio: 'pipe',
+        });
+      } catch (error) {
+        message = String((error as { stderr?: string }).stderr);
+      }
+      expect(message).toContain('kept in the OS keychain, which cannot be reached now');
+      expect(existsSync(join(dir, SECRET_FILE_NAME))).toBe(false);
+    },
+  );
 
   it.each([
     ['not base64', 'hello, world\n'],

@@ -33,8 +33,10 @@ describe('ConvertPool.inspect', () => {
     expect(workers.counters.templatesSent).toBe(0);
   });
 
-  it('refuses a broken package with the engine\'s ConvertInputError', async () => {
-    const refused = await pool().inspect(withParts(defaultTemplate(), { '_rels/.rels': null })).catch((e: unknown) => e);
+  it("refuses a broken package with the engine's ConvertInputError", async () => {
+    const refused = await pool()
+      .inspect(withParts(defaultTemplate(), { '_rels/.rels': null }))
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ConvertInputError);
     expect((refused as Error).message).toMatch(/no _rels\/\.rels/);
   });

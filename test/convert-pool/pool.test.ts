@@ -53,7 +53,13 @@ async function openServer(convert: PoolOptions): Promise<Server> {
       call(undefined, `${base}/api/v1/convert`, {
         method: 'POST',
         headers: auth,
-        body: { markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: 'json', ...extra },
+        body: {
+          markdown,
+          template_id: BUILTIN_TEMPLATE_ID,
+          mapping_id: BUILTIN_MAPPING_ID,
+          response_format: 'json',
+          ...extra,
+        },
       }),
     get: (path) => call(undefined, `${base}${path}`, { headers: auth }),
     close: async () => {
@@ -86,7 +92,9 @@ describe('conversions in worker threads', () => {
     await server.store.updateSettings({ monthly_quota: 2 });
     // Both workers started and warm, so the time limit measures the conversion, not a thread's start.
     pool.warm();
-    expect((await Promise.all([server.convert('# warm'), server.convert('warm')])).map((r) => r.status)).toEqual([200, 200]);
+    expect((await Promise.all([server.convert('# warm'), server.convert('warm')])).map((r) => r.status)).toEqual([
+      200, 200,
+    ]);
     await server.store.updateSettings({ monthly_quota: 4 });
 
     let slowDone = false;
@@ -107,7 +115,12 @@ describe('conversions in worker threads', () => {
 
     const res = await slow;
     expect(res.status).toBe(422);
-    expect(res.json()).toEqual({ error: { code: 'document_too_complex', message: expect.stringMatching(/^markdown: .*longer than 3 s.*split the document/) } });
+    expect(res.json()).toEqual({
+      error: {
+        code: 'document_too_complex',
+        message: expect.stringMatching(/^markdown: .*longer than 3 s.*split the document/),
+      },
+    });
     // Quota 4: two warm-ups and `other` used 3; the refused one used none, so exactly one more fits.
     expect((await server.convert('one more')).status).toBe(200);
     const spent = await server.convert('over the quota');
@@ -119,7 +132,10 @@ describe('conversions in worker threads', () => {
     const server = await openServer({ size: 1, memoryMb: 32, timeoutMs: 60_000 });
     const res = await server.convert(generateMarkdown(300 * 1024));
     expect(res.status).toBe(422);
-    expect(res.json().error).toEqual({ code: 'document_too_complex', message: expect.stringMatching(/more than 32 MB of memory/) });
+    expect(res.json().error).toEqual({
+      code: 'document_too_complex',
+      message: expect.stringMatching(/more than 32 MB of memory/),
+    });
     expect(server.store.usage(new Date())).toBe(0);
     const after = await server.convert('# Still converting');
     expect(after.status).toBe(200);
@@ -166,8 +182,24 @@ describe('conversions in worker threads', () => {
     try {
       const corporate = fixture('templates', 'corporate.docx');
       const at = new Date().toISOString();
-      const template = await store.addTemplate({ id: '3a3a3a3a-0000-4000-8000-000000000001', name: 'Corporate', description: '', version: 1, created_at: at, updated_at: at }, corporate);
-      const convert = (templateId: string) => services.convert({ markdown: '# Title\n\nBody', template_id: templateId, mapping_id: BUILTIN_MAPPING_ID, channel: 'api' });
+      const template = await store.addTemplate(
+        {
+          id: '3a3a3a3a-0000-4000-8000-000000000001',
+          name: 'Corporate',
+          description: '',
+          version: 1,
+          created_at: at,
+          updated_at: at,
+        },
+        corporate,
+      );
+      const convert = (templateId: string) =>
+        services.convert({
+          markdown: '# Title\n\nBody',
+          template_id: templateId,
+          mapping_id: BUILTIN_MAPPING_ID,
+          channel: 'api',
+        });
       for (let i = 0; i < 3; i++) await convert(BUILTIN_TEMPLATE_ID);
       for (let i = 0; i < 3; i++) await convert(template.id);
       expect(services.convertPool.counters.templatesSent).toBe(2);
@@ -210,8 +242,17 @@ describe('the built bundle (dist/)', () => {
   });
 
   it('dist/cli.js serve converts in dist/convert-worker.js workers, and stops a pathological conversion at the limit', async () => {
-    const env = { ...process.env, DOCWRIGHT_HOME: home, DOCWRIGHT_KEYCHAIN: 'off', DOCWRIGHT_CONVERT_TIMEOUT_MS: '3000', DOCWRIGHT_WORKERS: '2' };
-    const serve = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), 'serve', '--port', '0', '--http'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      DOCWRIGHT_HOME: home,
+      DOCWRIGHT_KEYCHAIN: 'off',
+      DOCWRIGHT_CONVERT_TIMEOUT_MS: '3000',
+      DOCWRIGHT_WORKERS: '2',
+    };
+    const serve = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), 'serve', '--port', '0', '--http'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(serve);
     let stdout = '';
     const url = await new Promise<string>((done, fail) => {
@@ -222,7 +263,10 @@ describe('the built bundle (dist/)', () => {
       });
       serve.on('exit', (code) => fail(new Error(`serve exited with ${code}: ${stdout}`)));
     });
-    const keys = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), 'keys', 'create', 'dist test'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    const keys = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), 'keys', 'create', 'dist test'], {
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let key = '';
     keys.stdout?.on('data', (d: Buffer) => (key += d.toString()));
     await once(keys, 'exit');

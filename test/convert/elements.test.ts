@@ -37,10 +37,16 @@ describe('elements (fixtures)', () => {
       const result = convert({ markdown, mapping, created });
       const documentXml = part(result.docx, 'word/document.xml');
       expectFile(dir, 'document.xml', body(documentXml));
-      expectFile(dir, 'result.json', `${JSON.stringify({ warnings: result.warnings, stats: result.stats }, null, 2)}\n`);
-      if (/<w:footnoteReference /.test(documentXml)) expectFile(dir, 'footnotes.xml', prettyXml(part(result.docx, 'word/footnotes.xml')));
+      expectFile(
+        dir,
+        'result.json',
+        `${JSON.stringify({ warnings: result.warnings, stats: result.stats }, null, 2)}\n`,
+      );
+      if (/<w:footnoteReference /.test(documentXml))
+        expectFile(dir, 'footnotes.xml', prettyXml(part(result.docx, 'word/footnotes.xml')));
       if (markdown.startsWith('---\n')) expectFile(dir, 'core.xml', prettyXml(part(result.docx, 'docProps/core.xml')));
-      if (/<w:numId /.test(documentXml)) expectFile(dir, 'numbering.xml', prettyXml(part(result.docx, 'word/numbering.xml')));
+      if (/<w:numId /.test(documentXml))
+        expectFile(dir, 'numbering.xml', prettyXml(part(result.docx, 'word/numbering.xml')));
       const { ok, report } = await validateDocx(result.docx);
       expect(ok, report).toBe(true);
     });

@@ -5,14 +5,18 @@ import { convert, readTemplate } from '../../server/convert/index.ts';
 import { CORPORATE_RULES } from '../helpers/corporate.ts';
 import { fixture, part, validateDocx } from '../helpers/docx.ts';
 
-const MARKDOWN = '1. first\n2. second\n\nText[^n] and more[^m].\n\n[^n]: A note\n\n    - inner a\n    - inner b\n\n[^m]: Another\n\n    1. one\n    2. two\n';
+const MARKDOWN =
+  '1. first\n2. second\n\nText[^n] and more[^m].\n\n[^n]: A note\n\n    - inner a\n    - inner b\n\n[^m]: Another\n\n    1. one\n    2. two\n';
 
 const ids = (xml: string, re: RegExp) => new Set([...xml.matchAll(re)].map((m) => m[1]));
 
 describe('lists inside footnotes', () => {
   for (const [name, options] of [
     ['the built-in template', {}],
-    ['a Word template with numbering of its own', { template: readTemplate(fixture('templates', 'corporate.docx')), mapping: CORPORATE_RULES }],
+    [
+      'a Word template with numbering of its own',
+      { template: readTemplate(fixture('templates', 'corporate.docx')), mapping: CORPORATE_RULES },
+    ],
   ] as const) {
     test(`are defined in the numbering part (${name})`, async () => {
       const { docx } = await convert({ markdown: MARKDOWN, ...options });

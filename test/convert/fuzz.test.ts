@@ -27,7 +27,8 @@ const run = promisify(execFile);
 const pool = new ConvertPool({ timeoutMs: CASE_LIMIT_MS, size: availableParallelism() });
 afterAll(() => pool.close());
 
-const describeCase = (c: FuzzCase) => `case ${c.index} (${c.origin}, ${c.markdown.length} chars): ${JSON.stringify(c.markdown.slice(0, 300))}`;
+const describeCase = (c: FuzzCase) =>
+  `case ${c.index} (${c.origin}, ${c.markdown.length} chars): ${JSON.stringify(c.markdown.slice(0, 300))}`;
 
 /** Validates documents in batches of 10 per validator run, 2 runs at a time; returns the failures' reports. */
 async function validateAll(docs: { label: string; docx: Uint8Array }[]): Promise<string[]> {
@@ -55,41 +56,50 @@ async function validateAll(docs: { label: string; docx: Uint8Array }[]): Promise
 }
 
 describe(`fuzz: ${CASES} seeded cases (seed ${SEED})`, () => {
-  it('every case gives a document or a ConvertInputError within the limit; a sample is schema-valid', async () => {
-    const cases = fuzzCases({ seed: SEED, count: CASES });
-    expect(cases).toHaveLength(CASES);
-    const template = { key: 'builtin', bytes: defaultTemplate() };
-    const failures: string[] = [];
-    const sample: { label: string; docx: Uint8Array }[] = [];
-    let interesting = 0;
-    let inputErrors = 0;
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < cases.length; i = next++) {
-        const c = cases[i] as FuzzCase;
-        let result: PoolResult;
-        try {
-          result = await pool.run({ markdown: c.markdown, mapping: DEFAULT_RULES, created: new Date(0), template });
-        } catch (error) {
-          if (error instanceof ConvertInputError) inputErrors += 1;
-          else failures.push(`${describeCase(c)}\n  → ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-          continue;
+  it(
+    'every case gives a document or a ConvertInputError within the limit; a sample is schema-valid',
+    async () => {
+      const cases = fuzzCases({ seed: SEED, count: CASES });
+      expect(cases).toHaveLength(CASES);
+      const template = { key: 'builtin', bytes: defaultTemplate() };
+      const failures: string[] = [];
+      const sample: { label: string; docx: Uint8Array }[] = [];
+      let interesting = 0;
+      let inputErrors = 0;
+      let next = 0;
+      const lane = async () => {
+        for (let i = next++; i < cases.length; i = next++) {
+          const c = cases[i] as FuzzCase;
+          let result: PoolResult;
+          try {
+            result = await pool.run({ markdown: c.markdown, mapping: DEFAULT_RULES, created: new Date(0), template });
+          } catch (error) {
+            if (error instanceof ConvertInputError) inputErrors += 1;
+            else
+              failures.push(
+                `${describeCase(c)}\n  → ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+              );
+            continue;
+          }
+          const { docx, warnings, stats } = result;
+          if (docx[0] !== 0x50 || docx[1] !== 0x4b) failures.push(`${describeCase(c)}\n  → not a zip`);
+          if (!warnings.every((w) => /^[a-z_]+: /.test(w)))
+            failures.push(`${describeCase(c)}\n  → malformed warnings ${JSON.stringify(warnings)}`);
+          if (!Object.values(stats).every((n) => Number.isInteger(n) && n >= 0))
+            failures.push(`${describeCase(c)}\n  → bad stats ${JSON.stringify(stats)}`);
+          const notable = warnings.some((w) => INTERESTING.test(w)) && interesting < MAX_INTERESTING;
+          if (notable) interesting += 1;
+          if (c.index % SAMPLE_EVERY === 0 || notable) sample.push({ label: describeCase(c), docx });
         }
-        const { docx, warnings, stats } = result;
-        if (docx[0] !== 0x50 || docx[1] !== 0x4b) failures.push(`${describeCase(c)}\n  → not a zip`);
-        if (!warnings.every((w) => /^[a-z_]+: /.test(w))) failures.push(`${describeCase(c)}\n  → malformed warnings ${JSON.stringify(warnings)}`);
-        if (!Object.values(stats).every((n) => Number.isInteger(n) && n >= 0)) failures.push(`${describeCase(c)}\n  → bad stats ${JSON.stringify(stats)}`);
-        const notable = warnings.some((w) => INTERESTING.test(w)) && interesting < MAX_INTERESTING;
-        if (notable) interesting += 1;
-        if (c.index % SAMPLE_EVERY === 0 || notable) sample.push({ label: describeCase(c), docx });
-      }
-    };
-    await Promise.all(Array.from({ length: pool.size * 2 }, lane));
-    expect(failures, failures.slice(0, 20).join('\n\n')).toEqual([]);
-    // The engine refuses markdown only when it is not a string, which a fuzz case always is.
-    expect(inputErrors).toBe(0);
-    expect(sample.length).toBeGreaterThanOrEqual(Math.ceil(CASES / SAMPLE_EVERY));
-    const invalid = await validateAll(sample);
-    expect(invalid, invalid.slice(0, 5).join('\n\n')).toEqual([]);
-  }, 600_000 + CASES * 200);
+      };
+      await Promise.all(Array.from({ length: pool.size * 2 }, lane));
+      expect(failures, failures.slice(0, 20).join('\n\n')).toEqual([]);
+      // The engine refuses markdown only when it is not a string, which a fuzz case always is.
+      expect(inputErrors).toBe(0);
+      expect(sample.length).toBeGreaterThanOrEqual(Math.ceil(CASES / SAMPLE_EVERY));
+      const invalid = await validateAll(sample);
+      expect(invalid, invalid.slice(0, 5).join('\n\n')).toEqual([]);
+    },
+    600_000 + CASES * 200,
+  );
 });

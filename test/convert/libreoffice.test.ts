@@ -93,7 +93,6 @@ const BODY_SENTINELS = [
   'Afterrule',
 ];
 
-
 /** Asserts each sentinel occurs in the text, in the given order, and returns where each was found. */
 function expectInOrder(text: string, sentinels: readonly string[], from = 0): number[] {
   const positions: number[] = [];
@@ -139,13 +138,21 @@ describe('LibreOffice opens the converted documents', () => {
   });
 
   it('with the corporate template, the content sits between its cover and signature, under its header', async () => {
-    const { docx, warnings } = convert({ markdown: MARKDOWN, template: fixture('templates', 'corporate.docx'), mapping: CORPORATE_RULES });
+    const { docx, warnings } = convert({
+      markdown: MARKDOWN,
+      template: fixture('templates', 'corporate.docx'),
+      mapping: CORPORATE_RULES,
+    });
     expect(warnings).toEqual(['image_placeholder: Imagealt']); // the one image becomes a placeholder, and says so
     const validation = await validateDocx(docx);
     expect(validation.ok, validation.report).toBe(true);
     const text = await pdfText(docx);
     expectContent(text);
-    const [header, cover, signature] = [text.indexOf('ACME Corporation Internal'), text.indexOf('Corporate Cover Page'), text.indexOf('Signature block')];
+    const [header, cover, signature] = [
+      text.indexOf('ACME Corporation Internal'),
+      text.indexOf('Corporate Cover Page'),
+      text.indexOf('Signature block'),
+    ];
     const first = text.indexOf(BODY_SENTINELS[0] as string);
     const last = text.indexOf(BODY_SENTINELS[BODY_SENTINELS.length - 1] as string);
     expect(header).toBeGreaterThanOrEqual(0);

@@ -17,22 +17,39 @@ function numberedParagraphs(docx: Uint8Array): { text: string; numId: string; il
   return Array.from(doc.getElementsByTagNameNS(W, 'p')).flatMap((p) => {
     const numPr = child(p, 'numPr');
     if (!numPr) return [];
-    const text = Array.from(p.getElementsByTagNameNS(W, 't')).map((t) => t.textContent ?? '').join('');
+    const text = Array.from(p.getElementsByTagNameNS(W, 't'))
+      .map((t) => t.textContent ?? '')
+      .join('');
     return [{ text, numId: val(child(numPr, 'numId')) ?? '', ilvl: val(child(numPr, 'ilvl')) ?? '0' }];
   });
 }
 
 /** The number a numbering instance's level 0 starts at, and whether it restarts there (not continuing another instance). */
-function levelZeroStart(docx: Uint8Array, numId: string): { abstractId: string; start: number; override: number | undefined } {
+function levelZeroStart(
+  docx: Uint8Array,
+  numId: string,
+): { abstractId: string; start: number; override: number | undefined } {
   const doc = parse(part(docx, 'word/numbering.xml'));
-  const num = Array.from(doc.getElementsByTagNameNS(W, 'num')).find((n) => (n.getAttributeNS(W, 'numId') ?? n.getAttribute('w:numId')) === numId);
+  const num = Array.from(doc.getElementsByTagNameNS(W, 'num')).find(
+    (n) => (n.getAttributeNS(W, 'numId') ?? n.getAttribute('w:numId')) === numId,
+  );
   expect(num, `w:num ${numId}`).toBeDefined();
   const abstractId = val(child(num as Element, 'abstractNumId')) ?? '';
-  const override = Array.from((num as Element).getElementsByTagNameNS(W, 'lvlOverride')).find((o) => (o.getAttributeNS(W, 'ilvl') ?? o.getAttribute('w:ilvl')) === '0');
-  const abstract = Array.from(doc.getElementsByTagNameNS(W, 'abstractNum')).find((a) => (a.getAttributeNS(W, 'abstractNumId') ?? a.getAttribute('w:abstractNumId')) === abstractId);
-  const lvl0 = Array.from((abstract as Element).getElementsByTagNameNS(W, 'lvl')).find((l) => (l.getAttributeNS(W, 'ilvl') ?? l.getAttribute('w:ilvl')) === '0');
+  const override = Array.from((num as Element).getElementsByTagNameNS(W, 'lvlOverride')).find(
+    (o) => (o.getAttributeNS(W, 'ilvl') ?? o.getAttribute('w:ilvl')) === '0',
+  );
+  const abstract = Array.from(doc.getElementsByTagNameNS(W, 'abstractNum')).find(
+    (a) => (a.getAttributeNS(W, 'abstractNumId') ?? a.getAttribute('w:abstractNumId')) === abstractId,
+  );
+  const lvl0 = Array.from((abstract as Element).getElementsByTagNameNS(W, 'lvl')).find(
+    (l) => (l.getAttributeNS(W, 'ilvl') ?? l.getAttribute('w:ilvl')) === '0',
+  );
   const overrideValue = override ? val(child(override, 'startOverride')) : undefined;
-  return { abstractId, start: Number(val(child(lvl0 as Element, 'start'))), override: overrideValue === undefined ? undefined : Number(overrideValue) };
+  return {
+    abstractId,
+    start: Number(val(child(lvl0 as Element, 'start'))),
+    override: overrideValue === undefined ? undefined : Number(overrideValue),
+  };
 }
 
 describe('two lists with the same start are separate numbering instances, each restarting', () => {
@@ -58,8 +75,12 @@ describe('two lists with the same start are separate numbering instances, each r
       const a = levelZeroStart(result.docx, ofA[0]?.numId ?? '');
       const b = levelZeroStart(result.docx, ofB[0]?.numId ?? '');
       // Each restarts at its start: an override, or an abstract definition not shared with the other list.
-      for (const [name, s] of [['first', a], ['second', b]] as const) {
-        const restarts = s.override === start || (s.override === undefined && s.start === start && a.abstractId !== b.abstractId);
+      for (const [name, s] of [
+        ['first', a],
+        ['second', b],
+      ] as const) {
+        const restarts =
+          s.override === start || (s.override === undefined && s.start === start && a.abstractId !== b.abstractId);
         expect(restarts, `the ${name} list restarts at ${start}: ${JSON.stringify(s)}`).toBe(true);
       }
     });

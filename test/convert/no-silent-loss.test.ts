@@ -19,7 +19,12 @@ import { part } from '../helpers/docx.ts';
 
 const corpus = resolve(import.meta.dirname, '../../../shared/corpus/docs');
 const specTxt = join(createRequire(import.meta.url).resolve('commonmark-spec'), '../spec.txt');
-const documents = [...readdirSync(corpus).filter((f) => f.endsWith('.md')).map((f) => join(corpus, f)), specTxt];
+const documents = [
+  ...readdirSync(corpus)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(corpus, f)),
+  specTxt,
+];
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
@@ -27,7 +32,10 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 function words(text: string): Map<string, number> {
   const counts = new Map<string, number>();
   // Segmented a chunk at a time: segmenting one long string is slow in V8.
-  for (const chunk of text.normalize('NFC').replace(/\p{Cf}/gu, '').split(/\s+/)) {
+  for (const chunk of text
+    .normalize('NFC')
+    .replace(/\p{Cf}/gu, '')
+    .split(/\s+/)) {
     for (const { segment, isWordLike } of segmenter.segment(chunk)) {
       if (!isWordLike) continue;
       const word = segment.toLowerCase();
@@ -43,7 +51,11 @@ function dropFootnoteChrome(node: HastNodes): void {
   node.children = node.children.filter((child) => {
     if (child.type !== 'element') return true;
     const { properties } = child as Element;
-    return !(properties.dataFootnoteRef !== undefined || properties.dataFootnoteBackref !== undefined || String(properties.className ?? '').includes('sr-only'));
+    return !(
+      properties.dataFootnoteRef !== undefined ||
+      properties.dataFootnoteBackref !== undefined ||
+      String(properties.className ?? '').includes('sr-only')
+    );
   });
   for (const child of node.children) dropFootnoteChrome(child);
 }
@@ -151,17 +163,26 @@ describe('no text lost silently: what the compiler cannot print is named', () =>
   });
 
   it('script and style contents are dropped with a warning; comments silently', () => {
-    const result = convert({ markdown: 'Text <!-- hidden note -->\n\n<script>alert(1)</script>\n\n<style>p{}</style>\n', created: new Date(0) });
+    const result = convert({
+      markdown: 'Text <!-- hidden note -->\n\n<script>alert(1)</script>\n\n<style>p{}</style>\n',
+      created: new Date(0),
+    });
     const body = partText(part(result.docx, 'word/document.xml'));
     expect(body).not.toMatch(/hidden note|alert|p\{\}/);
     expect(result.warnings).toEqual(['dropped_html: script', 'dropped_html: style']);
   });
 
   it('raw HTML from real READMEs keeps its structure: headings, tables, links', () => {
-    const jekyll = convert({ markdown: readFileSync(join(corpus, 'jekyll-docs-collections.md'), 'utf8'), created: new Date(0) });
+    const jekyll = convert({
+      markdown: readFileSync(join(corpus, 'jekyll-docs-collections.md'), 'utf8'),
+      created: new Date(0),
+    });
     const body = part(jekyll.docx, 'word/document.xml');
     expect(body).toContain('<w:tbl>');
-    const awesome = convert({ markdown: readFileSync(join(corpus, 'awesome-readme.md'), 'utf8'), created: new Date(0) });
+    const awesome = convert({
+      markdown: readFileSync(join(corpus, 'awesome-readme.md'), 'utf8'),
+      created: new Date(0),
+    });
     const awesomeBody = part(awesome.docx, 'word/document.xml');
     expect(awesomeBody).toMatch(/<w:pStyle w:val="Heading2"\/>.{0,600}Supercharge/s);
     expect(awesome.warnings.some((w) => w === 'unsupported_html: a' || w === 'unsupported_html: div')).toBe(false);

@@ -12,14 +12,21 @@ const CREATED = new Date('2026-01-01T00:00:00Z');
 const ELEMENTS = join(import.meta.dirname, '../fixtures/elements');
 
 function files(dir: string, pattern: RegExp): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((f) => pattern.test(f)).sort().map((f) => join(dir, f)) : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => pattern.test(f))
+        .sort()
+        .map((f) => join(dir, f))
+    : [];
 }
 
 const fixtures = readdirSync(ELEMENTS)
   .map((name) => join(ELEMENTS, name, 'input.md'))
   .filter((path) => existsSync(path));
 const corpusDocs = [SHARED_CORPUS, EXTRA_CORPUS].flatMap((root) => files(join(root, 'docs'), /\.md$/));
-const corpusTemplates = [SHARED_CORPUS, EXTRA_CORPUS].flatMap((root) => files(join(root, 'templates'), /\.(docx|dotx)$/));
+const corpusTemplates = [SHARED_CORPUS, EXTRA_CORPUS].flatMap((root) =>
+  files(join(root, 'templates'), /\.(docx|dotx)$/),
+);
 
 /** The output (or the error's message) of one conversion, with the optimisations on or off. */
 function outcome(markdown: string, template: Uint8Array, mapping: unknown, optimised: boolean): Buffer | string {
@@ -36,7 +43,8 @@ function expectSame(markdown: string, template: Uint8Array, mapping: unknown, la
   const plain = outcome(markdown, template, mapping, false);
   const fast = outcome(markdown, template, mapping, true);
   expect(typeof plain === 'string' ? plain : 'a document', label).toBe(typeof fast === 'string' ? fast : 'a document');
-  if (Buffer.isBuffer(plain) && Buffer.isBuffer(fast)) expect(fast.equals(plain), `${label}: the same bytes`).toBe(true);
+  if (Buffer.isBuffer(plain) && Buffer.isBuffer(fast))
+    expect(fast.equals(plain), `${label}: the same bytes`).toBe(true);
 }
 
 afterEach(() => {
@@ -70,7 +78,8 @@ describe('optimisations change no output', () => {
   }, 300_000);
 
   it('every fixture, built-in template', () => {
-    for (const path of fixtures) expectSame(readFileSync(path, 'utf8'), defaultTemplate(), undefined, basename(join(path, '..')));
+    for (const path of fixtures)
+      expectSame(readFileSync(path, 'utf8'), defaultTemplate(), undefined, basename(join(path, '..')));
   });
 
   for (const doc of corpusDocs) {

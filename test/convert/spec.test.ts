@@ -33,7 +33,11 @@ async function expectValid(docx: Uint8Array, label: string): Promise<void> {
 }
 
 /** Runs `fn` over `items` with at most `limit` running at once (the validator is an external process). */
-async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < items.length; i = next++) await fn(items[i] as T, i);
@@ -68,36 +72,66 @@ interface GfmCase {
 /** Representative examples of the GFM extensions (no package carries the GFM spec's examples). */
 const GFM_CASES: GfmCase[] = [
   // Tables
-  { name: 'table', markdown: '| foo | bar |\n| --- | --- |\n| baz | bim |', stats: { tables: 1 }, document: ['<w:tbl>', 'baz', 'bim', '<w:tblHeader/>'] },
+  {
+    name: 'table',
+    markdown: '| foo | bar |\n| --- | --- |\n| baz | bim |',
+    stats: { tables: 1 },
+    document: ['<w:tbl>', 'baz', 'bim', '<w:tblHeader/>'],
+  },
   {
     name: 'table alignment',
     markdown: '| abc | defghi |\n:-: | -----------:\nbar | baz',
     stats: { tables: 1 },
     document: ['<w:jc w:val="center"/>', '<w:jc w:val="right"/>'],
   },
-  { name: 'table escaped pipes', markdown: '| f\\|oo  |\n| ------ |\n| b `\\|` az |\n| b **\\|** im |', stats: { tables: 1 }, document: ['f|oo', 'b ', 'im'] },
+  {
+    name: 'table escaped pipes',
+    markdown: '| f\\|oo  |\n| ------ |\n| b `\\|` az |\n| b **\\|** im |',
+    stats: { tables: 1 },
+    document: ['f|oo', 'b ', 'im'],
+  },
   {
     name: 'table ended by a block',
     markdown: '| abc | def |\n| --- | --- |\n| bar | baz |\n> bar',
     stats: { tables: 1, paragraphs: 1 },
     document: ['bar'],
   },
-  { name: 'table ended by a blank line', markdown: '| abc | def |\n| --- | --- |\n| bar | baz |\nbar\n\nbar', stats: { tables: 1, paragraphs: 1 } },
-  { name: 'not a table: header and delimiter differ', markdown: '| abc | def |\n| --- |\n| bar |', stats: { tables: 0, paragraphs: 1 }, document: ['| abc | def |'], absent: ['<w:tbl>'] },
+  {
+    name: 'table ended by a blank line',
+    markdown: '| abc | def |\n| --- | --- |\n| bar | baz |\nbar\n\nbar',
+    stats: { tables: 1, paragraphs: 1 },
+  },
+  {
+    name: 'not a table: header and delimiter differ',
+    markdown: '| abc | def |\n| --- |\n| bar |',
+    stats: { tables: 0, paragraphs: 1 },
+    document: ['| abc | def |'],
+    absent: ['<w:tbl>'],
+  },
   {
     name: 'table rows with missing and extra cells',
     markdown: '| abc | def |\n| --- | --- |\n| bar |\n| bar | baz | boo |',
     stats: { tables: 1 },
     document: ['bar'],
   },
-  { name: 'table without body rows', markdown: '| abc | def |\n| --- | --- |', stats: { tables: 1 }, document: ['abc', 'def'] },
+  {
+    name: 'table without body rows',
+    markdown: '| abc | def |\n| --- | --- |',
+    stats: { tables: 1 },
+    document: ['abc', 'def'],
+  },
   {
     name: 'table with inline content',
-    markdown: '| **b** | *i* | `c` | [l](https://example.com/t) | ~~s~~ |\n|---|---|---|---|---|\n| 1 | 2 | 3 | 4 | 5 |',
+    markdown:
+      '| **b** | *i* | `c` | [l](https://example.com/t) | ~~s~~ |\n|---|---|---|---|---|\n| 1 | 2 | 3 | 4 | 5 |',
     stats: { tables: 1 },
     document: ['<w:b/>', '<w:i/>', '<w:strike/>', '<w:hyperlink'],
   },
-  { name: 'table inside a list and a quote', markdown: '- item\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n> | q | r |\n> |---|---|\n> | 3 | 4 |', stats: { tables: 2, lists: 1 } },
+  {
+    name: 'table inside a list and a quote',
+    markdown: '- item\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n> | q | r |\n> |---|---|\n> | 3 | 4 |',
+    stats: { tables: 2, lists: 1 },
+  },
   // Task lists
   { name: 'task list', markdown: '- [ ] foo\n- [x] bar', stats: { lists: 1 }, document: ['foo', 'bar', '<w:numPr>'] },
   {
@@ -109,26 +143,76 @@ const GFM_CASES: GfmCase[] = [
   { name: 'ordered task list', markdown: '1. [x] done\n2. [ ] open', stats: { lists: 1 }, document: ['done', 'open'] },
   // Strikethrough
   { name: 'strikethrough', markdown: '~~Hi~~ Hello, ~there~ world!', document: ['<w:strike/>', 'Hi', 'there'] },
-  { name: 'strikethrough across a paragraph break does not match', markdown: 'This ~~has a\n\nnew paragraph~~.', stats: { paragraphs: 2 }, document: ['This ~~has a', 'new paragraph~~.'], absent: ['<w:strike/>'] },
-  { name: 'three tildes do not strike', markdown: 'This will ~~~not~~~ strike.', document: ['~~~not~~~'], absent: ['<w:strike/>'] },
-  { name: 'strikethrough nested in emphasis', markdown: '***~~all three~~***', document: ['<w:b/>', '<w:i/>', '<w:strike/>', 'all three'] },
+  {
+    name: 'strikethrough across a paragraph break does not match',
+    markdown: 'This ~~has a\n\nnew paragraph~~.',
+    stats: { paragraphs: 2 },
+    document: ['This ~~has a', 'new paragraph~~.'],
+    absent: ['<w:strike/>'],
+  },
+  {
+    name: 'three tildes do not strike',
+    markdown: 'This will ~~~not~~~ strike.',
+    document: ['~~~not~~~'],
+    absent: ['<w:strike/>'],
+  },
+  {
+    name: 'strikethrough nested in emphasis',
+    markdown: '***~~all three~~***',
+    document: ['<w:b/>', '<w:i/>', '<w:strike/>', 'all three'],
+  },
   // Autolinks (extended)
   { name: 'www autolink', markdown: 'www.commonmark.org', document: ['<w:hyperlink', 'www.commonmark.org'] },
-  { name: 'autolink with trailing punctuation', markdown: 'Visit www.commonmark.org/help for more information.', document: ['<w:hyperlink', 'www.commonmark.org/help'] },
+  {
+    name: 'autolink with trailing punctuation',
+    markdown: 'Visit www.commonmark.org/help for more information.',
+    document: ['<w:hyperlink', 'www.commonmark.org/help'],
+  },
   { name: 'autolink with parentheses', markdown: 'www.google.com/search?q=(business))+ok', document: ['<w:hyperlink'] },
-  { name: 'autolink entity-like suffix', markdown: 'www.google.com/search?q=commonmark&hl;', document: ['<w:hyperlink'] },
-  { name: 'url autolinks', markdown: 'http://commonmark.org\n\n(Visit https://encrypted.google.com/search?q=Markup+(business))', document: ['<w:hyperlink'] },
-  { name: 'email autolinks', markdown: 'foo@bar.baz\n\nhello@mail+xyz.example isn\'t valid, but hello+xyz@mail.example is.', document: ['<w:hyperlink', 'foo@bar.baz'] },
-  { name: 'mailto and xmpp autolinks', markdown: 'mailto:foo@bar.baz\n\nxmpp:foo@bar.baz/txt@bin.com', document: ['<w:hyperlink'] },
-  { name: 'angle autolink with odd characters', markdown: '<https://example.com/a b>\n\n<https://example.com/ü?x="y">', document: ['example.com'] },
+  {
+    name: 'autolink entity-like suffix',
+    markdown: 'www.google.com/search?q=commonmark&hl;',
+    document: ['<w:hyperlink'],
+  },
+  {
+    name: 'url autolinks',
+    markdown: 'http://commonmark.org\n\n(Visit https://encrypted.google.com/search?q=Markup+(business))',
+    document: ['<w:hyperlink'],
+  },
+  {
+    name: 'email autolinks',
+    markdown: "foo@bar.baz\n\nhello@mail+xyz.example isn't valid, but hello+xyz@mail.example is.",
+    document: ['<w:hyperlink', 'foo@bar.baz'],
+  },
+  {
+    name: 'mailto and xmpp autolinks',
+    markdown: 'mailto:foo@bar.baz\n\nxmpp:foo@bar.baz/txt@bin.com',
+    document: ['<w:hyperlink'],
+  },
+  {
+    name: 'angle autolink with odd characters',
+    markdown: '<https://example.com/a b>\n\n<https://example.com/ü?x="y">',
+    document: ['example.com'],
+  },
   // Footnotes
-  { name: 'footnote', markdown: 'Here is a footnote reference[^1].\n\n[^1]: Here is the footnote.', footnotes: ['Here is the footnote.'], document: ['<w:footnoteReference'] },
+  {
+    name: 'footnote',
+    markdown: 'Here is a footnote reference[^1].\n\n[^1]: Here is the footnote.',
+    footnotes: ['Here is the footnote.'],
+    document: ['<w:footnoteReference'],
+  },
   {
     name: 'long footnote with blocks',
-    markdown: 'Text[^long].\n\n[^long]: First paragraph.\n\n    Second paragraph with `code`.\n\n    ```\n    code block\n    ```\n\n    - a list item',
+    markdown:
+      'Text[^long].\n\n[^long]: First paragraph.\n\n    Second paragraph with `code`.\n\n    ```\n    code block\n    ```\n\n    - a list item',
     footnotes: ['First paragraph.', 'Second paragraph with ', 'code block', 'a list item'],
   },
-  { name: 'undefined footnote reference stays text', markdown: 'Missing[^nope] note.', document: ['[^nope]'], absent: ['<w:footnoteReference'] },
+  {
+    name: 'undefined footnote reference stays text',
+    markdown: 'Missing[^nope] note.',
+    document: ['[^nope]'],
+    absent: ['<w:footnoteReference'],
+  },
   {
     name: 'footnote referenced twice and in a list',
     markdown: '- one[^a]\n- two[^a]\n\n[^a]: Shared note.',
@@ -136,12 +220,39 @@ const GFM_CASES: GfmCase[] = [
     document: [/<w:footnoteReference w:id="\d+"\/>[\s\S]*<w:footnoteReference w:id="\d+"\/>/],
     footnotes: ['Shared note.'],
   },
-  { name: 'footnote reference inside a footnote', markdown: 'Outer[^o].\n\n[^o]: Inner[^i].\n\n[^i]: Deep.', footnotes: ['Inner', '[^i]'] },
-  { name: 'duplicate footnote definitions: the first wins', markdown: 'X[^d].\n\n[^d]: First.\n\n[^d]: Second.', footnotes: ['First.'], absentFootnotes: ['Second.'], absent: ['Second.'] },
-  { name: 'footnote in a heading and a table', markdown: '# Title[^h]\n\n| a[^h] |\n|---|\n| b |\n\n[^h]: Heading note.', stats: { headings: 1, tables: 1 }, footnotes: ['Heading note.'] },
+  {
+    name: 'footnote reference inside a footnote',
+    markdown: 'Outer[^o].\n\n[^o]: Inner[^i].\n\n[^i]: Deep.',
+    footnotes: ['Inner', '[^i]'],
+  },
+  {
+    name: 'duplicate footnote definitions: the first wins',
+    markdown: 'X[^d].\n\n[^d]: First.\n\n[^d]: Second.',
+    footnotes: ['First.'],
+    absentFootnotes: ['Second.'],
+    absent: ['Second.'],
+  },
+  {
+    name: 'footnote in a heading and a table',
+    markdown: '# Title[^h]\n\n| a[^h] |\n|---|\n| b |\n\n[^h]: Heading note.',
+    stats: { headings: 1, tables: 1 },
+    footnotes: ['Heading note.'],
+  },
   // Disallowed raw HTML (tag filter) and front matter
-  { name: 'tag filter', markdown: '<strong> <title> <style> <em>\n\n<blockquote>\n  <xmp> is disallowed.  <XMP> is also disallowed.\n</blockquote>', document: ['is disallowed.', 'is also disallowed.'], absent: [/&lt;\/?(title|style|xmp|strong|em|blockquote)/i] },
-  { name: 'front matter', markdown: '---\ntitle: Spec\nauthor: Tester\n---\n\n# Body', stats: { headings: 1, paragraphs: 0 }, document: ['Body'], absent: ['title: Spec', 'Tester', '---', '<w:pBdr>'] },
+  {
+    name: 'tag filter',
+    markdown:
+      '<strong> <title> <style> <em>\n\n<blockquote>\n  <xmp> is disallowed.  <XMP> is also disallowed.\n</blockquote>',
+    document: ['is disallowed.', 'is also disallowed.'],
+    absent: [/&lt;\/?(title|style|xmp|strong|em|blockquote)/i],
+  },
+  {
+    name: 'front matter',
+    markdown: '---\ntitle: Spec\nauthor: Tester\n---\n\n# Body',
+    stats: { headings: 1, paragraphs: 0 },
+    document: ['Body'],
+    absent: ['title: Spec', 'Tester', '---', '<w:pBdr>'],
+  },
 ];
 
 describe('CommonMark spec examples', () => {
@@ -231,73 +342,106 @@ const DEEP = 10_000;
 const LONG = 15 * 60_000;
 
 describe('pathological nesting and size', () => {
-  it(`${DEEP} nested blockquotes give a valid document`, async () => {
-    const { docx, warnings } = convert({ markdown: `${'> '.repeat(DEEP)}deepquote` });
-    expect(warnings).toEqual([]);
-    expect(part(docx, 'word/document.xml')).toContain('deepquote');
-    await expectValid(docx, 'the nested quotes');
-  }, LONG);
+  it(
+    `${DEEP} nested blockquotes give a valid document`,
+    async () => {
+      const { docx, warnings } = convert({ markdown: `${'> '.repeat(DEEP)}deepquote` });
+      expect(warnings).toEqual([]);
+      expect(part(docx, 'word/document.xml')).toContain('deepquote');
+      await expectValid(docx, 'the nested quotes');
+    },
+    LONG,
+  );
 
-  it(`indented nested lists (the indentation form, 300 levels) warn with their depth`, async () => {
-    // Built by indentation, this form grows quadratically (10,000 levels would be 100 MB of spaces), so it runs at a
-    // depth the parser handles in seconds; the 10,000-level lists below use the equivalent one-line form.
-    const depth = 300;
-    const markdown = Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}- a${i}`).join('\n');
-    const { docx, warnings, stats } = convert({ markdown });
-    expect(warnings).toEqual([`list_depth_exceeded: ${depth}`]);
-    expect(stats).toMatchObject({ lists: depth, paragraphs: depth });
-    const document = part(docx, 'word/document.xml');
-    expect(document).toContain(`>a${depth - 1}<`);
-    // Deeper items are shown at the last level Word gets (the third).
-    expect([...new Set([...document.matchAll(/<w:ilvl w:val="(\d+)"\/>/g)].map((m) => m[1]))].sort()).toEqual(['0', '1', '2']);
-    await expectValid(docx, 'the indented nested list');
-  }, LONG);
+  it(
+    `indented nested lists (the indentation form, 300 levels) warn with their depth`,
+    async () => {
+      // Built by indentation, this form grows quadratically (10,000 levels would be 100 MB of spaces), so it runs at a
+      // depth the parser handles in seconds; the 10,000-level lists below use the equivalent one-line form.
+      const depth = 300;
+      const markdown = Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}- a${i}`).join('\n');
+      const { docx, warnings, stats } = convert({ markdown });
+      expect(warnings).toEqual([`list_depth_exceeded: ${depth}`]);
+      expect(stats).toMatchObject({ lists: depth, paragraphs: depth });
+      const document = part(docx, 'word/document.xml');
+      expect(document).toContain(`>a${depth - 1}<`);
+      // Deeper items are shown at the last level Word gets (the third).
+      expect([...new Set([...document.matchAll(/<w:ilvl w:val="(\d+)"\/>/g)].map((m) => m[1]))].sort()).toEqual([
+        '0',
+        '1',
+        '2',
+      ]);
+      await expectValid(docx, 'the indented nested list');
+    },
+    LONG,
+  );
 
-  it(`${DEEP} nested bullet list items give a valid document and list_depth_exceeded: ${DEEP}`, async () => {
-    // `+ + + a` is the same tree as items each indented 2 more spaces: a list in an item, DEEP times. (With `-` the
-    // parser also tries a thematic break at every marker, which is quadratic: about 2 minutes here.)
-    const { docx, warnings, stats } = convert({ markdown: `${'+ '.repeat(DEEP)}deepitem` });
-    expect(warnings).toEqual([`list_depth_exceeded: ${DEEP}`]);
-    expect(stats).toMatchObject({ lists: DEEP, paragraphs: 1 });
-    const document = part(docx, 'word/document.xml');
-    expect(document).toContain('deepitem');
-    expect(document).not.toMatch(/<w:ilvl w:val="([3-9]|\d{2,})"\/>/);
-    await expectValid(docx, 'the nested bullet list');
-  }, LONG);
+  it(
+    `${DEEP} nested bullet list items give a valid document and list_depth_exceeded: ${DEEP}`,
+    async () => {
+      // `+ + + a` is the same tree as items each indented 2 more spaces: a list in an item, DEEP times. (With `-` the
+      // parser also tries a thematic break at every marker, which is quadratic: about 2 minutes here.)
+      const { docx, warnings, stats } = convert({ markdown: `${'+ '.repeat(DEEP)}deepitem` });
+      expect(warnings).toEqual([`list_depth_exceeded: ${DEEP}`]);
+      expect(stats).toMatchObject({ lists: DEEP, paragraphs: 1 });
+      const document = part(docx, 'word/document.xml');
+      expect(document).toContain('deepitem');
+      expect(document).not.toMatch(/<w:ilvl w:val="([3-9]|\d{2,})"\/>/);
+      await expectValid(docx, 'the nested bullet list');
+    },
+    LONG,
+  );
 
-  it(`${DEEP} nested ordered (1.) list items give a valid document and list_depth_exceeded: ${DEEP}`, async () => {
-    const { docx, warnings, stats } = convert({ markdown: `${'1. '.repeat(DEEP)}deepnumber` });
-    expect(warnings).toEqual([`list_depth_exceeded: ${DEEP}`]);
-    expect(stats).toMatchObject({ lists: DEEP, paragraphs: 1 });
-    expect(part(docx, 'word/document.xml')).toContain('deepnumber');
-    await expectValid(docx, 'the nested ordered list');
-  }, LONG);
+  it(
+    `${DEEP} nested ordered (1.) list items give a valid document and list_depth_exceeded: ${DEEP}`,
+    async () => {
+      const { docx, warnings, stats } = convert({ markdown: `${'1. '.repeat(DEEP)}deepnumber` });
+      expect(warnings).toEqual([`list_depth_exceeded: ${DEEP}`]);
+      expect(stats).toMatchObject({ lists: DEEP, paragraphs: 1 });
+      expect(part(docx, 'word/document.xml')).toContain('deepnumber');
+      await expectValid(docx, 'the nested ordered list');
+    },
+    LONG,
+  );
 
-  it(`${DEEP} alternating quote/list nestings give a valid document`, async () => {
-    const markdown = `${Array.from({ length: DEEP }, (_, i) => (i % 2 === 0 ? '> ' : '- ')).join('')}deepmix`;
-    const { docx, warnings, stats } = convert({ markdown });
-    expect(warnings).toEqual([`list_depth_exceeded: ${DEEP / 2}`]);
-    expect(stats).toMatchObject({ lists: DEEP / 2, paragraphs: 1 });
-    expect(part(docx, 'word/document.xml')).toContain('deepmix');
-    await expectValid(docx, 'the alternating nesting');
-  }, LONG);
+  it(
+    `${DEEP} alternating quote/list nestings give a valid document`,
+    async () => {
+      const markdown = `${Array.from({ length: DEEP }, (_, i) => (i % 2 === 0 ? '> ' : '- ')).join('')}deepmix`;
+      const { docx, warnings, stats } = convert({ markdown });
+      expect(warnings).toEqual([`list_depth_exceeded: ${DEEP / 2}`]);
+      expect(stats).toMatchObject({ lists: DEEP / 2, paragraphs: 1 });
+      expect(part(docx, 'word/document.xml')).toContain('deepmix');
+      await expectValid(docx, 'the alternating nesting');
+    },
+    LONG,
+  );
 
-  it('100,000 nested [ brackets convert', async () => {
-    const { docx, stats } = convert({ markdown: `${'['.repeat(100_000)}x` });
-    expect(stats).toMatchObject({ paragraphs: 1 });
-    expect(part(docx, 'word/document.xml')).toContain('[[[[x');
-    await expectValid(docx, 'the brackets');
-  }, LONG);
+  it(
+    '100,000 nested [ brackets convert',
+    async () => {
+      const { docx, stats } = convert({ markdown: `${'['.repeat(100_000)}x` });
+      expect(stats).toMatchObject({ paragraphs: 1 });
+      expect(part(docx, 'word/document.xml')).toContain('[[[[x');
+      await expectValid(docx, 'the brackets');
+    },
+    LONG,
+  );
 
-  it('a 1 MB single line converts', async () => {
-    // Prose with some inline markup: a line dense with markup (emphasis, code, link labels) takes the parser minutes.
-    const unit = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor **incididunt** ut labore et _dolore_ magna `aliqua`. ';
-    const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
-    expect(line.length).toBeGreaterThanOrEqual(1_000_000);
-    expect(line).not.toContain('\n');
-    const { docx, stats } = convert({ markdown: line });
-    expect(stats).toMatchObject({ paragraphs: 1 });
-    expect(part(docx, 'word/document.xml').match(/<w:b\/>/g)?.length).toBe(Math.ceil(1_000_000 / unit.length));
-    await expectValid(docx, 'the 1 MB line');
-  }, LONG);
+  it(
+    'a 1 MB single line converts',
+    async () => {
+      // Prose with some inline markup: a line dense with markup (emphasis, code, link labels) takes the parser minutes.
+      const unit =
+        'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor **incididunt** ut labore et _dolore_ magna `aliqua`. ';
+      const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
+      expect(line.length).toBeGreaterThanOrEqual(1_000_000);
+      expect(line).not.toContain('\n');
+      const { docx, stats } = convert({ markdown: line });
+      expect(stats).toMatchObject({ paragraphs: 1 });
+      expect(part(docx, 'word/document.xml').match(/<w:b\/>/g)?.length).toBe(Math.ceil(1_000_000 / unit.length));
+      await expectValid(docx, 'the 1 MB line');
+    },
+    LONG,
+  );
 });

@@ -27,7 +27,10 @@ const all = (root: XmlDocument | Element, name: string): Element[] => {
 };
 const val = (el: Element | undefined): string => el?.getAttributeNS(W, 'val') ?? '';
 const first = (root: Element, name: string): Element | undefined => all(root, name)[0];
-const text = (el: Element): string => all(el, 't').map((t) => t.textContent ?? '').join('');
+const text = (el: Element): string =>
+  all(el, 't')
+    .map((t) => t.textContent ?? '')
+    .join('');
 
 const LISTS = '- bullet one\n- bullet two\n\n1. first one\n2. first two\n\nBetween.\n\n5. fifth\n6. sixth\n';
 
@@ -51,8 +54,10 @@ describe('a Word 2010-era template whose numbering does not list w15 as ignorabl
 
   it('numbers each list in the numbering its mapped style carries, restarting each list where ours starts', () => {
     const styles = parse(part(result.docx, 'word/styles.xml'));
-    const styleNum = (id: string) => val(first(all(styles, 'style').find((s) => s.getAttributeNS(W, 'styleId') === id) as Element, 'numId'));
-    const abstractOf = (numId: string) => val(first(all(numbering, 'num').find((n) => n.getAttributeNS(W, 'numId') === numId) as Element, 'abstractNumId'));
+    const styleNum = (id: string) =>
+      val(first(all(styles, 'style').find((s) => s.getAttributeNS(W, 'styleId') === id) as Element, 'numId'));
+    const abstractOf = (numId: string) =>
+      val(first(all(numbering, 'num').find((n) => n.getAttributeNS(W, 'numId') === numId) as Element, 'abstractNumId'));
     const doc = parse(part(result.docx, 'word/document.xml'));
     const items = all(doc, 'p').filter((p) => all(p, 'numId').length > 0);
     expect(items.map(text)).toEqual(['bullet one', 'bullet two', 'first one', 'first two', 'fifth', 'sixth']);
@@ -73,7 +78,9 @@ describe('a Word 2010-era template whose numbering does not list w15 as ignorabl
   it('gives two lists with the same start separate numbering instances', () => {
     const result2 = convert({ markdown: '1. a\n2. b\n\nText.\n\n1. c\n', template: PYTHON_DOCX, created });
     const doc = parse(part(result2.docx, 'word/document.xml'));
-    const ids = all(doc, 'p').filter((p) => all(p, 'numId').length > 0).map((p) => val(first(p, 'numId')));
+    const ids = all(doc, 'p')
+      .filter((p) => all(p, 'numId').length > 0)
+      .map((p) => val(first(p, 'numId')));
     expect(ids[0]).toBe(ids[1]);
     expect(ids[2]).not.toBe(ids[0]);
   });
@@ -98,7 +105,9 @@ describe.runIf(existsSync(THESIS))('a thesis template with nine sections (no pla
 
   it("leaves the template's sample text out", () => {
     const out = parse(part(result.docx, 'word/document.xml'));
-    const words = all(out, 't').map((t) => t.textContent ?? '').join(' ');
+    const words = all(out, 't')
+      .map((t) => t.textContent ?? '')
+      .join(' ');
     expect(words.trim()).toBe('Chapter The converted text.');
   });
 });
@@ -142,15 +151,27 @@ function templateWithLeftovers(): Uint8Array {
 }
 
 describe("a template's own notes and comments", () => {
-  const result = convert({ markdown: 'Our text[^n].\n\n[^n]: Our footnote.\n', template: templateWithLeftovers(), created });
+  const result = convert({
+    markdown: 'Our text[^n].\n\n[^n]: Our footnote.\n',
+    template: templateWithLeftovers(),
+    created,
+  });
 
   it('are not carried into the output; separators and our notes are', async () => {
     const footnotes = parse(part(result.docx, 'word/footnotes.xml'));
     const notes = all(footnotes, 'footnote');
-    expect(notes.map((n) => n.getAttributeNS(W, 'type') || text(n).trim())).toEqual(['separator', 'continuationSeparator', 'Our footnote.']);
+    expect(notes.map((n) => n.getAttributeNS(W, 'type') || text(n).trim())).toEqual([
+      'separator',
+      'continuationSeparator',
+      'Our footnote.',
+    ]);
     const endnotes = parse(part(result.docx, 'word/endnotes.xml'));
-    expect(all(endnotes, 'endnote').map((n) => n.getAttributeNS(W, 'type'))).toEqual(['separator', 'continuationSeparator']);
-    if (partNames(result.docx).includes('word/comments.xml')) expect(all(parse(part(result.docx, 'word/comments.xml')), 'comment')).toHaveLength(0);
+    expect(all(endnotes, 'endnote').map((n) => n.getAttributeNS(W, 'type'))).toEqual([
+      'separator',
+      'continuationSeparator',
+    ]);
+    if (partNames(result.docx).includes('word/comments.xml'))
+      expect(all(parse(part(result.docx, 'word/comments.xml')), 'comment')).toHaveLength(0);
     const { ok, report } = await validateDocx(result.docx);
     expect(ok, report).toBe(true);
   });
@@ -158,7 +179,8 @@ describe("a template's own notes and comments", () => {
 
 /** A two-section template: `{{content}}` in the first, landscape section; an appendix in the second, portrait one. */
 function landscapeFirstTemplate(): Uint8Array {
-  const margins = '<w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/>';
+  const margins =
+    '<w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/>';
   const document =
     `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>` +
     '<w:p><w:r><w:t>{{content}}</w:t></w:r></w:p>' +
@@ -187,14 +209,22 @@ describe('a template whose {{content}} stands in a landscape first section', () 
     for (let n = body.firstChild; n; n = n.nextSibling) {
       if (n.nodeType !== 1) continue;
       const el = n as Element;
-      blocks.push(all(el, 'sectPr').length > 0 || el.localName === 'sectPr' ? 'section' : el.localName === 'tbl' ? 'table' : text(el));
+      blocks.push(
+        all(el, 'sectPr').length > 0 || el.localName === 'sectPr'
+          ? 'section'
+          : el.localName === 'tbl'
+            ? 'table'
+            : text(el),
+      );
     }
     expect(blocks).toEqual(['Our text.', 'table', 'section', 'Appendix', 'section']);
     expect(all(doc, 'pgSz').map((s) => s.getAttributeNS(W, 'orient') || 'portrait')).toEqual(['landscape', 'portrait']);
   });
 
   it('sizes tables to the landscape page the content lands on', async () => {
-    expect(first(first(doc.documentElement as Element, 'tbl') as Element, 'tblW')?.getAttributeNS(W, 'w')).toBe(String(16838 - 2 * 1440));
+    expect(first(first(doc.documentElement as Element, 'tbl') as Element, 'tblW')?.getAttributeNS(W, 'w')).toBe(
+      String(16838 - 2 * 1440),
+    );
     const { ok, report } = await validateDocx(result.docx);
     expect(ok, report).toBe(true);
   });

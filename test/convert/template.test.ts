@@ -84,7 +84,11 @@ function elements(root: XmlDocument | Element, name: string, ns = W): Element[] 
 function children(el: Element, name?: string): Element[] {
   const out: Element[] = [];
   for (let n = el.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1 && (name === undefined || ((n as Element).localName === name && (n as Element).namespaceURI === W))) out.push(n as Element);
+    if (
+      n.nodeType === 1 &&
+      (name === undefined || ((n as Element).localName === name && (n as Element).namespaceURI === W))
+    )
+      out.push(n as Element);
   }
   return out;
 }
@@ -179,7 +183,10 @@ function numbering(xml: string) {
   return { nums, abstracts };
 }
 
-function level(abstract: Element, ilvl: number): { start: string | null; numFmt: string | null; lvlText: string | null } {
+function level(
+  abstract: Element,
+  ilvl: number,
+): { start: string | null; numFmt: string | null; lvlText: string | null } {
   const lvl = children(abstract, 'lvl').find((l) => l.getAttributeNS(W, 'ilvl') === String(ilvl));
   if (!lvl) return { start: null, numFmt: null, lvlText: null };
   return { start: val(child(lvl, 'start')), numFmt: val(child(lvl, 'numFmt')), lvlText: val(child(lvl, 'lvlText')) };
@@ -240,7 +247,14 @@ describe('a Word-made template with a mapping to its styles', () => {
     // One paragraph: the style's spacing goes around the block, the lines are separated by a line break.
     expect(code.map(textOf)).toEqual([CODE_TEXT]);
     expect(elements(code[0] as Element, 'br')).toHaveLength(1);
-    const monospaced = new Set(['Consolas', 'Courier New', 'Cascadia Mono', 'Menlo', 'Liberation Mono', 'DejaVu Sans Mono']);
+    const monospaced = new Set([
+      'Consolas',
+      'Courier New',
+      'Cascadia Mono',
+      'Menlo',
+      'Liberation Mono',
+      'DejaVu Sans Mono',
+    ]);
     for (const p of code) {
       const runs = children(p, 'r');
       expect(runs.length).toBeGreaterThan(0);
@@ -257,7 +271,7 @@ describe('a Word-made template with a mapping to its styles', () => {
     expect(elements(code[0] as Element, 'tab')).toHaveLength(1);
   });
 
-  it('numbers a list in the numbering its mapped style carries, nested levels the style lacks in Docwright\'s, leaving the template\'s numbering alone', () => {
+  it("numbers a list in the numbering its mapped style carries, nested levels the style lacks in Docwright's, leaving the template's numbering alone", () => {
     const items = ['bullet level zero', 'bullet level one', 'bullet level two'].map((t) => numPr(paragraph(doc, t)));
     expect(items.map((i) => i.ilvl)).toEqual(['0', '1', '2']);
     const numberingXml = part(result.docx, 'word/numbering.xml');
@@ -298,9 +312,12 @@ describe('a Word-made template with a mapping to its styles', () => {
     }
     // The template's own lists are all still there, unchanged.
     const template = templateText('word/numbering.xml');
-    for (const id of TEMPLATE_NUM_IDS) expect(numberingXml).toContain(rawElement(template, `<w:num w:numId="${id}"`, '</w:num>'));
+    for (const id of TEMPLATE_NUM_IDS)
+      expect(numberingXml).toContain(rawElement(template, `<w:num w:numId="${id}"`, '</w:num>'));
     for (const id of TEMPLATE_ABSTRACT_IDS) {
-      expect(numberingXml).toContain(rawElement(template, `<w:abstractNum w:abstractNumId="${id}"`, '</w:abstractNum>'));
+      expect(numberingXml).toContain(
+        rawElement(template, `<w:abstractNum w:abstractNumId="${id}"`, '</w:abstractNum>'),
+      );
     }
   });
 
@@ -310,7 +327,9 @@ describe('a Word-made template with a mapping to its styles', () => {
     expect(numPr(paragraph(doc, 'first list two')).numId).toBe(first);
     expect(numPr(paragraph(doc, 'second list six')).numId).toBe(second);
     expect(first).not.toBe(second);
-    const bullets = ['bullet level zero', 'bullet level one', 'bullet level two'].map((t) => numPr(paragraph(doc, t)).numId);
+    const bullets = ['bullet level zero', 'bullet level one', 'bullet level two'].map(
+      (t) => numPr(paragraph(doc, t)).numId,
+    );
     expect(bullets).not.toContain(first);
     expect(bullets).not.toContain(second);
     const { nums, abstracts } = numbering(part(result.docx, 'word/numbering.xml'));
@@ -369,7 +388,7 @@ describe('a Word-made template with a mapping to its styles', () => {
     expect(at).toBeLessThan(documentXml.indexOf('After the rule'));
   });
 
-  it('keeps all the template\'s styles with their ids and definitions', () => {
+  it("keeps all the template's styles with their ids and definitions", () => {
     const template = templateText('word/styles.xml');
     const output = part(result.docx, 'word/styles.xml');
     const templateIds = [...styleIds(template)];
@@ -403,7 +422,10 @@ describe('a Word-made template with a mapping to its styles', () => {
     for (const path of identical) {
       const mine = parts[path];
       expect(mine, path).toBeDefined();
-      expect(Buffer.from(mine as Uint8Array).equals(Buffer.from(TEMPLATE_PARTS[path] as Uint8Array)), `${path} changed`).toBe(true);
+      expect(
+        Buffer.from(mine as Uint8Array).equals(Buffer.from(TEMPLATE_PARTS[path] as Uint8Array)),
+        `${path} changed`,
+      ).toBe(true);
     }
     expect(strFromU8(parts['word/settings.xml'] as Uint8Array)).toContain('<w:mirrorMargins/>');
     expect(strFromU8(parts['word/header1.xml'] as Uint8Array)).toContain('ACME Corporation Internal');
@@ -419,9 +441,19 @@ describe('a Word-made template with a mapping to its styles', () => {
     const pgSz = child(sectPr, 'pgSz');
     expect([pgSz?.getAttributeNS(W, 'w'), pgSz?.getAttributeNS(W, 'h')]).toEqual(['8391', '11906']);
     const pgMar = child(sectPr, 'pgMar');
-    expect(['top', 'right', 'bottom', 'left', 'header', 'footer'].map((a) => pgMar?.getAttributeNS(W, a))).toEqual(['1418', '851', '1418', '1134', '567', '567']);
+    expect(['top', 'right', 'bottom', 'left', 'header', 'footer'].map((a) => pgMar?.getAttributeNS(W, a))).toEqual([
+      '1418',
+      '851',
+      '1418',
+      '1134',
+      '567',
+      '567',
+    ]);
     const rels = new Map(
-      elements(parse(part(result.docx, 'word/_rels/document.xml.rels')), 'Relationship', PKG).map((r) => [r.getAttribute('Id') ?? '', r.getAttribute('Target')]),
+      elements(parse(part(result.docx, 'word/_rels/document.xml.rels')), 'Relationship', PKG).map((r) => [
+        r.getAttribute('Id') ?? '',
+        r.getAttribute('Target'),
+      ]),
     );
     const header = child(sectPr, 'headerReference');
     const footer = child(sectPr, 'footerReference');
@@ -447,7 +479,7 @@ describe('a Word-made template with a mapping to its styles', () => {
     expect(documentXml.indexOf('After the rule')).toBeLessThan(documentXml.indexOf('Signature block'));
   });
 
-  it('writes the footnote into the template\'s footnotes, after its separators', () => {
+  it("writes the footnote into the template's footnotes, after its separators", () => {
     const footnotes = part(result.docx, 'word/footnotes.xml');
     const ids = elements(parse(footnotes), 'footnote').map((f) => f.getAttributeNS(W, 'id'));
     expect(ids.slice(0, 2)).toEqual(['-1', '0']);
@@ -472,7 +504,11 @@ describe('a Word-made template with a mapping to its styles', () => {
       const start = (from.exec(x)?.index ?? -1) + (from.exec(x)?.[0].length ?? 0);
       return x.slice(start, to.exec(x)?.index ?? -1);
     };
-    const withPlaceholder = content(documentXml, /Corporate Cover Page<\/w:t><\/w:r><\/w:p>/, /<w:p w14:paraId="6E1F0A38"/);
+    const withPlaceholder = content(
+      documentXml,
+      /Corporate Cover Page<\/w:t><\/w:r><\/w:p>/,
+      /<w:p w14:paraId="6E1F0A38"/,
+    );
     const whole = content(xml, /<w:body>/, /<w:sectPr/);
     expect(whole.length).toBeGreaterThan(1000);
     expect(whole).toBe(withPlaceholder);

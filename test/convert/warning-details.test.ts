@@ -22,7 +22,14 @@ const markdown = [
 describe('warning details', () => {
   it('names every image placeholder and carries the first line and the count of each warning', () => {
     const result = convert({ markdown });
-    expect(result.warnings).toEqual(expect.arrayContaining(['image_placeholder: badge one', 'image_placeholder: remote', 'unsupported_html: center', 'unsupported_html: marquee']));
+    expect(result.warnings).toEqual(
+      expect.arrayContaining([
+        'image_placeholder: badge one',
+        'image_placeholder: remote',
+        'unsupported_html: center',
+        'unsupported_html: marquee',
+      ]),
+    );
     const byWarning = new Map(result.warningDetails.map((detail) => [detail.warning, detail]));
     expect(byWarning.get('image_placeholder: badge one')).toMatchObject({ line: 4, count: 1 });
     expect(byWarning.get('image_placeholder: remote')).toMatchObject({ line: 7, count: 1 });
@@ -33,7 +40,20 @@ describe('warning details', () => {
   });
 
   it('gives no line to warnings about the mapping (missing styles)', () => {
-    const result = convert({ markdown: 'Plain.', mapping: { rules: { heading: { '1': 'No Such Style' }, paragraph: 'Normal', list_bullet: 'List Bullet', list_ordered: 'List Number', code_block: 'Normal', blockquote: 'Quote', table: { style: 'Table Grid', header_row: true } } } });
+    const result = convert({
+      markdown: 'Plain.',
+      mapping: {
+        rules: {
+          heading: { '1': 'No Such Style' },
+          paragraph: 'Normal',
+          list_bullet: 'List Bullet',
+          list_ordered: 'List Number',
+          code_block: 'Normal',
+          blockquote: 'Quote',
+          table: { style: 'Table Grid', header_row: true },
+        },
+      },
+    });
     const missing = result.warningDetails.find((detail) => detail.warning.startsWith('missing_style'));
     expect(missing).toMatchObject({ line: null, count: 1 });
   });

@@ -25,7 +25,9 @@ function xml(parts: Parts, path: string): XmlDocument | null {
   if (!cache) parsed.set(parts, (cache = new Map()));
   if (cache.has(path)) return cache.get(path) ?? null;
   const bytes = parts[path];
-  const doc = bytes ? new DOMParser({ onError: () => undefined }).parseFromString(strFromU8(bytes).replace(/^\uFEFF/, ''), 'text/xml') : null;
+  const doc = bytes
+    ? new DOMParser({ onError: () => undefined }).parseFromString(strFromU8(bytes).replace(/^\uFEFF/, ''), 'text/xml')
+    : null;
   cache.set(path, doc);
   return doc;
 }
@@ -46,7 +48,8 @@ const wval = (el: Element): string => el.getAttributeNS(W, 'val') ?? '';
 /** The main document part, found through _rels/.rels. */
 export function mainPart(parts: Parts): string {
   for (const rel of all(xml(parts, '_rels/.rels'), PKG, 'Relationship')) {
-    if ((rel.getAttribute('Type') ?? '').endsWith('/officeDocument')) return (rel.getAttribute('Target') ?? '').replace(/^\//, '');
+    if ((rel.getAttribute('Type') ?? '').endsWith('/officeDocument'))
+      return (rel.getAttribute('Target') ?? '').replace(/^\//, '');
   }
   return 'word/document.xml';
 }
@@ -58,7 +61,12 @@ function relsOf(path: string): string {
 
 /** Word-like tokens of a text: runs of letters, marks and digits, case-folded. */
 export function words(text: string): string[] {
-  return (text.normalize('NFC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []);
+  return (
+    text
+      .normalize('NFC')
+      .toLowerCase()
+      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? []
+  );
 }
 
 const mdProcessor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']);
@@ -108,7 +116,8 @@ export function wordCoverage(markdown: string, parts: Parts): { ratio: number; m
   const wanted = markdownWords(markdown);
   const main = mainPart(parts);
   const have = new Map<string, number>();
-  for (const path of [main, main.replace(/[^/]*$/, 'footnotes.xml')]) for (const w of partWords(xml(parts, path))) have.set(w, (have.get(w) ?? 0) + 1);
+  for (const path of [main, main.replace(/[^/]*$/, 'footnotes.xml')])
+    for (const w of partWords(xml(parts, path))) have.set(w, (have.get(w) ?? 0) + 1);
   let found = 0;
   const missing = new Map<string, number>();
   for (const w of wanted) {
@@ -118,7 +127,10 @@ export function wordCoverage(markdown: string, parts: Parts): { ratio: number; m
       have.set(w, n - 1);
     } else missing.set(w, (missing.get(w) ?? 0) + 1);
   }
-  const top = [...missing].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([w, n]) => `${w}×${n}`);
+  const top = [...missing]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([w, n]) => `${w}×${n}`);
   return { ratio: wanted.length === 0 ? 1 : found / wanted.length, missing: top };
 }
 
@@ -126,20 +138,34 @@ export function wordCoverage(markdown: string, parts: Parts): { ratio: number; m
 export function idsDefined(parts: Parts): string | null {
   const problems: string[] = [];
   const main = mainPart(parts);
-  const folders = new Set([main.replace(/[^/]*$/, ''), ...Object.keys(parts).filter((p) => /\/document\.xml$/.test(p)).map((p) => p.replace(/[^/]*$/, ''))]);
+  const folders = new Set([
+    main.replace(/[^/]*$/, ''),
+    ...Object.keys(parts)
+      .filter((p) => /\/document\.xml$/.test(p))
+      .map((p) => p.replace(/[^/]*$/, '')),
+  ]);
   for (const dir of folders) {
-    const styleIds = new Set(all(xml(parts, `${dir}styles.xml`), W, 'style').map((s) => s.getAttributeNS(W, 'styleId') ?? ''));
+    const styleIds = new Set(
+      all(xml(parts, `${dir}styles.xml`), W, 'style').map((s) => s.getAttributeNS(W, 'styleId') ?? ''),
+    );
     const numbering = xml(parts, `${dir}numbering.xml`);
     const numIds = new Set(all(numbering, W, 'num').map((n) => n.getAttributeNS(W, 'numId') ?? ''));
-    const abstractIds = new Set(all(numbering, W, 'abstractNum').map((n) => n.getAttributeNS(W, 'abstractNumId') ?? ''));
+    const abstractIds = new Set(
+      all(numbering, W, 'abstractNum').map((n) => n.getAttributeNS(W, 'abstractNumId') ?? ''),
+    );
     for (const num of all(numbering, W, 'num')) {
-      for (const a of all(num, W, 'abstractNumId')) if (!abstractIds.has(wval(a))) problems.push(`${dir}numbering: num ${num.getAttributeNS(W, 'numId')} → missing abstractNum ${wval(a)}`);
+      for (const a of all(num, W, 'abstractNumId'))
+        if (!abstractIds.has(wval(a)))
+          problems.push(`${dir}numbering: num ${num.getAttributeNS(W, 'numId')} → missing abstractNum ${wval(a)}`);
     }
-    for (const path of Object.keys(parts).filter((p) => p.startsWith(dir) && p.endsWith('.xml') && !p.slice(dir.length).includes('/'))) {
+    for (const path of Object.keys(parts).filter(
+      (p) => p.startsWith(dir) && p.endsWith('.xml') && !p.slice(dir.length).includes('/'),
+    )) {
       const doc = xml(parts, path);
       if (!doc?.documentElement || doc.documentElement.namespaceURI !== W) continue;
       for (const name of ['pStyle', 'rStyle', 'tblStyle']) {
-        for (const el of all(doc, W, name)) if (!styleIds.has(wval(el))) problems.push(`${path}: ${name} ${wval(el)} undefined`);
+        for (const el of all(doc, W, name))
+          if (!styleIds.has(wval(el))) problems.push(`${path}: ${name} ${wval(el)} undefined`);
       }
       for (const el of all(doc, W, 'numId')) {
         const v = wval(el);
@@ -150,7 +176,8 @@ export function idsDefined(parts: Parts): string | null {
       for (let el = stack.pop(); el; el = stack.pop()) {
         for (let i = 0; i < el.attributes.length; i++) {
           const a = el.attributes.item(i);
-          if (a && a.namespaceURI === R && !rels.has(a.value)) problems.push(`${path}: r:${a.localName}="${a.value}" undefined`);
+          if (a && a.namespaceURI === R && !rels.has(a.value))
+            problems.push(`${path}: r:${a.localName}="${a.value}" undefined`);
         }
         for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) stack.push(n as Element);
       }
@@ -167,7 +194,11 @@ export function templateKept(template: Parts, out: Parts): string | null {
   const tMain = mainPart(template);
   const oMain = mainPart(out);
   const dir = tMain.replace(/[^/]*$/, '');
-  const outStyles = new Set(all(xml(out, `${oMain.replace(/[^/]*$/, '')}styles.xml`), W, 'style').map((s) => s.getAttributeNS(W, 'styleId') ?? ''));
+  const outStyles = new Set(
+    all(xml(out, `${oMain.replace(/[^/]*$/, '')}styles.xml`), W, 'style').map(
+      (s) => s.getAttributeNS(W, 'styleId') ?? '',
+    ),
+  );
   for (const s of all(xml(template, `${dir}styles.xml`), W, 'style')) {
     const id = s.getAttributeNS(W, 'styleId') ?? '';
     if (!outStyles.has(id)) problems.push(`style ${id} lost`);
@@ -181,7 +212,10 @@ export function templateKept(template: Parts, out: Parts): string | null {
   // Every section of the template, with its properties (headers and footers by reference), in order.
   const tSections = all(xml(template, tMain), W, 'sectPr').map(serializeSection);
   const oSections = all(xml(out, oMain), W, 'sectPr').map(serializeSection);
-  if (tSections.join('\n') !== oSections.join('\n')) problems.push(`sections: template ${tSections.length}, output ${oSections.length}${tSections.length === oSections.length ? ' (properties differ)' : ''}`);
+  if (tSections.join('\n') !== oSections.join('\n'))
+    problems.push(
+      `sections: template ${tSections.length}, output ${oSections.length}${tSections.length === oSections.length ? ' (properties differ)' : ''}`,
+    );
   return problems.length === 0 ? null : problems.slice(0, 6).join('; ');
 }
 
@@ -197,7 +231,8 @@ export function externalRelationships(parts: Parts): string | null {
   const problems: string[] = [];
   for (const path of Object.keys(parts).filter((p) => p.endsWith('.rels'))) {
     for (const rel of all(xml(parts, path), PKG, 'Relationship')) {
-      if (rel.getAttribute('TargetMode') === 'External' && rel.getAttribute('Type') !== HYPERLINK) problems.push(`${path}: ${rel.getAttribute('Type')?.replace(/.*\//, '')} → ${rel.getAttribute('Target')}`);
+      if (rel.getAttribute('TargetMode') === 'External' && rel.getAttribute('Type') !== HYPERLINK)
+        problems.push(`${path}: ${rel.getAttribute('Type')?.replace(/.*\//, '')} → ${rel.getAttribute('Target')}`);
     }
   }
   return problems.length === 0 ? null : problems.slice(0, 4).join('; ');

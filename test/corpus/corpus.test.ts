@@ -13,8 +13,10 @@ describe('the corpus: real documents through real templates', () => {
   let results: PairResult[] = [];
   it('converts every pair', { timeout: 600_000 }, async () => {
     expect(pairs.length).toBeGreaterThan(0);
-    results = await runCorpus(pairs, async (markdown, template, mapping) =>
-      convert({ markdown, template, mapping: mapping as Parameters<typeof convert>[0]['mapping'], created }).docx,
+    results = await runCorpus(
+      pairs,
+      async (markdown, template, mapping) =>
+        convert({ markdown, template, mapping: mapping as Parameters<typeof convert>[0]['mapping'], created }).docx,
     );
     expect(results).toHaveLength(pairs.length);
   });

@@ -39,8 +39,20 @@ export function corpusPairs(roots: string[]): Pair[] {
   for (const root of roots) {
     const d = join(root, 'docs');
     const t = join(root, 'templates');
-    if (existsSync(d)) docs.push(...readdirSync(d).filter((f) => f.endsWith('.md')).sort().map((f) => join(d, f)));
-    if (existsSync(t)) templates.push(...readdirSync(t).filter((f) => /\.(docx|dotx)$/.test(f)).sort().map((f) => join(t, f)));
+    if (existsSync(d))
+      docs.push(
+        ...readdirSync(d)
+          .filter((f) => f.endsWith('.md'))
+          .sort()
+          .map((f) => join(d, f)),
+      );
+    if (existsSync(t))
+      templates.push(
+        ...readdirSync(t)
+          .filter((f) => /\.(docx|dotx)$/.test(f))
+          .sort()
+          .map((f) => join(t, f)),
+      );
   }
   const pairs: Pair[] = [];
   for (const templatePath of templates) {
@@ -53,17 +65,28 @@ export function corpusPairs(roots: string[]): Pair[] {
   return pairs;
 }
 
-export type Converter = (markdown: string, template: Uint8Array, mapping: unknown, pair: Pair) => Promise<Uint8Array | string>;
+export type Converter = (
+  markdown: string,
+  template: Uint8Array,
+  mapping: unknown,
+  pair: Pair,
+) => Promise<Uint8Array | string>;
 
 async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
 }
 
 /** Converts and checks every pair. A converter that throws fails every check of its pair. */
-export async function runCorpus(pairs: Pair[], converter: Converter, options: { keep?: string } = {}): Promise<PairResult[]> {
+export async function runCorpus(
+  pairs: Pair[],
+  converter: Converter,
+  options: { keep?: string } = {},
+): Promise<PairResult[]> {
   const dir = options.keep ?? mkdtempSync(join(tmpdir(), 'dw-corpus-'));
   mkdirSync(dir, { recursive: true });
   try {
@@ -99,13 +122,16 @@ export async function runCorpus(pairs: Pair[], converter: Converter, options: { 
       const parts = unzip(bytes);
       const words = wordCoverage(markdown, parts);
       result.wordRatio = words.ratio;
-      if (words.ratio < MIN_WORDS) checks.words = `${(words.ratio * 100).toFixed(1)} % of words (missing: ${words.missing.join(' ')})`;
+      if (words.ratio < MIN_WORDS)
+        checks.words = `${(words.ratio * 100).toFixed(1)} % of words (missing: ${words.missing.join(' ')})`;
       checks.ids = idsDefined(parts);
       checks.template = templateKept(known.parts, parts);
       checks.external = externalRelationships(parts);
     }
     await pool(
-      results.map((r, i) => ({ r, file: files[i] })).filter((x): x is { r: PairResult; file: string } => x.file !== null && x.file !== undefined),
+      results
+        .map((r, i) => ({ r, file: files[i] }))
+        .filter((x): x is { r: PairResult; file: string } => x.file !== null && x.file !== undefined),
       2,
       async ({ r, file }) => {
         try {
@@ -119,14 +145,27 @@ export async function runCorpus(pairs: Pair[], converter: Converter, options: { 
     const docx = files.filter((f): f is string => f !== null);
     if (docx.length > 0) {
       const pdfDir = join(dir, 'pdf');
-      await run('libreoffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', pdfDir, ...docx], {
-        timeout: 15 * 60_000,
-        maxBuffer: 16 * 1024 * 1024,
-      }).catch(() => undefined);
+      await run(
+        'libreoffice',
+        [
+          `-env:UserInstallation=file://${dir}/profile`,
+          '--headless',
+          '--convert-to',
+          'pdf',
+          '--outdir',
+          pdfDir,
+          ...docx,
+        ],
+        {
+          timeout: 15 * 60_000,
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      ).catch(() => undefined);
       for (const [i, file] of files.entries()) {
         const r = results[i];
         if (!file || !r) continue;
-        if (!existsSync(join(pdfDir, basename(file).replace(/\.docx$/, '.pdf')))) r.checks.opens = 'LibreOffice made no PDF';
+        if (!existsSync(join(pdfDir, basename(file).replace(/\.docx$/, '.pdf'))))
+          r.checks.opens = 'LibreOffice made no PDF';
       }
     }
     return results;
@@ -143,7 +182,9 @@ export function summary(results: PairResult[]): string {
     return `${passed}/${CHECKS.length}  ${r.pair.name}  words ${(r.wordRatio * 100).toFixed(1)} %${failed.length ? `\n      ${failed.join('\n      ')}` : ''}`;
   });
   const total = results.reduce((n, r) => n + CHECKS.filter((c) => r.checks[c] === null).length, 0);
-  const perCheck = CHECKS.map((c) => `${c} ${results.filter((r) => r.checks[c] === null).length}/${results.length}`).join(', ');
+  const perCheck = CHECKS.map(
+    (c) => `${c} ${results.filter((r) => r.checks[c] === null).length}/${results.length}`,
+  ).join(', ');
   const clean = results.filter((r) => CHECKS.every((c) => r.checks[c] === null)).length;
   return `${lines.join('\n')}\n\nchecks passed: ${total}/${results.length * CHECKS.length}; pairs passing every check: ${clean}/${results.length}\nper check: ${perCheck}`;
 }

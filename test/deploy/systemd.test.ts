@@ -27,7 +27,8 @@ function parseUnit(text: string): Unit {
       continue;
     }
     const pair = /^([A-Za-z]+)=(.*)$/.exec(line);
-    if (!pair?.[1] || pair[2] === undefined || !section) throw new Error(`line ${i + 1} is neither a section, a comment nor Key=value: ${raw}`);
+    if (!pair?.[1] || pair[2] === undefined || !section)
+      throw new Error(`line ${i + 1} is neither a section, a comment nor Key=value: ${raw}`);
     (section[pair[1]] ??= []).push(pair[2]);
   }
   return unit;
@@ -46,7 +47,9 @@ describe('deploy/docwright.service', () => {
   it('passes systemd-analyze verify without a remark (or says why it cannot be run here)', () => {
     const which = spawnSync('sh', ['-c', 'command -v systemd-analyze'], { encoding: 'utf8' });
     if (which.status !== 0) {
-      console.log('systemd-analyze verify not run: systemd-analyze is not installed on this machine; the unit was only parsed');
+      console.log(
+        'systemd-analyze verify not run: systemd-analyze is not installed on this machine; the unit was only parsed',
+      );
       return;
     }
     const result = spawnSync('systemd-analyze', ['verify', UNIT], { encoding: 'utf8', timeout: 20_000 });
@@ -58,7 +61,9 @@ describe('deploy/docwright.service', () => {
     dirs.push(dir);
     const broken = join(dir, 'docwright.service');
     writeFileSync(broken, readFileSync(UNIT, 'utf8').replace('NoNewPrivileges=yes', 'NoNewPrivilegs=yes'));
-    expect(spawnSync('systemd-analyze', ['verify', broken], { encoding: 'utf8' }).stderr).toContain("Unknown key 'NoNewPrivilegs'");
+    expect(spawnSync('systemd-analyze', ['verify', broken], { encoding: 'utf8' }).stderr).toContain(
+      "Unknown key 'NoNewPrivilegs'",
+    );
   });
 
   it('runs as its own user with its data in /var/lib/docwright and the key secret in a file, restarting on failure', () => {
@@ -66,7 +71,9 @@ describe('deploy/docwright.service', () => {
     expect(unit.Install?.WantedBy).toEqual(['multi-user.target']);
     expect(one('User')).toBe('docwright');
     expect(one('Group')).toBe('docwright');
-    expect(service.Environment).toEqual(expect.arrayContaining(['DOCWRIGHT_HOME=/var/lib/docwright', 'DOCWRIGHT_KEYCHAIN=off']));
+    expect(service.Environment).toEqual(
+      expect.arrayContaining(['DOCWRIGHT_HOME=/var/lib/docwright', 'DOCWRIGHT_KEYCHAIN=off']),
+    );
     expect(one('StateDirectory')).toBe('docwright');
     expect(one('StateDirectoryMode')).toBe('0700');
     expect(one('UMask')).toBe('0077');
@@ -90,16 +97,38 @@ describe('deploy/docwright.service', () => {
 
   it('starts a team server with the flags of its ExecStart', async () => {
     const exec = (one('ExecStart') ?? '').split(/\s+/);
-    expect(exec.slice(0, 3)).toEqual(['/usr/bin/node', '/opt/docwright/node_modules/docwright/bin/docwright.js', 'serve']);
+    expect(exec.slice(0, 3)).toEqual([
+      '/usr/bin/node',
+      '/opt/docwright/node_modules/docwright/bin/docwright.js',
+      'serve',
+    ]);
     const flags = exec.slice(3);
-    expect(flags).toEqual(['--host', '0.0.0.0', '--port', '47823', '--allow-remote', '--cert', '/etc/docwright/tls/cert.pem', '--key', '/etc/docwright/tls/key.pem']);
+    expect(flags).toEqual([
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '47823',
+      '--allow-remote',
+      '--cert',
+      '/etc/docwright/tls/cert.pem',
+      '--key',
+      '/etc/docwright/tls/key.pem',
+    ]);
     // The same flags, with a test certificate, a free port and a temporary data directory.
     const dir = mkdtempSync(join(tmpdir(), 'dw-unit-'));
     dirs.push(dir);
     const pems = await generate([{ name: 'commonName', value: 'docwright.test' }], {
       keyType: 'ec',
       algorithm: 'sha256',
-      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'docwright.test' }, { type: 7, ip: '127.0.0.1' }] }],
+      extensions: [
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'docwright.test' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
+      ],
     });
     writeFileSync(join(dir, 'cert.pem'), pems.cert);
     writeFileSync(join(dir, 'key.pem'), pems.private, { mode: 0o600 });

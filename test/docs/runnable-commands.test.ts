@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { startServer } from '../../server/serve.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const text = (path: string): string => readFileSync(join(root, path), 'utf8');
 
 /** The fenced blocks of a markdown file whose info string is exactly `info`. */
@@ -26,7 +31,9 @@ function blocks(markdown: string, info: string): string[] {
   return found;
 }
 
-const runnable = documents.flatMap((path) => blocks(text(path), 'sh runnable').map((block, n): [string, string] => [`${path} #${n + 1}`, block]));
+const runnable = documents.flatMap((path) =>
+  blocks(text(path), 'sh runnable').map((block, n): [string, string] => [`${path} #${n + 1}`, block]),
+);
 
 /** A scratch folder with examples/, a data directory and a `docwright` on the PATH that runs this checkout. */
 function scratch(): { cwd: string; env: NodeJS.ProcessEnv } {
@@ -34,7 +41,10 @@ function scratch(): { cwd: string; env: NodeJS.ProcessEnv } {
   cpSync(join(root, 'examples'), join(cwd, 'examples'), { recursive: true });
   const bin = join(cwd, '.bin');
   mkdirSync(bin);
-  writeFileSync(join(bin, 'docwright'), `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'bin', 'docwright.js')}" "$@"\n`);
+  writeFileSync(
+    join(bin, 'docwright'),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(root, 'bin', 'docwright.js')}" "$@"\n`,
+  );
   chmodSync(join(bin, 'docwright'), 0o755);
   const env = {
     ...process.env,
@@ -49,12 +59,19 @@ function scratch(): { cwd: string; env: NodeJS.ProcessEnv } {
 
 describe('runnable commands in the documentation', () => {
   it('are there (README and docs/cli.md hold some)', () => {
-    expect(runnable.map(([where]) => where.split(' ')[0])).toEqual(expect.arrayContaining(['README.md', 'docs/cli.md']));
+    expect(runnable.map(([where]) => where.split(' ')[0])).toEqual(
+      expect.arrayContaining(['README.md', 'docs/cli.md']),
+    );
   });
 
   it.each(runnable)('%s runs as written', (_, block) => {
     const { cwd, env } = scratch();
-    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', block], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', block], {
+      cwd,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(result.status, `${block}\n--- stderr:\n${result.stderr}`).toBe(0);
     expect(result.stderr).not.toMatch(/^docwright: /m);
   });
@@ -65,7 +82,11 @@ describe('the documentation', () => {
     const servers = documents.flatMap((path) =>
       blocks(text(path), 'json')
         .filter((block) => block.includes('"mcpServers"'))
-        .flatMap((block) => Object.entries((JSON.parse(block) as { mcpServers: Record<string, { command?: string; url?: string }> }).mcpServers))
+        .flatMap((block) =>
+          Object.entries(
+            (JSON.parse(block) as { mcpServers: Record<string, { command?: string; url?: string }> }).mcpServers,
+          ),
+        )
         .map(([, server]) => ({ path, command: server.command, url: server.url })),
     );
     expect(servers.length).toBeGreaterThan(1);
@@ -80,15 +101,19 @@ describe('the documentation', () => {
     expect(text('README.md').split('\n').length).toBeLessThanOrEqual(250);
   });
 
-  it("gives as the test command exactly what CI runs", () => {
+  it('gives as the test command exactly what CI runs', () => {
     const command = blocks(text('README.md'), 'sh').find((block) => block.includes('npm test'));
     expect(command).toBeDefined();
-    const ci = text('.ci/run').split('\n').map((line) => line.trim());
+    const ci = text('.ci/run')
+      .split('\n')
+      .map((line) => line.trim());
     for (const step of (command ?? '').split('&&').map((s) => s.trim())) expect(ci, step).toContain(step);
   });
 
   it('shows GET /api/health answering what the server answers', async () => {
-    const row = text('docs/api.md').split('\n').find((line) => line.startsWith('| `GET /api/health` |'));
+    const row = text('docs/api.md')
+      .split('\n')
+      .find((line) => line.startsWith('| `GET /api/health` |'));
     const documented = /`(\{.*?\})`/.exec(row ?? '')?.[1];
     expect(documented, 'docs/api.md has a GET /api/health row with its JSON').toBeDefined();
     const server = await startServer({ dataDir: mkdtempSync(join(tmpdir(), 'dw-docs-health-')), port: 0, http: true });

@@ -15,7 +15,10 @@ export const SCREENSHOTS = resolve(import.meta.dirname, '../../test-results/e2e'
 /** Debian's Chromium (or CHROMIUM_PATH). The tests need it: CI installs it, so its absence is a failure. */
 export function chromiumPath(): string {
   const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(path)) throw new Error(`Chromium not found at ${path}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH.`);
+  if (!existsSync(path))
+    throw new Error(
+      `Chromium not found at ${path}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH.`,
+    );
   return path;
 }
 
@@ -34,7 +37,10 @@ export interface World {
   /** The server's origin, e.g. https://127.0.0.1:41021. */
   origin: string;
   /** A new browser context and page signed in through the one-launch link, with downloads allowed. */
-  signedIn(viewport?: { width: number; height: number }, options?: { locale?: string; colorScheme?: 'light' | 'dark' }): Promise<{ context: BrowserContext; page: Page }>;
+  signedIn(
+    viewport?: { width: number; height: number },
+    options?: { locale?: string; colorScheme?: 'light' | 'dark' },
+  ): Promise<{ context: BrowserContext; page: Page }>;
   screenshot(page: Page, name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -67,7 +73,8 @@ export async function startWorld(): Promise<World> {
       page.on('pageerror', (error) => errors.push(error.message));
       page.on('console', (message) => {
         // A refused request (e.g. the 429 a test provokes) is logged by Chromium itself; the UI shows it in words.
-        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+          errors.push(message.text());
       });
       (page as Page & { errors?: string[] }).errors = errors;
       // Each link opens the app once: every new browser context gets its own.

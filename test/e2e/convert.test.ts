@@ -18,7 +18,10 @@ afterAll(async () => {
 
 /** Clicks a control that makes the browser download, and returns the file's name and bytes. */
 async function download(page: Page, name: string): Promise<{ filename: string; bytes: Uint8Array }> {
-  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name, exact: true }).click()]);
+  const [file] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name, exact: true }).click(),
+  ]);
   const path = await file.path();
   return { filename: file.suggestedFilename(), bytes: new Uint8Array(readFileSync(path)) };
 }
@@ -33,12 +36,15 @@ async function dropFiles(page: Page, files: { name: string; text: string }[]): P
   await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
 }
 
-const REPORT = '# Quarterly report\n\nRevenue grew **12 %**.\n\n- North\n- South\n\n| Region | Sales |\n|---|--:|\n| North | 10 |\n\n```js\nconsole.log(1)\n```\n';
+const REPORT =
+  '# Quarterly report\n\nRevenue grew **12 %**.\n\n- North\n- South\n\n| Region | Sales |\n|---|--:|\n| North | 10 |\n\n```js\nconsole.log(1)\n```\n';
 
 describe('Convert page', () => {
   test('a dropped markdown file converts and downloads as a schema-valid .docx, with its stats and a preview', async () => {
     const { page } = await world.signedIn();
-    expect(await page.getByLabel('Template', { exact: true }).inputValue()).toBe('6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001');
+    expect(await page.getByLabel('Template', { exact: true }).inputValue()).toBe(
+      '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001',
+    );
     await dropFiles(page, [{ name: 'report.md', text: REPORT }]);
     const row = page.getByRole('listitem', { name: 'report.md' });
     await row.getByText('Done').waitFor();
@@ -57,7 +63,9 @@ describe('Convert page', () => {
     const preview = page.getByTestId('preview-body');
     await preview.getByText('Quarterly report').waitFor();
     // The template's Heading 1 style reaches the rendered page (docx-preview turns styles into CSS classes).
-    expect(await preview.locator('.docx p', { hasText: 'Quarterly report' }).getAttribute('class')).toMatch(/heading-?1/i);
+    expect(await preview.locator('.docx p', { hasText: 'Quarterly report' }).getAttribute('class')).toMatch(
+      /heading-?1/i,
+    );
     await world.screenshot(page, 'convert-preview');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
@@ -67,12 +75,19 @@ describe('Convert page', () => {
 
   test('a batch of three chosen files converts one by one; "Save all" gives one .zip of three valid documents', async () => {
     const { page } = await world.signedIn();
-    const files = ['alpha', 'beta', 'gamma'].map((n, i) => ({ name: `${n}.md`, mimeType: 'text/markdown', buffer: Buffer.from(`# ${n}\n\nParagraph ${i + 1}.\n`) }));
+    const files = ['alpha', 'beta', 'gamma'].map((n, i) => ({
+      name: `${n}.md`,
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(`# ${n}\n\nParagraph ${i + 1}.\n`),
+    }));
     await page.getByTestId('file-input').setInputFiles(files);
     for (const f of files) await page.getByRole('listitem', { name: f.name }).getByText('Done').waitFor();
     await world.screenshot(page, 'convert-batch');
 
-    const [zip] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save all (3) as .zip' }).click()]);
+    const [zip] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Save all (3) as .zip' }).click(),
+    ]);
     const entries = unzipSync(new Uint8Array(readFileSync(await zip.path())));
     const downloads = Object.entries(entries).map(([name, bytes]) => ({ name, bytes }));
     expect(downloads.map((d) => d.name).sort()).toEqual(['alpha.docx', 'beta.docx', 'gamma.docx']);
@@ -96,7 +111,9 @@ describe('Convert page', () => {
     await dropFiles(page, [{ name: 'picture.png', text: 'not markdown' }]);
     await page.getByTestId('skipped').filter({ hasText: '1 file skipped (not markdown): picture.png.' }).waitFor();
 
-    await page.getByTestId('file-input').setInputFiles([{ name: 'empty.md', mimeType: 'text/markdown', buffer: Buffer.from('  \n') }]);
+    await page
+      .getByTestId('file-input')
+      .setInputFiles([{ name: 'empty.md', mimeType: 'text/markdown', buffer: Buffer.from('  \n') }]);
     const failed = page.getByRole('listitem', { name: 'empty.md' });
     await failed.getByText('Failed').waitFor();
     expect(await failed.getByRole('alert').innerText()).toBe('empty.md is empty; there is nothing to convert.');
@@ -115,7 +132,13 @@ describe('History page', () => {
       dispatcher: world.agent,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-docwright-admin': world.server.adminToken },
-      body: JSON.stringify({ markdown: '# From a script\n\n<marquee>raw</marquee>\n', template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001', mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002', filename: 'scripted', response_format: 'json' }),
+      body: JSON.stringify({
+        markdown: '# From a script\n\n<marquee>raw</marquee>\n',
+        template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001',
+        mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002',
+        filename: 'scripted',
+        response_format: 'json',
+      }),
     });
     expect(made.statusCode).toBe(200);
     await made.body.dump();
@@ -138,8 +161,13 @@ describe('History page', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').filter({ hasText: 'Deleted scripted.docx.' }).waitFor();
     await expect.poll(() => table.getByRole('row').count()).toBe(before - 1);
-    const gone = await request(`${world.origin}/api/v1/conversions?limit=200`, { dispatcher: world.agent, headers: { 'x-docwright-admin': world.server.adminToken } });
-    expect(((await gone.body.json()) as { items: { filename: string }[] }).items.map((i) => i.filename)).not.toContain('scripted.docx');
+    const gone = await request(`${world.origin}/api/v1/conversions?limit=200`, {
+      dispatcher: world.agent,
+      headers: { 'x-docwright-admin': world.server.adminToken },
+    });
+    expect(((await gone.body.json()) as { items: { filename: string }[] }).items.map((i) => i.filename)).not.toContain(
+      'scripted.docx',
+    );
     expect(pageErrors(page)).toEqual([]);
   });
 });

@@ -32,7 +32,10 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   const res = await request(`${world.origin}${path}`, {
     dispatcher: world.agent,
     method: method as 'GET',
-    headers: { 'x-docwright-admin': world.server.adminToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      'x-docwright-admin': world.server.adminToken,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.body.text();
@@ -49,7 +52,10 @@ async function uploadTemplate(file: string, name: string): Promise<{ id: string 
   const res = await request(`${world.origin}/api/v1/templates`, {
     dispatcher: world.agent,
     method: 'POST',
-    headers: { 'x-docwright-admin': world.server.adminToken, 'content-type': encoded.headers.get('content-type') ?? '' },
+    headers: {
+      'x-docwright-admin': world.server.adminToken,
+      'content-type': encoded.headers.get('content-type') ?? '',
+    },
     body: Buffer.from(await encoded.arrayBuffer()),
   });
   expect(res.statusCode).toBe(201);
@@ -68,7 +74,8 @@ async function transfer(page: Page, files: { name: string; text: string }[]) {
 let failures = 0;
 afterEach(async (context) => {
   // A failed test leaves a picture of where it stopped.
-  if (context.task.result?.state === 'fail' && lastPage) await world.screenshot(lastPage, `intake-failed-${++failures}`).catch(() => undefined);
+  if (context.task.result?.state === 'fail' && lastPage)
+    await world.screenshot(lastPage, `intake-failed-${++failures}`).catch(() => undefined);
 });
 let lastPage: Page | undefined;
 
@@ -102,12 +109,24 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Convert markdown to Word' }).waitFor();
     // (A reload forgets the session's rows: drop once more, then switch template.)
-    await drop.dispatchEvent('drop', { dataTransfer: await transfer(page, [{ name: 'notes.md', text: '# Notes\n\nBody text.\n' }]) });
+    await drop.dispatchEvent('drop', {
+      dataTransfer: await transfer(page, [{ name: 'notes.md', text: '# Notes\n\nBody text.\n' }]),
+    });
     await page.getByRole('listitem', { name: 'notes.md' }).getByText('Done').waitFor();
     await page.getByLabel('Template', { exact: true }).selectOption({ label: 'APA' });
-    await page.getByRole('button', { name: 'Convert notes.md again with the chosen template and mapping' }).first().click();
-    await expect.poll(async () => page.getByRole('listitem', { name: 'notes.md' }).filter({ hasText: 'Done' }).count(), { timeout: 30_000 }).toBe(2);
-    const page1 = await api<{ items: { template_id: string; filename: string }[] }>('GET', '/api/v1/conversions?limit=5');
+    await page
+      .getByRole('button', { name: 'Convert notes.md again with the chosen template and mapping' })
+      .first()
+      .click();
+    await expect
+      .poll(async () => page.getByRole('listitem', { name: 'notes.md' }).filter({ hasText: 'Done' }).count(), {
+        timeout: 30_000,
+      })
+      .toBe(2);
+    const page1 = await api<{ items: { template_id: string; filename: string }[] }>(
+      'GET',
+      '/api/v1/conversions?limit=5',
+    );
     expect(page1.items[0]).toMatchObject({ filename: 'notes.docx', template_id: apa.id });
     await page.getByRole('button', { name: 'Clear' }).click();
     expect(await skipped.count()).toBe(0);
@@ -121,9 +140,17 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     await page.getByLabel('File (.docx or .dotx)').setInputFiles(APA);
     await page.getByLabel('Name', { exact: true }).fill('APA upload');
     await page.getByRole('button', { name: 'Upload template' }).click();
-    await page.getByRole('status').filter({ hasText: 'Its mapping “Matched by style name” matches the template’s styles by name' }).waitFor();
-    const template = (await api<{ id: string; name: string }[]>('GET', '/api/v1/templates')).find((t) => t.name === 'APA upload');
-    const mappings = await api<{ id: string; name: string; rules: Record<string, unknown> }[]>('GET', `/api/v1/mappings?template_id=${template?.id}`);
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Its mapping “Matched by style name” matches the template’s styles by name' })
+      .waitFor();
+    const template = (await api<{ id: string; name: string }[]>('GET', '/api/v1/templates')).find(
+      (t) => t.name === 'APA upload',
+    );
+    const mappings = await api<{ id: string; name: string; rules: Record<string, unknown> }[]>(
+      'GET',
+      `/api/v1/mappings?template_id=${template?.id}`,
+    );
     expect(mappings.map((m) => m.name)).toEqual(['Matched by style name']);
     await shots(page, 'intake-uploaded-1280');
 
@@ -144,10 +171,16 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     await page.getByLabel('File name').fill('apa-at-once');
     await page.getByRole('button', { name: 'Convert', exact: true }).click();
     await page.getByRole('listitem', { name: 'Pasted text (apa-at-once)' }).getByText('Done').waitFor();
-    const done = await api<{ items: { filename: string; warnings: string[]; conversion_id: string }[] }>('GET', '/api/v1/conversions?limit=5');
+    const done = await api<{ items: { filename: string; warnings: string[]; conversion_id: string }[] }>(
+      'GET',
+      '/api/v1/conversions?limit=5',
+    );
     const record = done.items.find((i) => i.filename === 'apa-at-once.docx');
     expect(record?.warnings.filter((w) => w.startsWith('missing_style'))).toEqual([]);
-    const docx = await request(`${world.origin}/api/v1/conversions/${record?.conversion_id}/download`, { dispatcher: world.agent, headers: { 'x-docwright-admin': world.server.adminToken } });
+    const docx = await request(`${world.origin}/api/v1/conversions/${record?.conversion_id}/download`, {
+      dispatcher: world.agent,
+      headers: { 'x-docwright-admin': world.server.adminToken },
+    });
     const bytes = new Uint8Array(await docx.body.arrayBuffer());
     expect(part(bytes, 'word/document.xml')).toContain('w:val="SourceCode"');
     expect(part(bytes, 'word/document.xml')).toContain('w:val="BodyText"');
@@ -171,7 +204,11 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     const { page } = await world.signedIn(LARGE);
     lastPage = page;
     const apa = (await api<{ id: string; name: string }[]>('GET', '/api/v1/templates')).find((t) => t.name === 'APA');
-    await api('POST', '/api/v1/mappings', { name: 'Legacy', template_id: apa?.id, rules: { paragraph: 'Old Body', heading: { '1': 'heading 1' } } });
+    await api('POST', '/api/v1/mappings', {
+      name: 'Legacy',
+      template_id: apa?.id,
+      rules: { paragraph: 'Old Body', heading: { '1': 'heading 1' } },
+    });
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
     await page.getByRole('button', { name: 'APA', exact: true }).click();
     const legacy = page.getByRole('listitem').filter({ hasText: 'Legacy' });
@@ -190,7 +227,10 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     await shots(page, 'intake-style-list-1280');
     await paragraph.fill('first');
     // Filtered by what was typed, wherever it occurs in the name.
-    expect(await page.getByRole('listbox').getByRole('option').allInnerTexts()).toEqual(['First Paragraph', 'AbstractFirstParagraph']);
+    expect(await page.getByRole('listbox').getByRole('option').allInnerTexts()).toEqual([
+      'First Paragraph',
+      'AbstractFirstParagraph',
+    ]);
     await paragraph.press('Enter');
     expect(await paragraph.inputValue()).toBe('First Paragraph');
     // Keyboard only: arrows and Enter, Escape closes without choosing.
@@ -202,14 +242,18 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     await page.getByLabel('Name', { exact: true }).last().fill('Searched');
     await page.getByRole('button', { name: 'Save mapping' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved the mapping “Searched” (version 1).' }).waitFor();
-    const saved = (await api<{ name: string; rules: Record<string, unknown> }[]>('GET', `/api/v1/mappings?template_id=${apa?.id}`)).find((m) => m.name === 'Searched');
+    const saved = (
+      await api<{ name: string; rules: Record<string, unknown> }[]>('GET', `/api/v1/mappings?template_id=${apa?.id}`)
+    ).find((m) => m.name === 'Searched');
     expect(saved?.rules).toMatchObject({ paragraph: 'First Paragraph' });
 
     // On the Convert page, before any conversion.
     await page.getByRole('link', { name: 'Convert' }).click();
     await page.getByLabel('Template', { exact: true }).selectOption({ label: 'APA' });
     await page.getByLabel('Style mapping').selectOption({ label: 'Legacy' });
-    expect(await page.getByTestId('convert-mapping-missing').innerText()).toMatch(/^1 style this mapping names is not in the template/);
+    expect(await page.getByTestId('convert-mapping-missing').innerText()).toMatch(
+      /^1 style this mapping names is not in the template/,
+    );
     await shots(page, 'intake-convert-missing-1280');
     expect(pageErrors(page)).toEqual([]);
   });
@@ -221,22 +265,33 @@ describe('Errors in place, quota, curl, saving, port', () => {
     lastPage = page;
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
     const field = page.getByLabel('File (.docx or .dotx)');
-    await field.setInputFiles({ name: 'Q3 report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7\n') });
+    await field.setInputFiles({
+      name: 'Q3 report.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.7\n'),
+    });
     const error = page.locator('#upload-error');
     expect(await error.innerText()).toBe('Q3 report.pdf: this file is not a Word template (.docx or .dotx).');
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     // A PDF renamed .docx reaches the server: its answer, without jargon, also next to the field.
-    await field.setInputFiles({ name: 'renamed.docx', mimeType: 'application/octet-stream', buffer: Buffer.from('%PDF-1.7\n') });
+    await field.setInputFiles({
+      name: 'renamed.docx',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('%PDF-1.7\n'),
+    });
     await page.getByRole('button', { name: 'Upload template' }).click();
     await error.filter({ hasText: 'This file is not a Word template (.docx or .dotx).' }).waitFor();
     expect(await error.innerText()).not.toMatch(/request is not right|file:/);
     await shots(page, 'intake-template-refused-800');
     // Dropping a real template on the form, then uploading, clears the error.
-    const data = await page.evaluateHandle((bytes) => {
-      const d = new DataTransfer();
-      d.items.add(new File([new Uint8Array(bytes)], 'apa-dropped.docx'));
-      return d;
-    }, [...readFileSync(APA)]);
+    const data = await page.evaluateHandle(
+      (bytes) => {
+        const d = new DataTransfer();
+        d.items.add(new File([new Uint8Array(bytes)], 'apa-dropped.docx'));
+        return d;
+      },
+      [...readFileSync(APA)],
+    );
     await page.getByTestId('template-drop').dispatchEvent('drop', { dataTransfer: data });
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('apa-dropped');
     await page.getByRole('button', { name: 'Upload template' }).click();
@@ -285,10 +340,21 @@ describe('Errors in place, quota, curl, saving, port', () => {
   test('item 13: "Save all" gives one .zip; the template is remembered when picked; the sign-in page shows the real port', async () => {
     const { page } = await world.signedIn(LARGE);
     lastPage = page;
-    await page.getByTestId('file-input').setInputFiles(['one', 'two'].map((n) => ({ name: `${n}.md`, mimeType: 'text/markdown', buffer: Buffer.from(`# ${n}\n`) })));
-    for (const n of ['one', 'two']) await page.getByRole('listitem', { name: `${n}.md` }).getByText('Done').waitFor();
+    await page
+      .getByTestId('file-input')
+      .setInputFiles(
+        ['one', 'two'].map((n) => ({ name: `${n}.md`, mimeType: 'text/markdown', buffer: Buffer.from(`# ${n}\n`) })),
+      );
+    for (const n of ['one', 'two'])
+      await page
+        .getByRole('listitem', { name: `${n}.md` })
+        .getByText('Done')
+        .waitFor();
     await page.getByRole('button', { name: 'Save one.docx' }).waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save all (2) as .zip' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Save all (2) as .zip' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/\.zip$/);
     const entries = unzipSync(new Uint8Array(readFileSync(await download.path())));
     expect(Object.keys(entries).sort()).toEqual(['one.docx', 'two.docx']);
@@ -298,7 +364,11 @@ describe('Errors in place, quota, curl, saving, port', () => {
     await page.getByLabel('Template', { exact: true }).selectOption({ label: 'APA' });
     await page.reload();
     await page.getByRole('heading', { name: 'Convert markdown to Word' }).waitFor();
-    expect(await page.getByLabel('Template', { exact: true }).evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.text)).toBe('APA');
+    expect(
+      await page
+        .getByLabel('Template', { exact: true })
+        .evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]?.text),
+    ).toBe('APA');
 
     const context = await world.browser.newContext();
     const out = await context.newPage();
@@ -317,13 +387,22 @@ describe('Errors in place, quota, curl, saving, port', () => {
     await api('PATCH', '/api/settings', { plan: 'solo', monthly_quota: view.usage.conversions + 1 });
     await page.reload();
     await page.getByTestId('quota-left').filter({ hasText: '1 of' }).waitFor();
-    await api('POST', '/api/v1/convert', { markdown: '# elsewhere', template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001', mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002', response_format: 'json' });
+    await api('POST', '/api/v1/convert', {
+      markdown: '# elsewhere',
+      template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001',
+      mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002',
+      response_format: 'json',
+    });
     await page.getByLabel('Paste markdown').fill('# Too late');
     await page.getByLabel('File name').fill('too-late');
     await page.getByRole('button', { name: 'Convert', exact: true }).click();
     const failed = page.getByRole('listitem', { name: 'Pasted text (too-late)' });
     await failed.getByText('Failed').waitFor();
-    const when = new Date(view.usage.resets_at).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', timeZone: 'UTC' });
+    const when = new Date(view.usage.resets_at).toLocaleDateString('en-GB', {
+      day: 'numeric',
+      month: 'long',
+      timeZone: 'UTC',
+    });
     const quota = view.usage.conversions + 1;
     const expected = `This month’s ${quota} conversion${quota === 1 ? ' is' : 's are'} used; more on ${when}.`;
     expect(await failed.getByRole('alert').innerText()).toBe(expected);
@@ -357,7 +436,12 @@ describe('Errors in place, quota, curl, saving, port', () => {
     ] as const) {
       const { page } = await world.signedIn(viewport, { colorScheme: scheme });
       lastPage = page;
-      await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer: await transfer(page, [{ name: 'a.md', text: '# A\n' }, { name: 'logo.png', text: 'x' }]) });
+      await page.getByTestId('drop-zone').dispatchEvent('drop', {
+        dataTransfer: await transfer(page, [
+          { name: 'a.md', text: '# A\n' },
+          { name: 'logo.png', text: 'x' },
+        ]),
+      });
       await page.getByRole('listitem', { name: 'a.md' }).getByText('Done').waitFor();
       await page.getByTestId('skipped').waitFor();
       await shots(page, `intake-mixed-drop-${tag}`);
@@ -367,7 +451,9 @@ describe('Errors in place, quota, curl, saving, port', () => {
       await page.getByTestId('prefilled').waitFor();
       await page.getByLabel('Code block', { exact: true }).click();
       await page.getByRole('listbox').waitFor();
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await shots(page, `intake-style-list-${tag}`);
       expect(pageErrors(page)).toEqual([]);

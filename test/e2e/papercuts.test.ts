@@ -26,7 +26,7 @@ async function dropFile(page: Page, name: string, text: string): Promise<void> {
 }
 
 describe('papercuts', () => {
-  test("the preview's footer shows the page numbers of the built-in template's \"Page N of M\"", async () => {
+  test('the preview\'s footer shows the page numbers of the built-in template\'s "Page N of M"', async () => {
     const { page } = await world.signedIn();
     // Two pages: `---` is a page break.
     await dropFile(page, 'pages.md', '# First page\n\nHello.\n\n---\n\n# Second page\n\nAgain.\n');

@@ -14,7 +14,14 @@ beforeAll(async () => {
   const seed = join(policyDir, 'seed');
   mkdirSync(seed);
   copyFileSync(resolve(import.meta.dirname, '../fixtures/templates/corporate.docx'), join(seed, 'Company Report.docx'));
-  writeFileSync(join(seed, 'company.mapping.json'), JSON.stringify({ name: 'Company styles', template: 'Company Report.docx', rules: { paragraph: 'Corp Body', heading: { '1': 'heading 1' } } }));
+  writeFileSync(
+    join(seed, 'company.mapping.json'),
+    JSON.stringify({
+      name: 'Company styles',
+      template: 'Company Report.docx',
+      rules: { paragraph: 'Corp Body', heading: { '1': 'heading 1' } },
+    }),
+  );
   const policy = join(policyDir, 'policy.json');
   writeFileSync(
     policy,
@@ -37,9 +44,16 @@ afterAll(async () => {
   rmSync(policyDir, { recursive: true, force: true });
 });
 
-async function settings(): Promise<{ settings: { plan: string; retention_days: number; monthly_quota: number | null } }> {
-  const res = await request(`${world.origin}/api/settings`, { dispatcher: world.agent, headers: { 'x-docwright-admin': world.server.adminToken } });
-  return (await res.body.json()) as { settings: { plan: string; retention_days: number; monthly_quota: number | null } };
+async function settings(): Promise<{
+  settings: { plan: string; retention_days: number; monthly_quota: number | null };
+}> {
+  const res = await request(`${world.origin}/api/settings`, {
+    dispatcher: world.agent,
+    headers: { 'x-docwright-admin': world.server.adminToken },
+  });
+  return (await res.body.json()) as {
+    settings: { plan: string; retention_days: number; monthly_quota: number | null };
+  };
 }
 
 describe('Managed by policy', () => {
@@ -64,7 +78,19 @@ describe('Managed by policy', () => {
     await world.screenshot(page, 'policy-settings');
 
     // Even a page that tried (a forged request from the UI's origin) cannot change a locked one.
-    const status = await page.evaluate(async () => (await fetch('/api/settings', { method: 'PATCH', headers: { 'content-type': 'application/json', 'x-docwright-session': sessionStorage.getItem('docwright.session') ?? '' }, body: JSON.stringify({ plan: 'solo' }) })).status);
+    const status = await page.evaluate(
+      async () =>
+        (
+          await fetch('/api/settings', {
+            method: 'PATCH',
+            headers: {
+              'content-type': 'application/json',
+              'x-docwright-session': sessionStorage.getItem('docwright.session') ?? '',
+            },
+            body: JSON.stringify({ plan: 'solo' }),
+          })
+        ).status,
+    );
     expect(status).toBe(403);
     expect((await settings()).settings.plan).toBe('team');
     expect(pageErrors(page)).toEqual([]);
@@ -100,7 +126,12 @@ describe('Managed by policy', () => {
     await page.getByLabel('Name', { exact: true }).fill('only key');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('dialog', { name: 'Your new key “only key”' }).getByRole('button', { name: 'Done' }).click();
-    const view = (await (await request(`${world.origin}/api/settings`, { dispatcher: world.agent, headers: { 'x-docwright-admin': world.server.adminToken } })).body.json()) as { api_keys: unknown };
+    const view = (await (
+      await request(`${world.origin}/api/settings`, {
+        dispatcher: world.agent,
+        headers: { 'x-docwright-admin': world.server.adminToken },
+      })
+    ).body.json()) as { api_keys: unknown };
     expect(view.api_keys).toEqual({ allowed: false, max: 1, active: 1 });
     await page.getByTestId('keys-refusal').filter({ hasText: 'at most 1 active key' }).waitFor();
     expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);

@@ -49,13 +49,28 @@ async function preview(page: Page, filename: string, text: string): Promise<void
 
 describe('the preview of a document with CSS-breaking style ids and font names', () => {
   test('a .docx that carries them as is (however it was made) renders isolated: the app stays visible', async () => {
-    const made = (await api('POST', '/api/v1/convert', { markdown: '# x\n', template_id: BUILTIN_TEMPLATE, mapping_id: BUILTIN_MAPPING, response_format: 'json' })) as { stats: ConversionStats };
+    const made = (await api('POST', '/api/v1/convert', {
+      markdown: '# x\n',
+      template_id: BUILTIN_TEMPLATE,
+      mapping_id: BUILTIN_MAPPING,
+      response_format: 'json',
+    })) as { stats: ConversionStats };
     // The hostile template is itself a complete .docx: stored as an output, untouched, it reaches the preview as is.
     const docx = hostileTemplate(defaultTemplate());
     expect(partText(docx, 'word/styles.xml')).toContain(EVIL_STYLE_ID);
     expect(partText(docx, 'word/fontTable.xml')).toContain(EVIL_FONT);
     await world.server.store.addConversion(
-      { conversion_id: randomUUID(), status: 'completed', filename: 'carries-css.docx', warnings: [], stats: made.stats, created_at: new Date().toISOString(), template_id: BUILTIN_TEMPLATE, mapping_id: BUILTIN_MAPPING, channel: 'cli' },
+      {
+        conversion_id: randomUUID(),
+        status: 'completed',
+        filename: 'carries-css.docx',
+        warnings: [],
+        stats: made.stats,
+        created_at: new Date().toISOString(),
+        template_id: BUILTIN_TEMPLATE,
+        mapping_id: BUILTIN_MAPPING,
+        channel: 'cli',
+      },
       docx,
     );
     const { page } = await world.signedIn();
@@ -63,7 +78,9 @@ describe('the preview of a document with CSS-breaking style ids and font names',
     await world.screenshot(page, 'preview-isolated');
     await expectAppVisible(page);
     // The document's CSS is in the shadow root, not in the page.
-    const pageCss = await page.evaluate(() => [...document.querySelectorAll('style')].map((s) => s.textContent ?? '').join('\n'));
+    const pageCss = await page.evaluate(() =>
+      [...document.querySelectorAll('style')].map((s) => s.textContent ?? '').join('\n'),
+    );
     expect(pageCss).not.toContain('display:none}.b');
     expect(pageCss).not.toContain('body{display:none}.y');
     await page.keyboard.press('Escape');
@@ -75,12 +92,27 @@ describe('the preview of a document with CSS-breaking style ids and font names',
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(hostileTemplate(defaultTemplate()))]), 'hostile.docx');
     form.append('name', 'Hostile');
-    const res = await request(`${world.origin}/api/v1/templates`, { dispatcher: world.agent, method: 'POST', headers: { 'x-docwright-admin': world.server.adminToken }, body: form });
+    const res = await request(`${world.origin}/api/v1/templates`, {
+      dispatcher: world.agent,
+      method: 'POST',
+      headers: { 'x-docwright-admin': world.server.adminToken },
+      body: form,
+    });
     const template = (await res.body.json()) as { id: string; warnings: string[] };
     expect(res.statusCode).toBe(201);
     expect(template.warnings.join('\n')).toContain('template_style_renamed');
-    const mapping = (await api('POST', '/api/v1/mappings', { name: 'Hostile mapping', template_id: template.id, rules: { paragraph: 'Evil' } })) as { id: string };
-    await api('POST', '/api/v1/convert', { markdown: 'Body text in the evil style.\n', template_id: template.id, mapping_id: mapping.id, filename: 'from-hostile', response_format: 'json' });
+    const mapping = (await api('POST', '/api/v1/mappings', {
+      name: 'Hostile mapping',
+      template_id: template.id,
+      rules: { paragraph: 'Evil' },
+    })) as { id: string };
+    await api('POST', '/api/v1/convert', {
+      markdown: 'Body text in the evil style.\n',
+      template_id: template.id,
+      mapping_id: mapping.id,
+      filename: 'from-hostile',
+      response_format: 'json',
+    });
 
     const { page } = await world.signedIn();
     await page.getByRole('link', { name: 'Templates' }).click();
@@ -88,7 +120,10 @@ describe('the preview of a document with CSS-breaking style ids and font names',
     await preview(page, 'from-hostile.docx', 'Body text in the evil style.');
     await expectAppVisible(page);
     // The renamed style is applied: the paragraph carries its (now plain) class.
-    const classes = await page.getByTestId('preview-body').locator('p', { hasText: 'Body text in the evil style.' }).getAttribute('class');
+    const classes = await page
+      .getByTestId('preview-body')
+      .locator('p', { hasText: 'Body text in the evil style.' })
+      .getAttribute('class');
     expect(classes ?? '').toMatch(/a__body_display_none__b/i);
     expect(pageErrors(page)).toEqual([]);
   });

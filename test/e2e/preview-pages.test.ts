@@ -24,16 +24,29 @@ const work = mkdtempSync(join(tmpdir(), 'dw-preview-pages-'));
 
 beforeAll(async () => {
   world = await startWorld();
-  const created = await call(world.agent, `${world.origin}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': world.server.adminToken }, body: { name: 'pages' } });
+  const created = await call(world.agent, `${world.origin}/api/settings/api-keys`, {
+    method: 'POST',
+    headers: { 'x-docwright-admin': world.server.adminToken },
+    body: { name: 'pages' },
+  });
   key = created.json().key;
   const form = new FormData();
   form.set('name', 'APA');
   form.set('file', new Blob([readFileSync(join(CORPUS, 'templates/apaquarto.docx'))]), 'apaquarto.docx');
-  const upload = await request(`${world.origin}/api/v1/templates`, { method: 'POST', dispatcher: world.agent, headers: { authorization: `Bearer ${key}` }, body: form });
+  const upload = await request(`${world.origin}/api/v1/templates`, {
+    method: 'POST',
+    dispatcher: world.agent,
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   const template = (await upload.body.json()) as { id: string };
   expect(upload.statusCode).toBe(201);
   const rules = JSON.parse(readFileSync(join(CORPUS, 'templates/apaquarto.mapping.json'), 'utf8'));
-  const mapping = await call(world.agent, `${world.origin}/api/v1/mappings`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: { name: 'APA', template_id: template.id, rules } });
+  const mapping = await call(world.agent, `${world.origin}/api/v1/mappings`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: { name: 'APA', template_id: template.id, rules },
+  });
   expect(mapping.status).toBe(201);
   apa = { template: template.id, mapping: mapping.json().id };
 }, 120_000);
@@ -53,10 +66,15 @@ function fontConfig(): string {
   mkdirSync(dir, { recursive: true });
   for (const family of ['carlito', 'caladea', 'arimo', 'tinos', 'cousine']) {
     const files = resolve(import.meta.dirname, `../../node_modules/@fontsource/${family}/files`);
-    for (const file of readdirSync(files)) if (/-latin-[47]00-(normal|italic)\.woff$/.test(file)) writeFileSync(join(dir, file.replace(/\.woff$/, '.ttf')), woffToTtf(readFileSync(join(files, file))));
+    for (const file of readdirSync(files))
+      if (/-latin-[47]00-(normal|italic)\.woff$/.test(file))
+        writeFileSync(join(dir, file.replace(/\.woff$/, '.ttf')), woffToTtf(readFileSync(join(files, file))));
   }
   const conf = join(work, 'fonts.conf');
-  writeFileSync(conf, `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf</include><dir>${dir}</dir><cachedir>${join(work, 'fc-cache')}</cachedir></fontconfig>\n`);
+  writeFileSync(
+    conf,
+    `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf</include><dir>${dir}</dir><cachedir>${join(work, 'fc-cache')}</cachedir></fontconfig>\n`,
+  );
   return conf;
 }
 
@@ -65,11 +83,25 @@ async function libreOffice(docx: Uint8Array, name: string): Promise<number> {
   const input = join(work, `${name}.docx`);
   writeFileSync(input, docx);
   const env = { ...process.env, FONTCONFIG_FILE: fontConfig() };
-  await run('libreoffice', [`-env:UserInstallation=file://${work}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', work, input], { timeout: 240_000, env });
+  await run(
+    'libreoffice',
+    [`-env:UserInstallation=file://${work}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', work, input],
+    { timeout: 240_000, env },
+  );
   const pdf = join(work, `${name}.pdf`);
   const { stdout } = await run('pdfinfo', [pdf]);
   const pages = Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]);
-  await run('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '2', pdf, join(SCREENSHOTS, `preview-${name}-libreoffice`)]);
+  await run('pdftoppm', [
+    '-png',
+    '-r',
+    '60',
+    '-f',
+    '1',
+    '-l',
+    '2',
+    pdf,
+    join(SCREENSHOTS, `preview-${name}-libreoffice`),
+  ]);
   return pages;
 }
 
@@ -83,7 +115,10 @@ describe('preview pages (item 3)', () => {
   for (const { doc, template } of CASES) {
     test(`${doc} with the ${template} template: page count within ±20 % of LibreOffice's, numbered pages`, async () => {
       const name = `${doc.replace(/\.md$/, '')}-${template}`;
-      const ids = template === 'builtin' ? { template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID } : { template_id: apa.template, mapping_id: apa.mapping };
+      const ids =
+        template === 'builtin'
+          ? { template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID }
+          : { template_id: apa.template, mapping_id: apa.mapping };
       const res = await call(world.agent, `${world.origin}/api/v1/convert`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}` },
@@ -100,7 +135,13 @@ describe('preview pages (item 3)', () => {
       const shown = Number(/\((\d+) pages?\)/.exec(await note.innerText())?.[1]);
       const early = await page.getByTestId('preview-body').evaluate((host) => {
         const pages = Array.from(host.shadowRoot?.querySelectorAll<HTMLElement>('.docx-wrapper > section') ?? []);
-        return pages.map((p) => Math.round((p.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(p).minHeight)) * 10) / 10).join(',');
+        return pages
+          .map(
+            (p) =>
+              Math.round((p.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(p).minHeight)) * 10) /
+              10,
+          )
+          .join(',');
       });
       console.log(`${name}: preview ${shown} pages, LibreOffice ${expected}; page heights ${early}`);
       await page.screenshot({ path: join(SCREENSHOTS, `preview-${name}-chromium.png`) });
@@ -110,26 +151,46 @@ describe('preview pages (item 3)', () => {
       const facts = await body.evaluate((host) => {
         const root = host.shadowRoot;
         const pages = Array.from(root?.querySelectorAll<HTMLElement>('.docx-wrapper > section') ?? []);
-        const code = root?.querySelector<HTMLElement>('.docx-wrapper code, .docx-wrapper span[style*="Consolas"], .docx-wrapper p[class*="code" i] span, .docx-wrapper p[class*="source" i] span');
-        const footers = pages.map((p) => `${p.querySelector('header')?.textContent?.trim() ?? ''} ${p.querySelector('footer')?.textContent?.trim() ?? ''}`);
+        const code = root?.querySelector<HTMLElement>(
+          '.docx-wrapper code, .docx-wrapper span[style*="Consolas"], .docx-wrapper p[class*="code" i] span, .docx-wrapper p[class*="source" i] span',
+        );
+        const footers = pages.map(
+          (p) =>
+            `${p.querySelector('header')?.textContent?.trim() ?? ''} ${p.querySelector('footer')?.textContent?.trim() ?? ''}`,
+        );
         const marks = pages.some((p) => /[\uE000\uE001]/.test(p.textContent ?? ''));
         // Pages taller than the document's page: content the pagination could not place (a block taller than a page).
-        const tall = pages.filter((p) => p.getBoundingClientRect().height > Number.parseFloat(getComputedStyle(p).minHeight) + 2).map((p) => Math.round(p.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(p).minHeight) * 10) / 10);
+        const tall = pages
+          .filter((p) => p.getBoundingClientRect().height > Number.parseFloat(getComputedStyle(p).minHeight) + 2)
+          .map(
+            (p) =>
+              Math.round((p.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(p).minHeight)) * 10) /
+              10,
+          );
         // How far the header's last character (APA: the page number after a right tab stop) ends from the right margin.
         const header = pages[1]?.querySelector('header');
         let headerGap = Number.NaN;
         if (header && pages[1]) {
           const walker = document.createTreeWalker(header, NodeFilter.SHOW_TEXT);
           let last: Text | null = null;
-          for (let node = walker.nextNode(); node; node = walker.nextNode()) if ((node.nodeValue ?? '').trim()) last = node as Text;
+          for (let node = walker.nextNode(); node; node = walker.nextNode())
+            if ((node.nodeValue ?? '').trim()) last = node as Text;
           if (last) {
             const range = document.createRange();
             range.selectNodeContents(last);
-            const margin = pages[1].getBoundingClientRect().right - Number.parseFloat(getComputedStyle(pages[1]).paddingRight);
+            const margin =
+              pages[1].getBoundingClientRect().right - Number.parseFloat(getComputedStyle(pages[1]).paddingRight);
             headerGap = margin - range.getBoundingClientRect().right;
           }
         }
-        return { pages: pages.length, footers, marks, tall, headerGap, codeFont: code ? getComputedStyle(code).fontFamily : '' };
+        return {
+          pages: pages.length,
+          footers,
+          marks,
+          tall,
+          headerGap,
+          codeFont: code ? getComputedStyle(code).fontFamily : '',
+        };
       });
       expect(facts.pages).toBe(shown);
       expect(facts.marks).toBe(false);

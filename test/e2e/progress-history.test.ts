@@ -26,7 +26,9 @@ async function dropFiles(page: Page, files: { name: string; text: string }[]): P
 }
 
 /** Markdown that keeps a worker busy for seconds. */
-const BIG = Array.from({ length: 60_000 }, (_, i) => `Paragraph ${i} with **bold**, _emphasis_ and \`code\`.\n`).join('\n');
+const BIG = Array.from({ length: 60_000 }, (_, i) => `Paragraph ${i} with **bold**, _emphasis_ and \`code\`.\n`).join(
+  '\n',
+);
 
 const README = [
   '# Project', // 1
@@ -49,9 +51,13 @@ describe('warnings (items 4, 5)', () => {
     await row.getByText('Done').waitFor();
     await row.locator('summary').click();
     const html = row.locator('[data-code="unsupported_html"]');
-    expect(await html.innerText()).toMatch(/^4 HTML snippets \(<span>, <font>, <center>; first on line 5\) were converted as plain text/);
+    expect(await html.innerText()).toMatch(
+      /^4 HTML snippets \(<span>, <font>, <center>; first on line 5\) were converted as plain text/,
+    );
     const images = row.locator('[data-code="image_placeholder"]');
-    expect(await images.innerText()).toMatch(/^2 images \(build, diagram; first on line 4\) are shown as placeholder text/);
+    expect(await images.innerText()).toMatch(
+      /^2 images \(build, diagram; first on line 4\) are shown as placeholder text/,
+    );
     await world.screenshot(page, 'warnings-grouped');
     await page.emulateMedia({ colorScheme: 'dark' });
     await world.screenshot(page, 'warnings-grouped-dark');
@@ -70,7 +76,9 @@ describe('progress and cancel (item 6)', () => {
     await dropFiles(page, [{ name: 'big.md', text: BIG }]);
     const row = page.getByRole('listitem', { name: 'big.md' });
     await expect.poll(() => services.convertPool.load.running, { timeout: 20_000 }).toBe(1);
-    await expect.poll(async () => row.getByTestId('job-stage').innerText(), { timeout: 10_000 }).toMatch(/^Converting and packaging the document… [1-9]\d* s$/);
+    await expect
+      .poll(async () => row.getByTestId('job-stage').innerText(), { timeout: 10_000 })
+      .toMatch(/^Converting and packaging the document… [1-9]\d* s$/);
     await world.screenshot(page, 'progress-converting');
     await row.getByRole('button', { name: 'Cancel big.md' }).click();
     await row.getByText('Cancelled', { exact: true }).waitFor();
@@ -90,12 +98,15 @@ describe('progress and cancel (item 6)', () => {
     const files = Array.from({ length: workers + 1 }, (_, i) => ({ name: `part-${i + 1}.md`, text: BIG }));
     await dropFiles(page, files);
     const progress = page.getByTestId('batch-progress');
-    await expect.poll(async () => progress.innerText(), { timeout: 20_000 }).toMatch(new RegExp(`0 of ${files.length} finished`));
+    await expect
+      .poll(async () => progress.innerText(), { timeout: 20_000 })
+      .toMatch(new RegExp(`0 of ${files.length} finished`));
     // Every worker converts at once (the app asks the server how many it has).
     await expect.poll(() => services.convertPool.load.running, { timeout: 20_000 }).toBe(workers);
     await world.screenshot(page, 'batch-progress');
     await page.getByRole('button', { name: 'Cancel all' }).click();
-    for (const f of files) await page.getByRole('listitem', { name: f.name }).getByText('Cancelled', { exact: true }).waitFor();
+    for (const f of files)
+      await page.getByRole('listitem', { name: f.name }).getByText('Cancelled', { exact: true }).waitFor();
     await expect.poll(() => services.convertPool.load.running, { timeout: 10_000 }).toBe(0);
     expect(pageErrors(page)).toEqual([]);
   }, 90_000);
@@ -103,13 +114,23 @@ describe('progress and cancel (item 6)', () => {
 
 describe('History (items 7, 10)', () => {
   test('shows where each conversion came from, filters by name, template and channel, tells same names apart', async () => {
-    const created = await call(world.agent, `${world.origin}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': world.server.adminToken }, body: { name: 'ci-bot' } });
+    const created = await call(world.agent, `${world.origin}/api/settings/api-keys`, {
+      method: 'POST',
+      headers: { 'x-docwright-admin': world.server.adminToken },
+      body: { name: 'ci-bot' },
+    });
     const key = created.json().key as string;
     for (const markdown of ['# One\n', '# Two, a longer one\n\nWith a paragraph.\n']) {
       const res = await call(world.agent, `${world.origin}/api/v1/convert`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}` },
-        body: { markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, filename: 'weekly-status-report-for-the-whole-department', response_format: 'json' },
+        body: {
+          markdown,
+          template_id: BUILTIN_TEMPLATE_ID,
+          mapping_id: BUILTIN_MAPPING_ID,
+          filename: 'weekly-status-report-for-the-whole-department',
+          response_format: 'json',
+        },
       });
       expect(res.status).toBe(200);
     }
@@ -120,7 +141,9 @@ describe('History (items 7, 10)', () => {
     const rows = page.getByTestId('history-row');
     await rows.first().waitFor();
     const appRow = rows.filter({ hasText: 'from-the-app.docx' });
-    expect(await appRow.getByTestId('history-origin').innerText()).toMatch(/^App\s+Docwright Default · Docwright Default/);
+    expect(await appRow.getByTestId('history-origin').innerText()).toMatch(
+      /^App\s+Docwright Default · Docwright Default/,
+    );
     const apiRows = rows.filter({ hasText: 'weekly-status-report-for-the-whole-department.docx' });
     expect(await apiRows.count()).toBe(2);
     expect(await apiRows.first().getByTestId('history-origin').innerText()).toContain('API · key “ci-bot”');
@@ -136,7 +159,7 @@ describe('History (items 7, 10)', () => {
     await page.getByLabel('Name', { exact: true }).fill('from-the');
     await expect.poll(() => rows.count()).toBe(1);
     await page.getByLabel('Name', { exact: true }).fill('');
-    await page.getByLabel('Template', { exact: true }).selectOption({ label: "Docwright Default" });
+    await page.getByLabel('Template', { exact: true }).selectOption({ label: 'Docwright Default' });
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
     expect(pageErrors(page)).toEqual([]);
   });

@@ -20,15 +20,20 @@ beforeAll(async () => {
   // Another program on 127.0.0.1, on another port, with a certificate the browser accepts (the same one, so that
   // Secure cookies would be sent to it as to Docwright).
   const certPath = world.server.discovery.cert_path ?? '';
-  hostile = createServer({ cert: readFileSync(certPath), key: readFileSync(join(dirname(certPath), 'localhost-key.pem')) }, (req, res) => {
-    seen.push({ url: req.url ?? '', headers: req.headers });
-    if (req.url === '/') {
-      res.setHeader('content-type', 'text/html');
-      res.end('<!doctype html><title>lure</title><script>fetch("/steal", { credentials: "include" }).then(() => { document.title = "done"; });</script>');
-      return;
-    }
-    res.end('ok');
-  });
+  hostile = createServer(
+    { cert: readFileSync(certPath), key: readFileSync(join(dirname(certPath), 'localhost-key.pem')) },
+    (req, res) => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      if (req.url === '/') {
+        res.setHeader('content-type', 'text/html');
+        res.end(
+          '<!doctype html><title>lure</title><script>fetch("/steal", { credentials: "include" }).then(() => { document.title = "done"; });</script>',
+        );
+        return;
+      }
+      res.end('ok');
+    },
+  );
   await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
   const address = hostile.address();
   hostileOrigin = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -59,7 +64,7 @@ describe('the session and other ports of this host', () => {
     expect(seen.map((s) => s.url)).toContain('/steal');
     for (const req of seen) {
       expect(req.headers.cookie, req.url).toBeUndefined();
-      expect(req.headers["x-docwright-session"], req.url).toBeUndefined();
+      expect(req.headers['x-docwright-session'], req.url).toBeUndefined();
       expect(JSON.stringify(req.headers), req.url).not.toContain(id);
     }
     // The other origin's storage holds nothing of Docwright's.
@@ -67,7 +72,8 @@ describe('the session and other ports of this host', () => {
     // What it could replay (its requests' headers, without the host) opens nothing; the id itself does.
     for (const req of seen) {
       const replay: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && !['host', 'connection'].includes(name)) replay[name] = value;
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string' && !['host', 'connection'].includes(name)) replay[name] = value;
       expect(await settingsStatus(replay)).toBe(401);
     }
     expect(await settingsStatus({ 'x-docwright-session': id })).toBe(200);

@@ -53,7 +53,12 @@ describe('Settings page', () => {
     const row = page.getByRole('table', { name: 'API keys' }).getByRole('row').filter({ hasText: 'build script' });
     await row.waitFor();
     const listed = await row.innerText();
-    const keys = (await (await request(`${world.origin}/api/settings/api-keys`, { dispatcher: world.agent, headers: { 'x-docwright-admin': world.server.adminToken } })).body.json()) as { key_prefix: string }[];
+    const keys = (await (
+      await request(`${world.origin}/api/settings/api-keys`, {
+        dispatcher: world.agent,
+        headers: { 'x-docwright-admin': world.server.adminToken },
+      })
+    ).body.json()) as { key_prefix: string }[];
     const prefix = keys[0]?.key_prefix ?? '';
     expect(key.startsWith(prefix)).toBe(true);
     expect(listed).toContain(`${prefix}…`);
@@ -90,14 +95,23 @@ describe('Settings page', () => {
     await page.getByLabel('Plan', { exact: true }).selectOption('solo');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
-    const used = (await (await request(`${world.origin}/api/settings`, { dispatcher: world.agent, headers: { 'x-docwright-admin': world.server.adminToken } })).body.json()) as {
+    const used = (await (
+      await request(`${world.origin}/api/settings`, {
+        dispatcher: world.agent,
+        headers: { 'x-docwright-admin': world.server.adminToken },
+      })
+    ).body.json()) as {
       usage: { conversions: number; quota: number };
     };
     expect(used.usage.quota).toBe(20);
-    await page.getByTestId('usage').filter({ hasText: `${used.usage.conversions} of 20 conversions used this month` }).waitFor();
+    await page
+      .getByTestId('usage')
+      .filter({ hasText: `${used.usage.conversions} of 20 conversions used this month` })
+      .waitFor();
 
     // Spend all but one conversion elsewhere (the CLI's way in: Solo has no REST API for keys).
-    for (let i = used.usage.conversions; i < 19; i++) expect(await convertWith({ 'x-docwright-admin': world.server.adminToken })).toBe(200);
+    for (let i = used.usage.conversions; i < 19; i++)
+      expect(await convertWith({ 'x-docwright-admin': world.server.adminToken })).toBe(200);
     await page.getByRole('link', { name: 'Convert' }).click();
     await page.getByTestId('quota-left').filter({ hasText: '1 of 20 conversions left this month.' }).waitFor();
     await page.getByLabel('Paste markdown').fill('# Last one');
@@ -105,7 +119,10 @@ describe('Settings page', () => {
     await page.getByRole('button', { name: 'Convert', exact: true }).click();
     await page.getByRole('listitem', { name: 'Pasted text (last)' }).getByText('Done').waitFor();
     // Said before the next drop, once, with the date in the user's locale; converting is off.
-    await page.getByTestId('quota-left').filter({ hasText: /^This month’s 20 conversions are used; more on .+\.$/ }).waitFor();
+    await page
+      .getByTestId('quota-left')
+      .filter({ hasText: /^This month’s 20 conversions are used; more on .+\.$/ })
+      .waitFor();
     expect(await page.getByRole('button', { name: 'Convert', exact: true }).isDisabled()).toBe(true);
     await page.getByText('Limit of 20 conversions reached this month').waitFor();
     await world.screenshot(page, 'settings-solo-quota');
@@ -175,9 +192,14 @@ describe('The app as a whole', () => {
       for (const name of ['Convert', 'Templates & mappings', 'History', 'Settings']) {
         await page.getByRole('link', { name }).click();
         await page.getByRole('heading', { level: 1 }).waitFor();
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
         expect(overflow, `${name} at ${viewport.width}×${viewport.height}`).toBeLessThanOrEqual(0);
-        await world.screenshot(page, `layout-${viewport.width}x${viewport.height}-${name.split(' ')[0]?.toLowerCase()}`);
+        await world.screenshot(
+          page,
+          `layout-${viewport.width}x${viewport.height}-${name.split(' ')[0]?.toLowerCase()}`,
+        );
       }
     }
   });

@@ -27,7 +27,10 @@ async function choose(page: Page, field: string, style: string): Promise<void> {
 }
 
 async function api<T>(path: string): Promise<T> {
-  const res = await request(`${world.origin}${path}`, { dispatcher: world.agent, headers: { 'x-docwright-admin': world.server.adminToken } });
+  const res = await request(`${world.origin}${path}`, {
+    dispatcher: world.agent,
+    headers: { 'x-docwright-admin': world.server.adminToken },
+  });
   expect(res.statusCode).toBe(200);
   return (await res.body.json()) as T;
 }
@@ -81,10 +84,20 @@ describe('Templates & mappings page', () => {
     await page.getByRole('button', { name: 'Save mapping' }).click();
     await page.getByRole('status').filter({ hasText: '(version 2).' }).waitFor();
     // The template's own mapping matched by style name (made on upload), and this one.
-    const mappings = (await api<{ id: string; name: string; version: number; rules: Record<string, unknown> }[]>(`/api/v1/mappings?template_id=${corporate?.id}`)).filter((m) => m.name === 'Corporate mapping');
+    const mappings = (
+      await api<{ id: string; name: string; version: number; rules: Record<string, unknown> }[]>(
+        `/api/v1/mappings?template_id=${corporate?.id}`,
+      )
+    ).filter((m) => m.name === 'Corporate mapping');
     expect(mappings).toHaveLength(1);
     expect(mappings[0]?.version).toBe(2);
-    expect(mappings[0]?.rules).toMatchObject({ heading: { '1': 'heading 1' }, paragraph: 'Corp Body', blockquote: 'Corp Quote', code_block: 'Corp Code', table: { style: 'Corp Table', header_row: true } });
+    expect(mappings[0]?.rules).toMatchObject({
+      heading: { '1': 'heading 1' },
+      paragraph: 'Corp Body',
+      blockquote: 'Corp Quote',
+      code_block: 'Corp Code',
+      table: { style: 'Corp Table', header_row: true },
+    });
     await world.screenshot(page, 'templates-mapping-edited');
 
     // Convert with it on the Convert page; the choice is remembered after a reload.
@@ -95,7 +108,10 @@ describe('Templates & mappings page', () => {
     await page.getByLabel('File name').fill('styled');
     await page.getByRole('button', { name: 'Convert', exact: true }).click();
     await page.getByRole('listitem', { name: 'Pasted text (styled)' }).getByText('Done').waitFor();
-    const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save styled.docx' }).click()]);
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Save styled.docx' }).click(),
+    ]);
     const bytes = new Uint8Array(readFileSync(await file.path()));
     const body = part(bytes, 'word/document.xml');
     expect(body).toContain('w:val="CorpBody"');
@@ -118,7 +134,11 @@ describe('Templates & mappings page', () => {
       dispatcher: world.agent,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-docwright-admin': world.server.adminToken },
-      body: JSON.stringify({ name: 'Legacy', template_id: corporate?.id, rules: { paragraph: 'Old Body', heading: { '1': 'heading 1' } } }),
+      body: JSON.stringify({
+        name: 'Legacy',
+        template_id: corporate?.id,
+        rules: { paragraph: 'Old Body', heading: { '1': 'heading 1' } },
+      }),
     });
     expect(made.statusCode).toBe(201);
     await made.body.dump();
@@ -143,7 +163,13 @@ describe('Templates & mappings page', () => {
     const { page } = await world.signedIn();
     const before = (await api<unknown[]>('/api/v1/templates')).length;
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
-    await page.getByLabel('File (.docx or .dotx)').setInputFiles({ name: 'notes.docx', mimeType: 'application/octet-stream', buffer: Buffer.from('this is not a zip file') });
+    await page
+      .getByLabel('File (.docx or .dotx)')
+      .setInputFiles({
+        name: 'notes.docx',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.from('this is not a zip file'),
+      });
     await page.getByRole('button', { name: 'Upload template' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();

@@ -16,10 +16,28 @@ const root = mkdtempSync(join(tmpdir(), 'dw-faults-db-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A data directory written by a real Store: the built-ins, a key, a conversion record and its output file; its records in one schema-1 db.json. */
-async function populated(): Promise<{ dir: string; db: Record<string, unknown> & { conversions: Record<string, unknown>[]; api_keys: Record<string, unknown>[]; mappings: Record<string, unknown>[]; templates: Record<string, unknown>[]; settings: Record<string, unknown>; usage: Record<string, unknown> } }> {
+async function populated(): Promise<{
+  dir: string;
+  db: Record<string, unknown> & {
+    conversions: Record<string, unknown>[];
+    api_keys: Record<string, unknown>[];
+    mappings: Record<string, unknown>[];
+    templates: Record<string, unknown>[];
+    settings: Record<string, unknown>;
+    usage: Record<string, unknown>;
+  };
+}> {
   const dir = mkdtempSync(join(root, 'd-'));
   const store = await Store.open(dir);
-  await store.addKey({ id: 'key_1', name: 'k', key_prefix: 'dw_abcd', hash: 'a'.repeat(64), created_at: new Date().toISOString(), last_used_at: null, revoked_at: null });
+  await store.addKey({
+    id: 'key_1',
+    name: 'k',
+    key_prefix: 'dw_abcd',
+    hash: 'a'.repeat(64),
+    created_at: new Date().toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  });
   await store.addConversion(
     {
       conversion_id: '11111111-2222-4333-8444-555555555555',
@@ -94,20 +112,64 @@ describe('valid JSON of the wrong shape', () => {
     ['templates an object', (db) => ({ ...db, templates: {} }), /templates must be array/],
     ['a template that is null', (db) => ({ ...db, templates: [...db.templates, null] }), /templates\[1\]/],
     ['conversions missing', ({ conversions: _c, ...rest }) => rest, /conversions/],
-    ['a conversion whose file climbs out of outputs/ ("../../etc/passwd")', (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, file: '../../etc/passwd' })) }), /conversions\[0\]\.file/],
-    ['a conversion whose file is an absolute path', (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, file: '/etc/passwd' })) }), /conversions\[0\]\.file/],
-    ['a template file with a backslash path', (db) => ({ ...db, templates: db.templates.map((t) => ({ ...t, file: '..\\..\\x.docx' })) }), /templates\[0\]\.file/],
+    [
+      'a conversion whose file climbs out of outputs/ ("../../etc/passwd")',
+      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, file: '../../etc/passwd' })) }),
+      /conversions\[0\]\.file/,
+    ],
+    [
+      'a conversion whose file is an absolute path',
+      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, file: '/etc/passwd' })) }),
+      /conversions\[0\]\.file/,
+    ],
+    [
+      'a template file with a backslash path',
+      (db) => ({ ...db, templates: db.templates.map((t) => ({ ...t, file: '..\\..\\x.docx' })) }),
+      /templates\[0\]\.file/,
+    ],
     ['settings.plan "gold"', (db) => ({ ...db, settings: { ...db.settings, plan: 'gold' } }), /settings\.plan/],
-    ['settings.port "47823" (a string)', (db) => ({ ...db, settings: { ...db.settings, port: '47823' } }), /settings\.port/],
-    ['settings.retention_days -1', (db) => ({ ...db, settings: { ...db.settings, retention_days: -1 } }), /settings\.retention_days/],
-    ['settings.monthly_quota "lots"', (db) => ({ ...db, settings: { ...db.settings, monthly_quota: 'lots' } }), /settings\.monthly_quota/],
-    ['a key whose hash is a number', (db) => ({ ...db, api_keys: db.api_keys.map((k) => ({ ...k, hash: 123 })) }), /api_keys\[0\]\.hash/],
-    ['a key whose revoked_at is true', (db) => ({ ...db, api_keys: db.api_keys.map((k) => ({ ...k, revoked_at: true })) }), /api_keys\[0\]\.revoked_at/],
+    [
+      'settings.port "47823" (a string)',
+      (db) => ({ ...db, settings: { ...db.settings, port: '47823' } }),
+      /settings\.port/,
+    ],
+    [
+      'settings.retention_days -1',
+      (db) => ({ ...db, settings: { ...db.settings, retention_days: -1 } }),
+      /settings\.retention_days/,
+    ],
+    [
+      'settings.monthly_quota "lots"',
+      (db) => ({ ...db, settings: { ...db.settings, monthly_quota: 'lots' } }),
+      /settings\.monthly_quota/,
+    ],
+    [
+      'a key whose hash is a number',
+      (db) => ({ ...db, api_keys: db.api_keys.map((k) => ({ ...k, hash: 123 })) }),
+      /api_keys\[0\]\.hash/,
+    ],
+    [
+      'a key whose revoked_at is true',
+      (db) => ({ ...db, api_keys: db.api_keys.map((k) => ({ ...k, revoked_at: true })) }),
+      /api_keys\[0\]\.revoked_at/,
+    ],
     ['a negative usage count', (db) => ({ ...db, usage: { '2026-01': -5 } }), /usage/],
     ['a usage month that is not YYYY-MM', (db) => ({ ...db, usage: { January: 3 } }), /usage/],
-    ['a conversion status "pending"', (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, status: 'pending' })) }), /conversions\[0\]\.status/],
-    ['stats of the wrong type', (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, stats: { headings: 'one' } })) }), /conversions\[0\]\.stats/],
-    ['mapping rules naming heading level 9', (db) => ({ ...db, mappings: db.mappings.map((m) => ({ ...m, rules: { heading: { '9': 'Title' } } })) }), /mappings\[0\]\.rules\.heading\.9/],
+    [
+      'a conversion status "pending"',
+      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, status: 'pending' })) }),
+      /conversions\[0\]\.status/,
+    ],
+    [
+      'stats of the wrong type',
+      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, stats: { headings: 'one' } })) }),
+      /conversions\[0\]\.stats/,
+    ],
+    [
+      'mapping rules naming heading level 9',
+      (db) => ({ ...db, mappings: db.mappings.map((m) => ({ ...m, rules: { heading: { '9': 'Title' } } })) }),
+      /mappings\[0\]\.rules\.heading\.9/,
+    ],
   ];
   for (const [label, edit, message] of cases) {
     it(`${label} → refused, naming the file and the field`, async () => {
@@ -143,7 +205,12 @@ describe('hand edits that are valid', () => {
   it('unknown fields and a setting left out are accepted; the unknown fields survive the next write', async () => {
     const { dir, db } = await populated();
     const { port: _port, ...settings } = db.settings;
-    const edited = { ...db, settings, note: 'kept by hand', api_keys: db.api_keys.map((k) => ({ ...k, comment: 'CI key' })) };
+    const edited = {
+      ...db,
+      settings,
+      note: 'kept by hand',
+      api_keys: db.api_keys.map((k) => ({ ...k, comment: 'CI key' })),
+    };
     writeFileSync(join(dir, 'db.json'), JSON.stringify(edited));
     const store = await Store.open(dir);
     try {
@@ -164,7 +231,10 @@ describe('docwright serve on a damaged database (a real process)', () => {
   it('exits 1 with one line naming the file and the backup, for bad JSON and for a wrong shape', async () => {
     const { dir, db } = await populated();
     const file = join(dir, 'db.json');
-    for (const content of ['{"schema_version": 1, "templ', JSON.stringify({ ...db, settings: { ...db.settings, plan: 'gold' } })]) {
+    for (const content of [
+      '{"schema_version": 1, "templ',
+      JSON.stringify({ ...db, settings: { ...db.settings, plan: 'gold' } }),
+    ]) {
       writeFileSync(file, content);
       const before = files(dir);
       const result = await runCli(['serve', '--port', '0', '--data-dir', dir]);
@@ -183,18 +253,27 @@ describe('docwright serve on a damaged database (a real process)', () => {
 
 describe('a damaged conversions/ segment (schema 2)', () => {
   /** A schema-2 directory (the one record moved out of db.json) with its segment file. */
-  async function withSegment(): Promise<{ dir: string; segment: string; content: Record<string, unknown> & { conversions: Record<string, unknown>[] } }> {
+  async function withSegment(): Promise<{
+    dir: string;
+    segment: string;
+    content: Record<string, unknown> & { conversions: Record<string, unknown>[] };
+  }> {
     const { dir } = await populated();
     const names = readdirSync(join(dir, 'conversions')).filter((n) => n.endsWith('.json'));
     expect(names).toHaveLength(1);
     const segment = join(dir, 'conversions', names[0] ?? '');
     return { dir, segment, content: JSON.parse(readFileSync(segment, 'utf8')) };
   }
-  const cases: [string, (s: Record<string, unknown> & { conversions: Record<string, unknown>[] }) => string, RegExp][] = [
-    ['truncated', (s) => JSON.stringify(s).slice(0, 40), /is not valid JSON/],
-    ['a conversion whose file climbs out of outputs/', (s) => JSON.stringify({ ...s, conversions: s.conversions.map((c) => ({ ...c, file: '../../etc/passwd' })) }), /is damaged: conversions\[0\]\.file/],
-    ['a usage month that is not YYYY-MM', (s) => JSON.stringify({ ...s, usage: { June: 3 } }), /is damaged: usage/],
-  ];
+  const cases: [string, (s: Record<string, unknown> & { conversions: Record<string, unknown>[] }) => string, RegExp][] =
+    [
+      ['truncated', (s) => JSON.stringify(s).slice(0, 40), /is not valid JSON/],
+      [
+        'a conversion whose file climbs out of outputs/',
+        (s) => JSON.stringify({ ...s, conversions: s.conversions.map((c) => ({ ...c, file: '../../etc/passwd' })) }),
+        /is damaged: conversions\[0\]\.file/,
+      ],
+      ['a usage month that is not YYYY-MM', (s) => JSON.stringify({ ...s, usage: { June: 3 } }), /is damaged: usage/],
+    ];
   for (const [label, edit, message] of cases) {
     it(`${label} → refused, naming the segment file and the field; nothing touched`, async () => {
       const { dir, segment, content } = await withSegment();

@@ -6,7 +6,17 @@
 // file are byte for byte what they were.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FormData, fetch, type Agent } from 'undici';
@@ -88,7 +98,12 @@ async function client(url: string, dir: string, key: string): Promise<Client> {
     auth,
     admin,
     get: (path) => call(agent, `${url}${path}`, { headers: path.startsWith('/api/settings') ? admin : auth }),
-    post: (path, body, headers) => call(agent, `${url}${path}`, { method: 'POST', headers: headers ?? (path.startsWith('/api/settings') ? admin : auth), body }),
+    post: (path, body, headers) =>
+      call(agent, `${url}${path}`, {
+        method: 'POST',
+        headers: headers ?? (path.startsWith('/api/settings') ? admin : auth),
+        body,
+      }),
   };
 }
 
@@ -96,20 +111,36 @@ async function uploadTemplate(c: Client): Promise<number> {
   const form = new FormData();
   form.append('name', 'full disk');
   form.append('file', new Blob([new Uint8Array(defaultTemplate())]), 'disk.docx');
-  const res = await fetch(`${c.url}/api/v1/templates`, { method: 'POST', body: form, headers: c.auth, dispatcher: c.agent });
+  const res = await fetch(`${c.url}/api/v1/templates`, {
+    method: 'POST',
+    body: form,
+    headers: c.auth,
+    dispatcher: c.agent,
+  });
   const body = (await res.json()) as { error?: { code: string; message: string } };
   if (res.status >= 500) expect(body).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
   return res.status;
 }
 
-const convert = (markdown: string) => ({ markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: 'json' });
+const convert = (markdown: string) => ({
+  markdown,
+  template_id: BUILTIN_TEMPLATE_ID,
+  mapping_id: BUILTIN_MAPPING_ID,
+  response_format: 'json',
+});
 
 /** A data directory with a key, a template and conversions, written by a real server (in this process) that is then stopped. */
-async function populated(keys: number): Promise<{ dir: string; key: string; conversionIds: string[]; outputSize: number }> {
+async function populated(
+  keys: number,
+): Promise<{ dir: string; key: string; conversionIds: string[]; outputSize: number }> {
   const dir = mkdtempSync(join(root, 'd-'));
   const server = await startServer({ dataDir: dir, port: 0 });
   const agent = trustingAgent(join(dir, 'tls', 'localhost-cert.pem'));
-  const created = await call(agent, `${server.discovery.url}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'disk' } });
+  const created = await call(agent, `${server.discovery.url}/api/settings/api-keys`, {
+    method: 'POST',
+    headers: { 'x-docwright-admin': server.adminToken },
+    body: { name: 'disk' },
+  });
   await agent.close();
   const key = (created.json() as { key: string }).key;
   const c = await client(server.discovery.url, dir, key);
@@ -122,7 +153,8 @@ async function populated(keys: number): Promise<{ dir: string; key: string; conv
     conversionIds.push((res.json() as { conversion_id: string }).conversion_id);
     outputSize = Math.max(outputSize, readFileSync(join(dir, 'outputs', `${conversionIds[i]}.docx`)).length);
   }
-  for (let i = 0; i < keys; i++) expect((await c.post('/api/settings/api-keys', { name: `padding key ${i} ${'x'.repeat(80)}` })).status).toBe(201);
+  for (let i = 0; i < keys; i++)
+    expect((await c.post('/api/settings/api-keys', { name: `padding key ${i} ${'x'.repeat(80)}` })).status).toBe(201);
   await c.agent.close();
   await server.close();
   return { dir, key, conversionIds, outputSize };
@@ -139,23 +171,39 @@ async function writesFailReadsWork(c: Client, dir: string, conversionIds: string
   const keysBefore = (await c.get('/api/settings/api-keys')).json() as unknown[];
   const templatesBefore = (await c.get('/api/v1/templates')).json() as unknown[];
   const settingsBefore = ((await c.get('/api/settings')).json() as { settings: { retention_days: number } }).settings;
-  const usage = async () => ((await c.get('/api/settings')).json() as { usage: { conversions: number } }).usage.conversions;
+  const usage = async () =>
+    ((await c.get('/api/settings')).json() as { usage: { conversions: number } }).usage.conversions;
   const usageBefore = await usage();
   expect(usageBefore, 'the populated conversions were counted').toBeGreaterThan(0);
 
   expectInternalError(await c.post('/api/v1/convert', convert('# A small one\n')), 'a small conversion');
   // Incompressible text: its output is larger than the limit, so writing the output itself fails.
-  expectInternalError(await c.post('/api/v1/convert', convert(`# A large one\n\n${randomBytes(24_000).toString('base64')}\n`)), 'a large conversion');
+  expectInternalError(
+    await c.post('/api/v1/convert', convert(`# A large one\n\n${randomBytes(24_000).toString('base64')}\n`)),
+    'a large conversion',
+  );
   expectInternalError(await c.post('/api/settings/api-keys', { name: 'not stored' }), 'a key');
   expect(await uploadTemplate(c)).toBe(500);
-  expectInternalError(await call(c.agent, `${c.url}/api/settings`, { method: 'PATCH', headers: c.admin, body: { retention_days: settingsBefore.retention_days + 1 } }), 'a setting');
+  expectInternalError(
+    await call(c.agent, `${c.url}/api/settings`, {
+      method: 'PATCH',
+      headers: c.admin,
+      body: { retention_days: settingsBefore.retention_days + 1 },
+    }),
+    'a setting',
+  );
   const victim = conversionIds[0] ?? '';
-  expectInternalError(await call(c.agent, `${c.url}/api/v1/conversions/${victim}`, { method: 'DELETE', headers: c.auth }), 'a deletion');
+  expectInternalError(
+    await call(c.agent, `${c.url}/api/v1/conversions/${victim}`, { method: 'DELETE', headers: c.auth }),
+    'a deletion',
+  );
 
   // What failed is not there, not even in memory; what was deleted in vain is still there, and downloads.
   expect((await c.get('/api/settings/api-keys')).json()).toEqual(keysBefore);
   expect((await c.get('/api/v1/templates')).json()).toEqual(templatesBefore);
-  expect(((await c.get('/api/settings')).json() as { settings: { retention_days: number } }).settings.retention_days).toBe(settingsBefore.retention_days);
+  expect(
+    ((await c.get('/api/settings')).json() as { settings: { retention_days: number } }).settings.retention_days,
+  ).toBe(settingsBefore.retention_days);
   // The conversions that failed to be stored were refunded (Store.reserve's cancel after a failed save).
   expect(await usage(), 'failed conversions are not charged').toBe(usageBefore);
   const list = (await c.get('/api/v1/conversions')).json() as { items: { conversion_id: string }[]; total: number };
@@ -167,7 +215,11 @@ async function writesFailReadsWork(c: Client, dir: string, conversionIds: string
   }
   expect((await c.get('/api/health')).status).toBe(200);
   expect(readdirSync(join(dir, 'outputs')).sort()).toEqual(conversionIds.map((id) => `${id}.docx`).sort());
-  expect(['', 'templates', 'outputs', 'conversions'].flatMap((d) => readdirSync(join(dir, d)).filter((n) => n.endsWith('.tmp')))).toEqual([]);
+  expect(
+    ['', 'templates', 'outputs', 'conversions'].flatMap((d) =>
+      readdirSync(join(dir, d)).filter((n) => n.endsWith('.tmp')),
+    ),
+  ).toEqual([]);
 }
 
 async function restartAndCheck(dir: string, key: string, conversionIds: string[]) {
@@ -217,10 +269,22 @@ describe('a full disk (a file-size limit on the server process)', () => {
 
   it('a first start on a full disk fails with one line naming the directory', async () => {
     const dir = join(root, 'fresh-limited');
-    const result = await execFileAsync('prlimit', ['--fsize=300', '--', process.execPath, 'bin/docwright.js', 'serve', '--port', '0', '--data-dir', dir]);
+    const result = await execFileAsync('prlimit', [
+      '--fsize=300',
+      '--',
+      process.execPath,
+      'bin/docwright.js',
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dir,
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/^docwright: The data directory .* cannot be used: (the disk is full|a file reached the size limit)/);
+    expect(result.stderr).toMatch(
+      /^docwright: The data directory .* cannot be used: (the disk is full|a file reached the size limit)/,
+    );
     expect(result.stderr).toContain(dir);
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp') || n === 'docwright.lock')).toEqual([]);
   });
@@ -233,7 +297,20 @@ describe('an unwritable data directory', () => {
     const before = files(dir);
     const undo = makeReadOnly(dir);
     try {
-      const result = await execFileAsync(AS_USER[0] ?? process.execPath, [...AS_USER.slice(1), ...(AS_USER.length ? [process.execPath] : []), 'bin/docwright.js', 'serve', '--port', '0', '--data-dir', dir], userEnv);
+      const result = await execFileAsync(
+        AS_USER[0] ?? process.execPath,
+        [
+          ...AS_USER.slice(1),
+          ...(AS_USER.length ? [process.execPath] : []),
+          'bin/docwright.js',
+          'serve',
+          '--port',
+          '0',
+          '--data-dir',
+          dir,
+        ],
+        userEnv,
+      );
       expect(result.code, result.stderr).toBe(1);
       const lines = result.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
@@ -266,7 +343,11 @@ describe('an unwritable data directory', () => {
   });
 });
 
-function execFileAsync(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stderr: string }> {
+function execFileAsync(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd: join(import.meta.dirname, '../..'), env }, (error, _stdout, stderr) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr });

@@ -26,7 +26,12 @@ interface Conversion {
 }
 
 /** A schema-1 data directory: a fresh Store's built-ins, then 100,000 conversion records over 12 months (some with outputs). */
-async function schema1Directory(): Promise<{ dir: string; original: Buffer; conversions: Conversion[]; usage: Record<string, number> }> {
+async function schema1Directory(): Promise<{
+  dir: string;
+  original: Buffer;
+  conversions: Conversion[];
+  usage: Record<string, number>;
+}> {
   const dir = mkdtempSync(join(root, 'd-'));
   (await Store.open(dir)).close();
   const main = JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) as Record<string, unknown>;
@@ -56,10 +61,17 @@ async function schema1Directory(): Promise<{ dir: string; original: Buffer; conv
 }
 
 /** Runs the child on `dir`; kills it with SIGKILL at `pauseAt` (a step) or after `killAfterMs`, or lets it finish. */
-function runChild(dir: string, options: { pauseAt?: string; killAfterMs?: number } = {}): Promise<{ steps: string[]; finished: boolean; migrationMs: number }> {
+function runChild(
+  dir: string,
+  options: { pauseAt?: string; killAfterMs?: number } = {},
+): Promise<{ steps: string[]; finished: boolean; migrationMs: number }> {
   return new Promise((resolve, reject) => {
     let started = 0;
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, dir, ...(options.pauseAt ? [options.pauseAt] : [])], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      ['--import', 'tsx', child, dir, ...(options.pauseAt ? [options.pauseAt] : [])],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const steps: string[] = [];
     let out = '';
     let err = '';
@@ -143,7 +155,9 @@ describe('migrating a 100,000-record schema-1 data directory', () => {
       const delay = Math.floor(Math.random() * 0.9 * migrationMs);
       const run = await runChild(dir, { killAfterMs: delay });
       const version = checkState(dir, original, conversions, usage);
-      log.push(`random kill ${cycle}: after ${delay} ms of ${migrationMs} (last step ${run.steps.at(-1) ?? 'none'}) → schema ${version}${run.finished ? ' (finished first)' : ''}`);
+      log.push(
+        `random kill ${cycle}: after ${delay} ms of ${migrationMs} (last step ${run.steps.at(-1) ?? 'none'}) → schema ${version}${run.finished ? ' (finished first)' : ''}`,
+      );
       const next = await runChild(dir);
       expect(next.finished).toBe(true);
       expect(checkState(dir, original, conversions, usage)).toBe(2);
@@ -160,6 +174,8 @@ describe('migrating a 100,000-record schema-1 data directory', () => {
     }
     const segments = readdirSync(join(dir, 'conversions')).filter((n) => n.endsWith('.json'));
     expect(segments.length).toBeGreaterThanOrEqual(RECORDS / SEGMENT_CAP);
-    console.log(`migration of ${RECORDS} records: ${migrationMs} ms (first step to open), ${segments.length} segments\n${log.join('\n')}`);
+    console.log(
+      `migration of ${RECORDS} records: ${migrationMs} ms (first step to open), ${segments.length} segments\n${log.join('\n')}`,
+    );
   }, 900_000);
 });

@@ -17,9 +17,15 @@ export interface CliResult {
 }
 
 /** Runs `docwright ARGS` to completion (killed after `timeoutMs`); never rejects. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -51,7 +57,10 @@ export interface ServeProcess {
  * Starts `docwright serve --port 0 [ARGS]` and waits until it prints its URL. `wrapper` runs it through another
  * command, e.g. `['prlimit', '--fsize=20000', '--']` for a file-size limit.
  */
-export async function startServe(args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; wrapper?: string[] } = {}): Promise<ServeProcess> {
+export async function startServe(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; wrapper?: string[] } = {},
+): Promise<ServeProcess> {
   const argv = [process.execPath, BIN, 'serve', '--port', '0', ...args];
   const [command = process.execPath, ...rest] = [...(options.wrapper ?? []), ...argv];
   const child = spawn(command, rest, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -63,7 +72,10 @@ export async function startServe(args: string[], options: { env?: NodeJS.Process
     children.delete(child);
   });
   const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`docwright serve printed no URL in time; stdout: ${stdout}; stderr: ${stderr}`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () => fail(new Error(`docwright serve printed no URL in time; stdout: ${stdout}; stderr: ${stderr}`)),
+      options.timeoutMs ?? 30_000,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = /Docwright is running at (\S+)/.exec(stdout);
@@ -74,7 +86,11 @@ export async function startServe(args: string[], options: { env?: NodeJS.Process
     });
     void exited.then(() => {
       clearTimeout(timer);
-      fail(new Error(`docwright serve exited (${child.exitCode ?? child.signalCode}) before printing its URL; stderr: ${stderr}`));
+      fail(
+        new Error(
+          `docwright serve exited (${child.exitCode ?? child.signalCode}) before printing its URL; stderr: ${stderr}`,
+        ),
+      );
     });
   });
   child.stdout!.resume();
@@ -118,7 +134,12 @@ export async function call(
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await request(url, { method: options.method ?? 'GET', headers, ...(body !== undefined ? { body } : {}), ...(dispatcher ? { dispatcher } : {}) });
+  const res = await request(url, {
+    method: options.method ?? 'GET',
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    ...(dispatcher ? { dispatcher } : {}),
+  });
   const bytes = Buffer.from(await res.body.arrayBuffer());
   return { status: res.statusCode, headers: res.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) };
 }

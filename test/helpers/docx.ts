@@ -56,7 +56,11 @@ export async function pdfText(docx: Uint8Array): Promise<string> {
   const input = join(dir, 'doc.docx');
   writeFileSync(input, docx);
   try {
-    await run('libreoffice', [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input], { timeout: 120_000 });
+    await run(
+      'libreoffice',
+      [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input],
+      { timeout: 120_000 },
+    );
     const pdf = join(dir, 'doc.pdf');
     if (!existsSync(pdf)) throw new Error('LibreOffice produced no PDF');
     const { stdout } = await run('pdftotext', ['-layout', pdf, '-'], { maxBuffer: 64 * 1024 * 1024 });

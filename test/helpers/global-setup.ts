@@ -20,6 +20,8 @@ export default function setup(): () => void {
     if (left.length === 0) return;
     // Vitest reports an error thrown here but still exits 0, so the exit code is set as well.
     process.exitCode = 1;
-    throw new Error(`tests left ${left.length} folder(s) in ${system}: ${left.join(', ')} (removed now; a test file did not finish its clean-up)`);
+    throw new Error(
+      `tests left ${left.length} folder(s) in ${system}: ${left.join(', ')} (removed now; a test file did not finish its clean-up)`,
+    );
   };
 }

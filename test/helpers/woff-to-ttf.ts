@@ -13,7 +13,11 @@ export function woffToTtf(woff: Buffer): Buffer {
     const compressed = woff.readUInt32BE(at + 8);
     const original = woff.readUInt32BE(at + 12);
     const raw = woff.subarray(offset, offset + compressed);
-    tables.push({ tag: woff.toString('latin1', at, at + 4), checksum: woff.readUInt32BE(at + 16), data: compressed < original ? inflateSync(raw) : Buffer.from(raw) });
+    tables.push({
+      tag: woff.toString('latin1', at, at + 4),
+      checksum: woff.readUInt32BE(at + 16),
+      data: compressed < original ? inflateSync(raw) : Buffer.from(raw),
+    });
   }
   const power = 2 ** Math.floor(Math.log2(count));
   const head = Buffer.alloc(12 + 16 * count);

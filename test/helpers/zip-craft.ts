@@ -41,7 +41,8 @@ export async function deflateZeros(size: number): Promise<Uint8Array> {
 export function zerosCrc(size: number): number {
   const block = Buffer.alloc(1 << 20);
   let crc = 0;
-  for (let left = size; left > 0; left -= block.length) crc = crc32(left >= block.length ? block : block.subarray(0, left), crc);
+  for (let left = size; left > 0; left -= block.length)
+    crc = crc32(left >= block.length ? block : block.subarray(0, left), crc);
   return crc;
 }
 
@@ -58,13 +59,42 @@ function u32(n: number): Buffer {
 }
 
 function localHeader(e: CraftEntry, name: Buffer): Buffer {
-  return Buffer.concat([u32(0x04034b50), u16(20), u16(0x800), u16(e.method), u16(0), u16(0x21), u32(e.crc), u32(e.body.length), u32(e.size), u16(name.length), u16(0), name]);
+  return Buffer.concat([
+    u32(0x04034b50),
+    u16(20),
+    u16(0x800),
+    u16(e.method),
+    u16(0),
+    u16(0x21),
+    u32(e.crc),
+    u32(e.body.length),
+    u32(e.size),
+    u16(name.length),
+    u16(0),
+    name,
+  ]);
 }
 
 function centralHeader(e: CraftEntry, name: Buffer, offset: number): Buffer {
   return Buffer.concat([
-    u32(0x02014b50), u16(20), u16(20), u16(0x800), u16(e.method), u16(0), u16(0x21), u32(e.crc), u32(e.body.length), u32(e.size),
-    u16(name.length), u16(0), u16(0), u16(0), u16(0), u32(0), u32(offset), name,
+    u32(0x02014b50),
+    u16(20),
+    u16(20),
+    u16(0x800),
+    u16(e.method),
+    u16(0),
+    u16(0x21),
+    u32(e.crc),
+    u32(e.body.length),
+    u32(e.size),
+    u16(name.length),
+    u16(0),
+    u16(0),
+    u16(0),
+    u16(0),
+    u32(0),
+    u32(offset),
+    name,
   ]);
 }
 
@@ -108,7 +138,8 @@ export function craftOverlappingZip(normal: CraftEntry[], kernel: CraftEntry, co
   const kernelLocal = Buffer.concat([localHeader(kernel, kernelName), kernel.body]);
   locals.push(kernelLocal);
   offset += kernelLocal.length;
-  for (let i = 0; i < copies; i++) centrals.push(centralHeader(kernel, Buffer.from(`${kernel.name}${i}`, 'utf8'), kernelOffset));
+  for (let i = 0; i < copies; i++)
+    centrals.push(centralHeader(kernel, Buffer.from(`${kernel.name}${i}`, 'utf8'), kernelOffset));
   const directory = Buffer.concat(centrals);
   return Buffer.concat([...locals, directory, endOfDirectory(normal.length + copies, directory.length, offset)]);
 }

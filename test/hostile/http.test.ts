@@ -33,7 +33,11 @@ beforeAll(async () => {
   agent = trustingAgent(server.discovery.cert_path ?? '');
   port = server.discovery.port;
   host = `127.0.0.1:${port}`;
-  const created = await call(agent, `${server.discovery.url}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'hostile' } });
+  const created = await call(agent, `${server.discovery.url}/api/settings/api-keys`, {
+    method: 'POST',
+    headers: { 'x-docwright-admin': server.adminToken },
+    body: { name: 'hostile' },
+  });
   key = (created.json() as { key: string }).key;
   if (!SOAK) return;
   // A slow body (R.U.D.Y.): the head at once, then one byte a second, for ever. Started here, it runs while the
@@ -41,7 +45,9 @@ beforeAll(async () => {
   const slow = await open();
   slowBodyStarted = Date.now();
   slowBodyAnswer = collect(slow, TIMEOUTS.requestTimeout + 40_000);
-  slow.write(`POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+  slow.write(
+    `POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+  );
   slowBodyTimer = setInterval(() => slow.destroyed || slow.write(' '), 1_000);
 });
 
@@ -118,7 +124,9 @@ const smuggled = (name: string, close = false) => {
 };
 
 async function keyNames(): Promise<string[]> {
-  const list = await call(agent, `${server.discovery.url}/api/settings/api-keys`, { headers: { 'x-docwright-admin': server.adminToken } });
+  const list = await call(agent, `${server.discovery.url}/api/settings/api-keys`, {
+    headers: { 'x-docwright-admin': server.adminToken },
+  });
   return (list.json() as { name: string }[]).map((k) => k.name);
 }
 
@@ -131,7 +139,13 @@ describe('bodies', () => {
     `POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 
   it('malformed JSON → 400 bad_request (truncated, trailing garbage, a lone string, NaN)', async () => {
-    for (const body of ['{"markdown": "# x", ', '{"markdown":"x"} trailing', '"just a string"', '{"markdown": NaN}', '\u0000\u0001']) {
+    for (const body of [
+      '{"markdown": "# x", ',
+      '{"markdown":"x"} trailing',
+      '"just a string"',
+      '{"markdown": NaN}',
+      '\u0000\u0001',
+    ]) {
       const res = await raw(convert('application/json', body));
       expect(res.statuses, body).toEqual([res.statuses[0]]);
       expect([400, 422], body).toContain(res.statuses[0]);
@@ -140,25 +154,40 @@ describe('bodies', () => {
   });
 
   it('JSON with a __proto__ key is just an unknown field (422), never a prototype change', async () => {
-    const res = await raw(convert('application/json', `{"markdown":"x","template_id":"${BUILTIN_TEMPLATE_ID}","mapping_id":"${BUILTIN_MAPPING_ID}","__proto__":{"admin":true}}`));
+    const res = await raw(
+      convert(
+        'application/json',
+        `{"markdown":"x","template_id":"${BUILTIN_TEMPLATE_ID}","mapping_id":"${BUILTIN_MAPPING_ID}","__proto__":{"admin":true}}`,
+      ),
+    );
     expect([400, 422]).toContain(res.statuses[0]);
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
   it('wrong content types → 415 unsupported_media_type (text/plain, form-encoded, XML, multipart to /convert, none)', async () => {
     const json = JSON.stringify({ markdown: '# x', template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID });
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/jsonx']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+    ]) {
       const res = await raw(convert(type, json));
       expect(res.statuses, type).toEqual([415]);
       expectEnvelope(res.bodies[0], 'unsupported_media_type');
     }
-    const none = await raw(`POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json}`);
+    const none = await raw(
+      `POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json}`,
+    );
     expect(none.statuses).toEqual([415]);
   });
 
   it('a declared 20 GB body → 413 at once, without waiting for it', async () => {
     const started = Date.now();
-    const res = await raw(`POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 ** 3}\r\n\r\n{"markdown":"`);
+    const res = await raw(
+      `POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 ** 3}\r\n\r\n{"markdown":"`,
+    );
     expect(res.statuses[0]).toBe(413);
     expectEnvelope(res.bodies[0], 'payload_too_large');
     expect(Date.now() - started).toBeLessThan(2_500);
@@ -167,7 +196,9 @@ describe('bodies', () => {
   it('a chunked body over the 10 MB limit → 413', async () => {
     const socket = await open();
     const answer = collect(socket, 10_000);
-    socket.write(`POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = 'a'.repeat(1024 * 1024);
     for (let i = 0; i < 12 && !socket.destroyed; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     const res = await answer;
@@ -178,7 +209,9 @@ describe('bodies', () => {
 
 describe('heads', () => {
   it('a 20 KB header → 431 headers_too_large, and the connection is closed', async () => {
-    const res = await raw(`GET /api/v1/templates HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+    const res = await raw(
+      `GET /api/v1/templates HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${key}\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+    );
     expect(res.statuses).toEqual([431]);
     expectEnvelope(res.bodies[0], 'headers_too_large');
     expect(res.closed).toBe(true);
@@ -191,7 +224,12 @@ describe('heads', () => {
   });
 
   it('garbage instead of a request line → 400 bad_request', async () => {
-    for (const line of ['HELLO\r\n\r\n', 'GET /api/health HTTP/9.9\r\n\r\n', `GET /api/health\u0000 HTTP/1.1\r\nHost: ${host}\r\n\r\n`, `GET /api/health HTTP/1.1\r\nHost: ${host}\r\nBad Header: x\r\n\r\n`]) {
+    for (const line of [
+      'HELLO\r\n\r\n',
+      'GET /api/health HTTP/9.9\r\n\r\n',
+      `GET /api/health\u0000 HTTP/1.1\r\nHost: ${host}\r\n\r\n`,
+      `GET /api/health HTTP/1.1\r\nHost: ${host}\r\nBad Header: x\r\n\r\n`,
+    ]) {
       const res = await raw(line);
       expect(res.statuses, JSON.stringify(line)).toEqual([400]);
       expectEnvelope(res.bodies[0], 'bad_request');
@@ -206,18 +244,61 @@ describe('heads', () => {
 
 describe('request smuggling: refused with 400, the connection closed, the request behind it never processed', () => {
   const cases: [string, (inner: string) => string][] = [
-    ['Content-Length and Transfer-Encoding together (CL.TE)', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${inner}`],
-    ['Transfer-Encoding and Content-Length together (TE.CL)', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n${(inner.length).toString(16)}\r\n${inner}\r\n0\r\n\r\n`],
-    ['two different Content-Lengths', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nContent-Length: ${inner.length}\r\n\r\n${inner}`],
-    ['two equal Content-Lengths', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n${inner}`],
-    ['a Content-Length list "0, 0"', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0, ${inner.length}\r\n\r\n${inner}`],
-    ['obs-fold (a header continued on the next line)', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: identity\r\n chunked\r\nContent-Length: 0\r\n\r\n${inner}`],
-    ['Transfer-Encoding: chunked, identity', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n${inner}`],
-    ['Transfer-Encoding: xchunked', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n${inner}`],
-    ['a space before the colon ("Transfer-Encoding : chunked")', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n${inner}`],
-    ['a chunk size that is not hex', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${inner}\r\n0\r\n\r\n`],
-    ['a bare LF in the chunk framing', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\n0\n\n${inner}`],
-    ['a negative Content-Length', (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: -1\r\n\r\n${inner}`],
+    [
+      'Content-Length and Transfer-Encoding together (CL.TE)',
+      (inner) =>
+        `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${inner}`,
+    ],
+    [
+      'Transfer-Encoding and Content-Length together (TE.CL)',
+      (inner) =>
+        `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`,
+    ],
+    [
+      'two different Content-Lengths',
+      (inner) =>
+        `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nContent-Length: ${inner.length}\r\n\r\n${inner}`,
+    ],
+    [
+      'two equal Content-Lengths',
+      (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n${inner}`,
+    ],
+    [
+      'a Content-Length list "0, 0"',
+      (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0, ${inner.length}\r\n\r\n${inner}`,
+    ],
+    [
+      'obs-fold (a header continued on the next line)',
+      (inner) =>
+        `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: identity\r\n chunked\r\nContent-Length: 0\r\n\r\n${inner}`,
+    ],
+    [
+      'Transfer-Encoding: chunked, identity',
+      (inner) =>
+        `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n${inner}`,
+    ],
+    [
+      'Transfer-Encoding: xchunked',
+      (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n${inner}`,
+    ],
+    [
+      'a space before the colon ("Transfer-Encoding : chunked")',
+      (inner) =>
+        `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n${inner}`,
+    ],
+    [
+      'a chunk size that is not hex',
+      (inner) =>
+        `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n${inner}\r\n0\r\n\r\n`,
+    ],
+    [
+      'a bare LF in the chunk framing',
+      (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nTransfer-Encoding: chunked\r\n\r\n0\n\n${inner}`,
+    ],
+    [
+      'a negative Content-Length',
+      (inner) => `POST /api/health HTTP/1.1\r\nHost: ${host}\r\nContent-Length: -1\r\n\r\n${inner}`,
+    ],
   ];
   cases.forEach(([label, build], i) => {
     it(label, async () => {
@@ -245,7 +326,9 @@ describe('slow clients', () => {
     const timers: NodeJS.Timeout[] = [];
     for (let i = 0; i < 40; i++) {
       const socket = await open();
-      const answer = collect(socket, TIMEOUTS.headersTimeout + 8_000).then((a) => (closedAt.push(Date.now() - started), a));
+      const answer = collect(socket, TIMEOUTS.headersTimeout + 8_000).then(
+        (a) => (closedAt.push(Date.now() - started), a),
+      );
       answers.push(answer);
       const head = `GET /api/health HTTP/1.1\r\nHost: ${host}\r\nX-Slow: ${'a'.repeat(200)}\r\n\r\n`;
       let at = 0;
@@ -255,7 +338,9 @@ describe('slow clients', () => {
     // Meanwhile, ordinary clients are served at once.
     for (let i = 0; i < 5; i++) {
       const t = Date.now();
-      const res = await call(agent, `${server.discovery.url}/api/v1/templates`, { headers: { authorization: `Bearer ${key}` } });
+      const res = await call(agent, `${server.discovery.url}/api/v1/templates`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(res.status).toBe(200);
       expect(Date.now() - t).toBeLessThan(1_000);
       await new Promise((r) => setTimeout(r, 1_000));
@@ -274,10 +359,21 @@ describe('slow clients', () => {
 });
 
 describe('other sites: DNS rebinding and cross-site requests → 403 forbidden', () => {
-  const get = (headers: string, path = '/api/v1/templates') => raw(`GET ${path} HTTP/1.1\r\n${headers}Authorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+  const get = (headers: string, path = '/api/v1/templates') =>
+    raw(`GET ${path} HTTP/1.1\r\n${headers}Authorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
 
   it('Host headers of other sites (rebinding), including lookalikes and other ports', async () => {
-    for (const h of ['evil.example', `evil.example:${port}`, `127.0.0.1.nip.io:${port}`, `localhost.evil.example:${port}`, `127.0.0.1:${port + 1}`, `[::2]:${port}`, `127.0.0.2:${port}`, `0.0.0.0:${port}`, `127.0.0.1:${port}@evil.example`]) {
+    for (const h of [
+      'evil.example',
+      `evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1:${port + 1}`,
+      `[::2]:${port}`,
+      `127.0.0.2:${port}`,
+      `0.0.0.0:${port}`,
+      `127.0.0.1:${port}@evil.example`,
+    ]) {
       const res = await get(`Host: ${h}\r\n`);
       expect(res.statuses, h).toEqual([expect.any(Number)]);
       expect([400, 403], h).toContain(res.statuses[0]);
@@ -289,7 +385,14 @@ describe('other sites: DNS rebinding and cross-site requests → 403 forbidden',
   });
 
   it('cross-site Origins (another site, another local port, "null", http on the https port) and Sec-Fetch-Site: cross-site', async () => {
-    for (const origin of ['https://evil.example', `https://127.0.0.1:${port + 1}`, 'null', `http://127.0.0.1:${port}`, `https://localhost.evil.example:${port}`, 'file://']) {
+    for (const origin of [
+      'https://evil.example',
+      `https://127.0.0.1:${port + 1}`,
+      'null',
+      `http://127.0.0.1:${port}`,
+      `https://localhost.evil.example:${port}`,
+      'file://',
+    ]) {
       const res = await get(`Host: ${host}\r\nOrigin: ${origin}\r\n`);
       expect(res.statuses, origin).toEqual([403]);
       expectEnvelope(res.bodies[0], 'forbidden');
@@ -300,12 +403,14 @@ describe('other sites: DNS rebinding and cross-site requests → 403 forbidden',
   });
 
   it('a CORS preflight from another site gets no CORS grant', async () => {
-    const res = await raw(`OPTIONS /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nOrigin: https://evil.example\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization, content-type\r\nConnection: close\r\n\r\n`);
+    const res = await raw(
+      `OPTIONS /api/v1/convert HTTP/1.1\r\nHost: ${host}\r\nOrigin: https://evil.example\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization, content-type\r\nConnection: close\r\n\r\n`,
+    );
     expect(res.statuses).toEqual([403]);
     expect(res.text).not.toMatch(/access-control-allow/i);
   });
 
-  it('the server\'s own Host and Origin are served', async () => {
+  it("the server's own Host and Origin are served", async () => {
     const res = await get(`Host: ${host}\r\nOrigin: https://${host}\r\n`);
     expect(res.statuses).toEqual([200]);
     const local = await get(`Host: localhost:${port}\r\n`);
@@ -315,16 +420,21 @@ describe('other sites: DNS rebinding and cross-site requests → 403 forbidden',
 
 // Soak only (`npm run soak`): it waits out the whole request timeout.
 // The real 120 s timeout, under SOAK; the same cut-off with a 2 s timeout runs in npm test (slow-body.test.ts).
-if (SOAK) describe('a slow body (started when the file began)', () => {
-  it(`is answered 408 request_timeout and closed once the request takes ${TIMEOUTS.requestTimeout / 1000} s`, async () => {
-    const body = await slowBodyAnswer;
-    clearInterval(slowBodyTimer);
-    const after = Date.now() - slowBodyStarted;
-    expect(body.closed, 'the slow body was cut off').toBe(true);
-    expect(body.statuses).toEqual([408]);
-    expectEnvelope(body.bodies[0], 'request_timeout');
-    expect(after).toBeGreaterThanOrEqual(TIMEOUTS.requestTimeout - 1_000);
-    expect(after).toBeLessThan(TIMEOUTS.requestTimeout + 5_000);
-    console.log(`slow body cut off after ${after} ms`);
-  }, TIMEOUTS.requestTimeout + 60_000);
-});
+if (SOAK)
+  describe('a slow body (started when the file began)', () => {
+    it(
+      `is answered 408 request_timeout and closed once the request takes ${TIMEOUTS.requestTimeout / 1000} s`,
+      async () => {
+        const body = await slowBodyAnswer;
+        clearInterval(slowBodyTimer);
+        const after = Date.now() - slowBodyStarted;
+        expect(body.closed, 'the slow body was cut off').toBe(true);
+        expect(body.statuses).toEqual([408]);
+        expectEnvelope(body.bodies[0], 'request_timeout');
+        expect(after).toBeGreaterThanOrEqual(TIMEOUTS.requestTimeout - 1_000);
+        expect(after).toBeLessThan(TIMEOUTS.requestTimeout + 5_000);
+        console.log(`slow body cut off after ${after} ms`);
+      },
+      TIMEOUTS.requestTimeout + 60_000,
+    );
+  });

@@ -7,5 +7,13 @@ import { startServer } from '../../server/serve.ts';
 const [dataDir, handoff] = process.argv.slice(2);
 if (!dataDir || !handoff) throw new Error('usage: log-server.ts DATA_DIR HANDOFF_FILE');
 const server = await startServer({ dataDir, port: 0, logger: true });
-writeFileSync(handoff, JSON.stringify({ url: server.discovery.url, uiLink: server.uiLink, adminToken: server.adminToken, certPath: server.discovery.cert_path }));
+writeFileSync(
+  handoff,
+  JSON.stringify({
+    url: server.discovery.url,
+    uiLink: server.uiLink,
+    adminToken: server.adminToken,
+    certPath: server.discovery.cert_path,
+  }),
+);
 process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));

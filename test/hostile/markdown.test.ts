@@ -27,16 +27,37 @@ const ALL_CASES: { name: string; markdown: () => string; soakOnly?: boolean }[] 
   { name: '10,000 nested blockquotes', markdown: () => `${'> '.repeat(10_000)}deep`, soakOnly: true },
   { name: '10,000 nested `- ` items on one line', markdown: () => `${'- '.repeat(10_000)}x` },
   { name: '10,000 nested `* ` items on one line', markdown: () => `${'* '.repeat(10_000)}x`, soakOnly: true },
-  { name: '1 MB single line of prose', markdown: () => repeat('Lorem ipsum dolor sit amet, **consectetur** adipiscing _elit_, sed `do` eiusmod. ', MB) },
+  {
+    name: '1 MB single line of prose',
+    markdown: () => repeat('Lorem ipsum dolor sit amet, **consectetur** adipiscing _elit_, sed `do` eiusmod. ', MB),
+  },
   { name: 'dense emphasis in one paragraph (1 MB × scale)', markdown: () => repeat('*a **b** _c_ __d__ ', MB * scale) },
   { name: 'unmatched emphasis closers (100 KB)', markdown: () => repeat('a* ', 100_000), soakOnly: true },
   { name: 'emphasis between letters (100 KB)', markdown: () => repeat('a*b', 100_000), soakOnly: true },
   { name: 'link labels in one paragraph (1 MB × scale)', markdown: () => repeat('[a] ', MB * scale) },
-  { name: 'code spans of growing length', markdown: () => Array.from({ length: Math.round(1_400 * scale) }, (_, i) => `${'`'.repeat(i + 1)}a`).join(' '), soakOnly: true },
-  { name: 'indented nested lists, 1,000 levels (1 MB)', markdown: () => Array.from({ length: 1_000 }, (_, i) => `${'  '.repeat(i)}- a${i}`).join('\n') },
-  { name: 'a table of 2,000 columns × 200 rows', markdown: () => `|${'a|'.repeat(2_000)}\n|${'-|'.repeat(2_000)}\n${`|${'b|'.repeat(2_000)}\n`.repeat(200)}`, soakOnly: true },
-  { name: 'a table of 60,000 rows', markdown: () => `| a | b | c |\n|---|---|---|\n${'| x | *y* | `z` |\n'.repeat(60_000)}`, soakOnly: true },
-  { name: 'a 9 MB table', markdown: () => `|${'h|'.repeat(50)}\n|${'-|'.repeat(50)}\n${`|${'cell **b** |'.repeat(50)}\n`.repeat(15_000)}` },
+  {
+    name: 'code spans of growing length',
+    markdown: () => Array.from({ length: Math.round(1_400 * scale) }, (_, i) => `${'`'.repeat(i + 1)}a`).join(' '),
+    soakOnly: true,
+  },
+  {
+    name: 'indented nested lists, 1,000 levels (1 MB)',
+    markdown: () => Array.from({ length: 1_000 }, (_, i) => `${'  '.repeat(i)}- a${i}`).join('\n'),
+  },
+  {
+    name: 'a table of 2,000 columns × 200 rows',
+    markdown: () => `|${'a|'.repeat(2_000)}\n|${'-|'.repeat(2_000)}\n${`|${'b|'.repeat(2_000)}\n`.repeat(200)}`,
+    soakOnly: true,
+  },
+  {
+    name: 'a table of 60,000 rows',
+    markdown: () => `| a | b | c |\n|---|---|---|\n${'| x | *y* | `z` |\n'.repeat(60_000)}`,
+    soakOnly: true,
+  },
+  {
+    name: 'a 9 MB table',
+    markdown: () => `|${'h|'.repeat(50)}\n|${'-|'.repeat(50)}\n${`|${'cell **b** |'.repeat(50)}\n`.repeat(15_000)}`,
+  },
 ];
 const CASES = ALL_CASES.filter((c) => SOAK || !c.soakOnly);
 
@@ -51,7 +72,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dw-hostile-md-'));
   server = await startServer({ dataDir: dir, port: 0 });
   agent = trustingAgent(server.discovery.cert_path ?? '', 4);
-  const created = await call(agent, `${server.discovery.url}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'hostile markdown' } });
+  const created = await call(agent, `${server.discovery.url}/api/settings/api-keys`, {
+    method: 'POST',
+    headers: { 'x-docwright-admin': server.adminToken },
+    body: { name: 'hostile markdown' },
+  });
   key = (created.json() as { key: string }).key;
 });
 
@@ -72,40 +97,46 @@ function convert(markdown: string): Promise<HttpResult> {
 }
 
 describe(`pathological markdown over HTTPS (limit ${LIMIT_MS / 1000} s)`, () => {
-  it('each gives a valid document, 422 document_too_complex or 413 payload_too_large in time; the server keeps serving', async () => {
-    const outcomes: string[] = [];
-    let converted = 0;
-    // Two at a time, as many as the machine has cores for.
-    let next = 0;
-    const lane = async () => {
-      for (let i = next++; i < CASES.length; i = next++) {
-        const c = CASES[i] as (typeof CASES)[number];
-        const markdown = c.markdown();
-        const started = Date.now();
-        const res = await convert(markdown);
-        const ms = Date.now() - started;
-        outcomes.push(`${c.name} (${(markdown.length / 1024).toFixed(0)} KB): ${res.status} in ${(ms / 1000).toFixed(1)} s`);
-        expect(ms, `${c.name} answered in time`).toBeLessThan(LIMIT_MS + SLACK_MS);
-        if (res.status === 200) {
-          converted += 1;
-          const { ok, report } = await validateDocx(new Uint8Array(res.bytes));
-          expect(ok, `${c.name}: ${report.slice(0, 2000)}`).toBe(true);
-        } else {
-          expect([413, 422], `${c.name}: ${res.bytes.toString().slice(0, 300)}`).toContain(res.status);
-          const { error } = res.json() as { error: { code: string; message: string } };
-          expect(error.code).toBe(res.status === 413 ? 'payload_too_large' : 'document_too_complex');
-          expect(error.message).toMatch(/\S/);
+  it(
+    'each gives a valid document, 422 document_too_complex or 413 payload_too_large in time; the server keeps serving',
+    async () => {
+      const outcomes: string[] = [];
+      let converted = 0;
+      // Two at a time, as many as the machine has cores for.
+      let next = 0;
+      const lane = async () => {
+        for (let i = next++; i < CASES.length; i = next++) {
+          const c = CASES[i] as (typeof CASES)[number];
+          const markdown = c.markdown();
+          const started = Date.now();
+          const res = await convert(markdown);
+          const ms = Date.now() - started;
+          outcomes.push(
+            `${c.name} (${(markdown.length / 1024).toFixed(0)} KB): ${res.status} in ${(ms / 1000).toFixed(1)} s`,
+          );
+          expect(ms, `${c.name} answered in time`).toBeLessThan(LIMIT_MS + SLACK_MS);
+          if (res.status === 200) {
+            converted += 1;
+            const { ok, report } = await validateDocx(new Uint8Array(res.bytes));
+            expect(ok, `${c.name}: ${report.slice(0, 2000)}`).toBe(true);
+          } else {
+            expect([413, 422], `${c.name}: ${res.bytes.toString().slice(0, 300)}`).toContain(res.status);
+            const { error } = res.json() as { error: { code: string; message: string } };
+            expect(error.code).toBe(res.status === 413 ? 'payload_too_large' : 'document_too_complex');
+            expect(error.message).toMatch(/\S/);
+          }
+          expect((await call(agent, `${server.discovery.url}/api/health`)).status, `after ${c.name}`).toBe(200);
         }
-        expect((await call(agent, `${server.discovery.url}/api/health`)).status, `after ${c.name}`).toBe(200);
-      }
-    };
-    await Promise.all([lane(), lane()]);
-    console.log(`pathological markdown, limit ${LIMIT_MS / 1000} s:\n  ${outcomes.join('\n  ')}`);
-    // Only documents delivered count against the quota.
-    expect(server.store.usage(new Date())).toBe(converted);
-    const after = await convert('# After the storm\n\nStill converting.');
-    expect(after.status).toBe(200);
-  }, 10 * 60_000);
+      };
+      await Promise.all([lane(), lane()]);
+      console.log(`pathological markdown, limit ${LIMIT_MS / 1000} s:\n  ${outcomes.join('\n  ')}`);
+      // Only documents delivered count against the quota.
+      expect(server.store.usage(new Date())).toBe(converted);
+      const after = await convert('# After the storm\n\nStill converting.');
+      expect(after.status).toBe(200);
+    },
+    10 * 60_000,
+  );
 
   it('10,000 indented list levels (100 MB of markdown) are refused with 413 before any conversion', async () => {
     const markdown = Array.from({ length: 10_000 }, (_, i) => `${'  '.repeat(i)}- a`).join('\n');

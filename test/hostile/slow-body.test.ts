@@ -20,11 +20,21 @@ let key = '';
 
 beforeAll(async () => {
   store = await Store.open(dir);
-  app = await buildApp({ store, secret: randomBytes(32), adminToken: 'admin', timeouts: { requestTimeout: REQUEST_TIMEOUT, headersTimeout: REQUEST_TIMEOUT } });
+  app = await buildApp({
+    store,
+    secret: randomBytes(32),
+    adminToken: 'admin',
+    timeouts: { requestTimeout: REQUEST_TIMEOUT, headersTimeout: REQUEST_TIMEOUT },
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : 0;
-  const created = await app.inject({ method: 'POST', url: '/api/settings/api-keys', headers: { host: `127.0.0.1:${port}`, 'x-docwright-admin': 'admin' }, payload: { name: 'slow' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/settings/api-keys',
+    headers: { host: `127.0.0.1:${port}`, 'x-docwright-admin': 'admin' },
+    payload: { name: 'slow' },
+  });
   key = (created.json() as { key: string }).key;
 });
 
@@ -42,14 +52,24 @@ describe('a slow body', () => {
     let text = '';
     socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
     const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - started)));
-    socket.write(`POST /api/v1/convert HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`);
+    socket.write(
+      `POST /api/v1/convert HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+    );
     const drip = setInterval(() => socket.destroyed || socket.write(' '), 200);
-    const after = await Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(-1), REQUEST_TIMEOUT + 10_000))]);
+    const after = await Promise.race([
+      closed,
+      new Promise<number>((resolve) => setTimeout(() => resolve(-1), REQUEST_TIMEOUT + 10_000)),
+    ]);
     clearInterval(drip);
     socket.destroy();
     expect(after, 'the server closed the slow connection').toBeGreaterThan(0);
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'request_timeout', message: expect.stringContaining(`whole request within ${REQUEST_TIMEOUT / 1000} s`) } });
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: {
+        code: 'request_timeout',
+        message: expect.stringContaining(`whole request within ${REQUEST_TIMEOUT / 1000} s`),
+      },
+    });
     expect(after).toBeGreaterThanOrEqual(REQUEST_TIMEOUT - 500);
     expect(after).toBeLessThan(REQUEST_TIMEOUT + 3_000);
     expect(store.listConversions(0, 10).total, 'nothing behind it was processed').toBe(0);

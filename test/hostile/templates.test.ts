@@ -53,7 +53,11 @@ function snapshot() {
     }
   };
   walk(dir);
-  const db = JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) as { templates: unknown; mappings: unknown; conversions: unknown };
+  const db = JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) as {
+    templates: unknown;
+    mappings: unknown;
+    conversions: unknown;
+  };
   return { files, templates: db.templates, mappings: db.mappings, conversions: db.conversions };
 }
 
@@ -61,10 +65,16 @@ async function upload(bytes: Uint8Array, options: { method?: 'POST' | 'PUT'; fil
   const form = new FormData();
   form.append('name', 'hostile');
   form.append('file', new Blob([new Uint8Array(bytes)]), options.filename ?? 'hostile.docx');
-  const url = options.method === 'PUT' ? `${server.discovery.url}/api/v1/templates/${owned.id}/file` : `${server.discovery.url}/api/v1/templates`;
+  const url =
+    options.method === 'PUT'
+      ? `${server.discovery.url}/api/v1/templates/${owned.id}/file`
+      : `${server.discovery.url}/api/v1/templates`;
   const res = await fetch(url, { method: options.method ?? 'POST', body: form, headers: auth, dispatcher: agent });
   const text = await res.text();
-  return { status: res.status, body: JSON.parse(text) as { error?: { code: string; message: string }; id?: string; version?: number } };
+  return {
+    status: res.status,
+    body: JSON.parse(text) as { error?: { code: string; message: string }; id?: string; version?: number },
+  };
 }
 
 /** Uploads the bytes as a new template and as a replacement file; both must be refused alike, leaving no trace. */
@@ -95,7 +105,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dw-hostile-templates-'));
   server = await startServer({ dataDir: dir, port: 0 });
   agent = trustingAgent(server.discovery.cert_path ?? '');
-  const key = await call(agent, `${server.discovery.url}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'hostile' } });
+  const key = await call(agent, `${server.discovery.url}/api/settings/api-keys`, {
+    method: 'POST',
+    headers: { 'x-docwright-admin': server.adminToken },
+    body: { name: 'hostile' },
+  });
   auth = { authorization: `Bearer ${(key.json() as { key: string }).key}` };
   // One template of our own, so that PUT …/file has something to (not) replace.
   const first = await upload(defaultTemplate());
@@ -130,13 +144,22 @@ describe('zip bombs', () => {
     const size = 64 * MB;
     const body = await deflateZeros(size);
     expect(body.length).toBeLessThan(size / 500);
-    const bomb = craftZip([...baseEntries(), { name: 'word/media/zeros.bin', body, method: 8, size, crc: zerosCrc(size) }]);
+    const bomb = craftZip([
+      ...baseEntries(),
+      { name: 'word/media/zeros.bin', body, method: 8, size, crc: zerosCrc(size) },
+    ]);
     await expectRefused(bomb, /compressed suspiciously well/);
   });
 
   it(`an overlapping bomb: ${SOAK ? 4000 : 1000} entries sharing one 1 MB body (${SOAK ? '4 GB' : '1 GB'} from a ~${SOAK ? 200 : 60} KB zip)`, async () => {
     const size = MB;
-    const kernel: CraftEntry = { name: 'word/media/k', body: await deflateZeros(size), method: 8, size, crc: zerosCrc(size) };
+    const kernel: CraftEntry = {
+      name: 'word/media/k',
+      body: await deflateZeros(size),
+      method: 8,
+      size,
+      crc: zerosCrc(size),
+    };
     const bomb = craftOverlappingZip(baseEntries(), kernel, SOAK ? 4000 : 1000);
     expect(bomb.length).toBeLessThan(300 * 1024);
     await expectRefused(bomb, /parts, more than 2000|more than 256 MB|overlaps another part/);
@@ -149,7 +172,13 @@ describe('zip bombs', () => {
     const size = MB;
     const body = await deflateZeros(size);
     const crc = zerosCrc(size);
-    const parts = Array.from({ length: 300 }, (_, i): CraftEntry => ({ name: `word/media/z${i}.bin`, body, method: 8, size, crc }));
+    const parts = Array.from({ length: 300 }, (_, i): CraftEntry => ({
+      name: `word/media/z${i}.bin`,
+      body,
+      method: 8,
+      size,
+      crc,
+    }));
     await expectRefused(craftZip([...baseEntries(), ...parts]), /more than 256 MB/);
   });
 
@@ -157,7 +186,10 @@ describe('zip bombs', () => {
     const real = 64 * MB;
     const body = await deflateZeros(real);
     const started = Date.now();
-    await expectRefused(craftZip([...baseEntries(), { name: 'word/media/liar.bin', body, method: 8, size: 100 * 1024, crc: 0 }]), /more than its declared/);
+    await expectRefused(
+      craftZip([...baseEntries(), { name: 'word/media/liar.bin', body, method: 8, size: 100 * 1024, crc: 0 }]),
+      /more than its declared/,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
@@ -174,7 +206,10 @@ describe('macro-enabled documents', () => {
   });
 
   it('the macroEnabled main content type (a .docm) → 422, whatever the upload is called', async () => {
-    const types = docxPart('[Content_Types].xml').replace('application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml', 'application/vnd.ms-word.document.macroEnabled.main+xml');
+    const types = docxPart('[Content_Types].xml').replace(
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
+      'application/vnd.ms-word.document.macroEnabled.main+xml',
+    );
     expect(types).toContain('macroEnabled');
     await expectRefused(craftZip(baseEntries({ '[Content_Types].xml': types })), /macro-enabled/);
   });
@@ -182,27 +217,48 @@ describe('macro-enabled documents', () => {
 
 describe('DTDs and external entities (XXE)', () => {
   const doctype = (entity: string) => `<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "${entity}">]>`;
-  const withDoctype = (xml: string, entity: string) => xml.replace(/^(<\?xml[^>]*\?>)?/, (decl) => `${decl}${doctype(entity)}`);
+  const withDoctype = (xml: string, entity: string) =>
+    xml.replace(/^(<\?xml[^>]*\?>)?/, (decl) => `${decl}${doctype(entity)}`);
 
   it('an external entity in document.xml (http and file:) → 422; the entity URL is never fetched', async () => {
     const doc = docxPart('word/document.xml').replace('</w:body>', '<w:p><w:r><w:t>&xxe;</w:t></w:r></w:p></w:body>');
-    await expectRefused(craftZip(baseEntries({ 'word/document.xml': withDoctype(doc, `${entityUrl}/document`) })), /word\/document\.xml declares a DTD/);
-    await expectRefused(craftZip(baseEntries({ 'word/document.xml': withDoctype(doc, 'file:///etc/passwd') })), /declares a DTD/);
+    await expectRefused(
+      craftZip(baseEntries({ 'word/document.xml': withDoctype(doc, `${entityUrl}/document`) })),
+      /word\/document\.xml declares a DTD/,
+    );
+    await expectRefused(
+      craftZip(baseEntries({ 'word/document.xml': withDoctype(doc, 'file:///etc/passwd') })),
+      /declares a DTD/,
+    );
   });
 
   it('a DTD in a part Docwright does not parse (settings.xml, [Content_Types].xml) → 422', async () => {
-    await expectRefused(craftZip(baseEntries({ 'word/settings.xml': withDoctype(docxPart('word/settings.xml'), `${entityUrl}/settings`) })), /word\/settings\.xml declares a DTD/);
-    await expectRefused(craftZip(baseEntries({ '[Content_Types].xml': withDoctype(docxPart('[Content_Types].xml'), `${entityUrl}/types`) })), /declares a DTD/);
+    await expectRefused(
+      craftZip(
+        baseEntries({ 'word/settings.xml': withDoctype(docxPart('word/settings.xml'), `${entityUrl}/settings`) }),
+      ),
+      /word\/settings\.xml declares a DTD/,
+    );
+    await expectRefused(
+      craftZip(
+        baseEntries({ '[Content_Types].xml': withDoctype(docxPart('[Content_Types].xml'), `${entityUrl}/types`) }),
+      ),
+      /declares a DTD/,
+    );
   });
 
   it('a billion-laughs internal entity set in styles.xml → 422', async () => {
-    const laughs = '<!DOCTYPE w:styles [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
+    const laughs =
+      '<!DOCTYPE w:styles [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>';
     const styles = docxPart('word/styles.xml').replace(/^(<\?xml[^>]*\?>)?/, (decl) => `${decl}${laughs}`);
     await expectRefused(craftZip(baseEntries({ 'word/styles.xml': styles })), /styles\.xml declares a DTD/);
   });
 
   it('a DTD in a UTF-16 part → 422', async () => {
-    const xml = withDoctype(docxPart('word/fontTable.xml').replace('encoding="UTF-8"', 'encoding="UTF-16"'), `${entityUrl}/utf16`);
+    const xml = withDoctype(
+      docxPart('word/fontTable.xml').replace('encoding="UTF-8"', 'encoding="UTF-16"'),
+      `${entityUrl}/utf16`,
+    );
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]);
     await expectRefused(craftZip(baseEntries({ 'word/fontTable.xml': utf16 })), /fontTable\.xml declares a DTD/);
   });
@@ -213,7 +269,17 @@ describe('DTDs and external entities (XXE)', () => {
 });
 
 describe('path traversal inside the zip', () => {
-  for (const name of ['../../x', `../../${marker}.txt`, `/tmp/${marker}.txt`, `..\\..\\${marker}.txt`, `word\\..\\..\\${marker}`, `C:/${marker}.txt`, `word/../../${marker}`, 'word/./document.xml', 'word//x.xml']) {
+  for (const name of [
+    '../../x',
+    `../../${marker}.txt`,
+    `/tmp/${marker}.txt`,
+    `..\\..\\${marker}.txt`,
+    `word\\..\\..\\${marker}`,
+    `C:/${marker}.txt`,
+    `word/../../${marker}`,
+    'word/./document.xml',
+    'word//x.xml',
+  ]) {
     it(`an entry named ${JSON.stringify(name)} → 422 (nothing is ever written from entry names)`, async () => {
       await expectRefused(craftZip([...baseEntries(), entry(name, 'evil')]), /unsafe part path/);
       expect(existsSync(join(dir, 'templates', name))).toBe(false);
@@ -231,7 +297,12 @@ describe('a 200 MB upload', () => {
     const boundary = `----dw${randomBytes(8).toString('hex')}`;
     const total = 200 * MB;
     const url = new URL(server.discovery.url);
-    const socket = connect({ host: url.hostname, port: Number(url.port), ca: readFileSync(server.discovery.cert_path ?? '', 'utf8'), servername: 'localhost' });
+    const socket = connect({
+      host: url.hostname,
+      port: Number(url.port),
+      ca: readFileSync(server.discovery.cert_path ?? '', 'utf8'),
+      servername: 'localhost',
+    });
     await new Promise((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
     let answer = '';
     let sent = 0;
@@ -257,7 +328,9 @@ describe('a 200 MB upload', () => {
     expect(socket.destroyed || socket.readableEnded, 'the server closed the connection').toBe(true);
     socket.destroy();
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as {
+      error: { code: string; message: string };
+    };
     expect(body.error.code).toBe('payload_too_large');
     expect(body.error.message).toMatch(/50 MB/);
     expect(sentAtAnswer).toBeGreaterThan(50 * MB);
@@ -272,6 +345,8 @@ describe('after all of it', () => {
   it('a real template still uploads and converts', async () => {
     const res = await upload(defaultTemplate());
     expect(res.status).toBe(201);
-    expect(readdirSync(join(dir, 'templates')).sort()).toEqual([`${owned.id}-v1.docx`, `${res.body.id}-v1.docx`].sort());
+    expect(readdirSync(join(dir, 'templates')).sort()).toEqual(
+      [`${owned.id}-v1.docx`, `${res.body.id}-v1.docx`].sort(),
+    );
   });
 });

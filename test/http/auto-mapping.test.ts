@@ -20,7 +20,14 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dw-auto-mapping-'));
   store = await Store.open(dir);
-  app = await buildApp({ store, secret: randomBytes(32), adminToken: ADMIN['x-docwright-admin'], uiToken: 'ui', now: () => new Date('2026-03-10T09:00:00Z'), port: 47823 });
+  app = await buildApp({
+    store,
+    secret: randomBytes(32),
+    adminToken: ADMIN['x-docwright-admin'],
+    uiToken: 'ui',
+    now: () => new Date('2026-03-10T09:00:00Z'),
+    port: 47823,
+  });
   await app.ready();
   await app.inject({ method: 'PATCH', url: '/api/settings', headers: ADMIN, payload: { plan: 'team' } });
 });
@@ -34,18 +41,47 @@ async function upload(method: 'POST' | 'PUT', url: string, bytes: Uint8Array, na
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)], { type: DOCX }), name);
   const response = new Response(form);
-  return app.inject({ method, url, headers: { ...ADMIN, 'content-type': response.headers.get('content-type') ?? '' }, payload: Buffer.from(await response.arrayBuffer()) });
+  return app.inject({
+    method,
+    url,
+    headers: { ...ADMIN, 'content-type': response.headers.get('content-type') ?? '' },
+    payload: Buffer.from(await response.arrayBuffer()),
+  });
 }
 
-interface Mapping { id: string; name: string; template_id: string; rules: Record<string, unknown> }
+interface Mapping {
+  id: string;
+  name: string;
+  template_id: string;
+  rules: Record<string, unknown>;
+}
 
-const MARKDOWN = '# One\n\n## Two\n\n### Three\n\nBody text.\n\n- a\n- b\n\n1. one\n2. two\n\n> quoted\n\n```\ncode\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
+const MARKDOWN =
+  '# One\n\n## Two\n\n### Three\n\nBody text.\n\n- a\n- b\n\n1. one\n2. two\n\n> quoted\n\n```\ncode\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
 
 // What a person mapping each corpus template by hand picks (the corpus's *.mapping.json, where one exists).
 const EXPECTED: Record<string, Record<string, unknown>> = {
-  'apaquarto.docx': { paragraph: 'Body Text', list_bullet: 'Compact', list_ordered: 'Compact', code_block: 'Source Code', blockquote: 'Block Text', table: { style: 'Table', header_row: true } },
-  'gongwen-template-lite.dotx': { paragraph: 'Normal', list_bullet: 'List Paragraph', list_ordered: 'List Paragraph', code_block: 'Source Code', blockquote: 'Quote' },
-  'officedown-template-hdr-ftr.docx': { paragraph: 'Body Text', list_bullet: 'Compact', blockquote: 'Block Text', table: { style: 'Table', header_row: true } },
+  'apaquarto.docx': {
+    paragraph: 'Body Text',
+    list_bullet: 'Compact',
+    list_ordered: 'Compact',
+    code_block: 'Source Code',
+    blockquote: 'Block Text',
+    table: { style: 'Table', header_row: true },
+  },
+  'gongwen-template-lite.dotx': {
+    paragraph: 'Normal',
+    list_bullet: 'List Paragraph',
+    list_ordered: 'List Paragraph',
+    code_block: 'Source Code',
+    blockquote: 'Quote',
+  },
+  'officedown-template-hdr-ftr.docx': {
+    paragraph: 'Body Text',
+    list_bullet: 'Compact',
+    blockquote: 'Block Text',
+    table: { style: 'Table', header_row: true },
+  },
   'ntu-dissertation-template.docx': { paragraph: 'Normal', table: { style: 'Table Grid', header_row: true } },
   'office2007-academic-report.dotx': { paragraph: 'Normal' },
 };
@@ -56,43 +92,82 @@ describe('auto-mapping on template upload (corpus templates)', () => {
       const res = await upload('POST', '/api/v1/templates', new Uint8Array(readFileSync(join(CORPUS, file))), file);
       expect(res.statusCode, res.body).toBe(201);
       const template = res.json() as { id: string };
-      const mappings = (await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })).json() as Mapping[];
+      const mappings = (
+        await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
+      ).json() as Mapping[];
       expect(mappings).toHaveLength(1);
       const [mapping] = mappings;
       expect(mapping?.name).toBe('Matched by style name');
       expect(mapping?.rules).toMatchObject(EXPECTED[file] ?? {});
-      const styles = (await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}/styles`, headers: ADMIN })).json() as { name: string }[];
-      if (styles.some((s) => s.name === 'heading 1')) expect(mapping?.rules.heading).toMatchObject({ '1': 'heading 1', '6': 'heading 6' });
+      const styles = (
+        await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}/styles`, headers: ADMIN })
+      ).json() as { name: string }[];
+      if (styles.some((s) => s.name === 'heading 1'))
+        expect(mapping?.rules.heading).toMatchObject({ '1': 'heading 1', '6': 'heading 6' });
       // The same rules pre-fill "New mapping".
-      const suggested = await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}/suggested-rules`, headers: ADMIN });
+      const suggested = await app.inject({
+        method: 'GET',
+        url: `/api/v1/templates/${template.id}/suggested-rules`,
+        headers: ADMIN,
+      });
       expect(suggested.statusCode).toBe(200);
       expect((suggested.json() as { rules: unknown }).rules).toEqual(mapping?.rules);
-      const converted = await app.inject({ method: 'POST', url: '/api/v1/convert', headers: ADMIN, payload: { markdown: MARKDOWN, template_id: template.id, mapping_id: mapping?.id, response_format: 'json' } });
+      const converted = await app.inject({
+        method: 'POST',
+        url: '/api/v1/convert',
+        headers: ADMIN,
+        payload: { markdown: MARKDOWN, template_id: template.id, mapping_id: mapping?.id, response_format: 'json' },
+      });
       expect(converted.statusCode, converted.body).toBe(200);
       const warnings = (converted.json() as { warnings: string[] }).warnings;
       expect(warnings.filter((w) => w.startsWith('missing_style'))).toEqual([]);
     });
   }
 
-  it('replacing the file keeps the user\'s mappings; a template left with none gets a matched one again', async () => {
+  it("replacing the file keeps the user's mappings; a template left with none gets a matched one again", async () => {
     const bytes = new Uint8Array(readFileSync(join(CORPUS, 'apaquarto.docx')));
     const template = (await upload('POST', '/api/v1/templates', bytes, 'apa.docx')).json() as { id: string };
-    const [auto] = (await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })).json() as Mapping[];
-    expect((await app.inject({ method: 'PATCH', url: `/api/v1/mappings/${auto?.id}`, headers: ADMIN, payload: { name: 'Mine' } })).statusCode).toBe(200);
+    const [auto] = (
+      await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
+    ).json() as Mapping[];
+    expect(
+      (
+        await app.inject({
+          method: 'PATCH',
+          url: `/api/v1/mappings/${auto?.id}`,
+          headers: ADMIN,
+          payload: { name: 'Mine' },
+        })
+      ).statusCode,
+    ).toBe(200);
     expect((await upload('PUT', `/api/v1/templates/${template.id}/file`, bytes, 'apa.docx')).statusCode).toBe(200);
-    let list = (await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })).json() as Mapping[];
+    let list = (
+      await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
+    ).json() as Mapping[];
     expect(list.map((m) => m.name)).toEqual(['Mine']);
-    expect((await app.inject({ method: 'DELETE', url: `/api/v1/mappings/${auto?.id}`, headers: ADMIN })).statusCode).toBe(204);
+    expect(
+      (await app.inject({ method: 'DELETE', url: `/api/v1/mappings/${auto?.id}`, headers: ADMIN })).statusCode,
+    ).toBe(204);
     expect((await upload('PUT', `/api/v1/templates/${template.id}/file`, bytes, 'apa.docx')).statusCode).toBe(200);
-    list = (await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })).json() as Mapping[];
+    list = (
+      await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
+    ).json() as Mapping[];
     expect(list.map((m) => m.name)).toEqual(['Matched by style name']);
   });
 
   it('a refused upload (plan limit) creates no mapping', async () => {
     await app.inject({ method: 'PATCH', url: '/api/settings', headers: ADMIN, payload: { plan: 'solo' } });
-    const before = ((await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json() as Mapping[]).length;
-    const res = await upload('POST', '/api/v1/templates', new Uint8Array(readFileSync(join(CORPUS, 'apaquarto.docx'))), 'one-too-many.docx');
+    const before = ((await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json() as Mapping[])
+      .length;
+    const res = await upload(
+      'POST',
+      '/api/v1/templates',
+      new Uint8Array(readFileSync(join(CORPUS, 'apaquarto.docx'))),
+      'one-too-many.docx',
+    );
     expect(res.statusCode).toBe(403);
-    expect(((await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json() as Mapping[]).length).toBe(before);
+    expect(
+      ((await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json() as Mapping[]).length,
+    ).toBe(before);
   });
 });

@@ -39,7 +39,14 @@ async function openEnv(start = new Date('2026-03-10T09:00:00Z')): Promise<Env> {
   const store = await Store.open(dir);
   const secret = randomBytes(32);
   const clock = { now: start };
-  const app = await buildApp({ store, secret, adminToken: ADMIN_TOKEN, uiToken: UI_TOKEN, now: () => clock.now, port: PORT });
+  const app = await buildApp({
+    store,
+    secret,
+    adminToken: ADMIN_TOKEN,
+    uiToken: UI_TOKEN,
+    now: () => clock.now,
+    port: PORT,
+  });
   await app.ready();
   return {
     app,
@@ -62,14 +69,23 @@ function tick(env: Env, ms = 1000): void {
 const admin: Headers = { 'x-docwright-admin': ADMIN_TOKEN };
 const bearer = (key: string): Headers => ({ authorization: `Bearer ${key}` });
 
-function req(app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers: Headers = {}, payload?: unknown): Promise<Injected> {
+function req(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  headers: Headers = {},
+  payload?: unknown,
+): Promise<Injected> {
   const options: InjectOptions = { method, url, headers: { host: HOST, ...headers } };
   if (payload !== undefined) options.payload = payload as InjectOptions['payload'];
   return app.inject(options);
 }
 
 /** POST /api/settings/api-keys with the CLI's admin token; returns the creation response. */
-async function createKey(app: FastifyInstance, name = 'test'): Promise<{ id: string; name: string; key: string; key_prefix: string; created_at: string }> {
+async function createKey(
+  app: FastifyInstance,
+  name = 'test',
+): Promise<{ id: string; name: string; key: string; key_prefix: string; created_at: string }> {
   const res = await req(app, 'POST', '/api/settings/api-keys', admin, { name });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
@@ -97,7 +113,10 @@ function convert(app: FastifyInstance, headers: Headers, body: Record<string, un
 }
 
 /** A multipart/form-data body built by the platform's FormData (fields, then an optional `file`). */
-async function multipart(fields: Record<string, string>, file?: { bytes: Uint8Array; name: string; type?: string }): Promise<{ payload: Buffer; headers: Headers }> {
+async function multipart(
+  fields: Record<string, string>,
+  file?: { bytes: Uint8Array; name: string; type?: string },
+): Promise<{ payload: Buffer; headers: Headers }> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   if (file) form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? DOCX }), file.name);
@@ -106,7 +125,14 @@ async function multipart(fields: Record<string, string>, file?: { bytes: Uint8Ar
   return { payload, headers: { 'content-type': response.headers.get('content-type') ?? '' } };
 }
 
-async function upload(app: FastifyInstance, headers: Headers, method: 'POST' | 'PUT', url: string, fields: Record<string, string>, file?: { bytes: Uint8Array; name: string; type?: string }): Promise<Injected> {
+async function upload(
+  app: FastifyInstance,
+  headers: Headers,
+  method: 'POST' | 'PUT',
+  url: string,
+  fields: Record<string, string>,
+  file?: { bytes: Uint8Array; name: string; type?: string },
+): Promise<Injected> {
   const body = await multipart(fields, file);
   return req(app, method, url, { ...headers, ...body.headers }, body.payload);
 }
@@ -115,7 +141,12 @@ async function upload(app: FastifyInstance, headers: Headers, method: 'POST' | '
  * SPEC.md Errors: "Envelope for every error, JSON: error.code (string), error.message (string, human-readable)".
  * Checks status, code, a JSON content type and that the body is exactly `{ error: { code, message } }`.
  */
-function expectError(res: Injected, status: number, code: string, messageNames?: string): { code: string; message: string } {
+function expectError(
+  res: Injected,
+  status: number,
+  code: string,
+  messageNames?: string,
+): { code: string; message: string } {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json(?:;|$)/);
   const body = res.json() as { error: { code: string; message: string } };
@@ -157,7 +188,8 @@ function expectConversionRecord(record: Record<string, unknown>): void {
   expect(record.mapping_id).toMatch(UUID);
 }
 
-const SAMPLE = '# Title\n\nA paragraph with **bold**.\n\n## Part\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```js\nlet x = 1;\n```\n\n![logo](logo.png)\n';
+const SAMPLE =
+  '# Title\n\nA paragraph with **bold**.\n\n## Part\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```js\nlet x = 1;\n```\n\n![logo](logo.png)\n';
 
 // ---------------------------------------------------------------------------------------------------------------------
 // POST /api/v1/convert
@@ -170,7 +202,11 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
   beforeAll(async () => {
     env = await openEnv();
     auth = bearer((await createKey(env.app)).key);
-    const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'broken', template_id: BUILTIN_TEMPLATE_ID, rules: { paragraph: 'No Such Style' } });
+    const res = await req(env.app, 'POST', '/api/v1/mappings', auth, {
+      name: 'broken',
+      template_id: BUILTIN_TEMPLATE_ID,
+      rules: { paragraph: 'No Such Style' },
+    });
     expect(res.statusCode, res.body).toBe(201);
     missingStyleMapping = (res.json() as { id: string }).id;
   });
@@ -213,7 +249,11 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
     });
 
     it('X-Warnings is a JSON array of "code: detail" strings when the mapping names a missing style', async () => {
-      const res = await convert(env.app, auth, { markdown: 'Some text.', template_id: BUILTIN_TEMPLATE_ID, mapping_id: missingStyleMapping });
+      const res = await convert(env.app, auth, {
+        markdown: 'Some text.',
+        template_id: BUILTIN_TEMPLATE_ID,
+        mapping_id: missingStyleMapping,
+      });
       expect(res.statusCode).toBe(200);
       const warnings = JSON.parse(res.headers['x-warnings'] as string) as unknown;
       expect(warnings).toEqual(['missing_style: No Such Style']);
@@ -235,7 +275,14 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
       expect(record.template_id).toBe(BUILTIN_TEMPLATE_ID);
       expect(record.mapping_id).toBe(BUILTIN_MAPPING_ID);
       expect(record.created_at).toBe(env.clock.now.toISOString());
-      expect(record.stats).toEqual({ headings: 2, paragraphs: expect.any(Number), lists: 1, tables: 1, code_blocks: 1, images: 1 });
+      expect(record.stats).toEqual({
+        headings: 2,
+        paragraphs: expect.any(Number),
+        lists: 1,
+        tables: 1,
+        code_blocks: 1,
+        images: 1,
+      });
       // "download_url points to the download endpoint"
       const download = await req(env.app, 'GET', record.download_url as string, auth);
       expect(download.statusCode).toBe(200);
@@ -243,7 +290,12 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
     });
 
     it('the record carries the warnings of a missing style', async () => {
-      const res = await convert(env.app, auth, { markdown: 'x', template_id: BUILTIN_TEMPLATE_ID, mapping_id: missingStyleMapping, response_format: 'json' });
+      const res = await convert(env.app, auth, {
+        markdown: 'x',
+        template_id: BUILTIN_TEMPLATE_ID,
+        mapping_id: missingStyleMapping,
+        response_format: 'json',
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json().warnings).toEqual(['missing_style: No Such Style']);
     });
@@ -257,16 +309,36 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
       expectError(await convert(env.app, auth, { markdown: '', ...builtin }), 422, 'validation_error', 'markdown');
     });
     it('template_id not a UUID', async () => {
-      expectError(await convert(env.app, auth, { markdown: 'x', template_id: 'corporate', mapping_id: BUILTIN_MAPPING_ID }), 422, 'validation_error', 'template_id');
+      expectError(
+        await convert(env.app, auth, { markdown: 'x', template_id: 'corporate', mapping_id: BUILTIN_MAPPING_ID }),
+        422,
+        'validation_error',
+        'template_id',
+      );
     });
     it('mapping_id missing', async () => {
-      expectError(await convert(env.app, auth, { markdown: 'x', template_id: BUILTIN_TEMPLATE_ID }), 422, 'validation_error', 'mapping_id');
+      expectError(
+        await convert(env.app, auth, { markdown: 'x', template_id: BUILTIN_TEMPLATE_ID }),
+        422,
+        'validation_error',
+        'mapping_id',
+      );
     });
     it('response_format "pdf" (only binary or json); SPEC.md: "Response to … an unrecognised response_format value: not shown" — Docwright answers 422', async () => {
-      expectError(await convert(env.app, auth, { markdown: 'x', ...builtin, response_format: 'pdf' }), 422, 'validation_error', 'response_format');
+      expectError(
+        await convert(env.app, auth, { markdown: 'x', ...builtin, response_format: 'pdf' }),
+        422,
+        'validation_error',
+        'response_format',
+      );
     });
     it('an extra unknown field', async () => {
-      expectError(await convert(env.app, auth, { markdown: 'x', ...builtin, colour: 'red' }), 422, 'validation_error', 'colour');
+      expectError(
+        await convert(env.app, auth, { markdown: 'x', ...builtin, colour: 'red' }),
+        422,
+        'validation_error',
+        'colour',
+      );
     });
     it('markdown of the wrong type', async () => {
       expectError(await convert(env.app, auth, { markdown: 42, ...builtin }), 422, 'validation_error', 'markdown');
@@ -275,16 +347,30 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
 
   describe('Rule 4: "When the template or mapping does not exist, the response is 404 not_found"', () => {
     it('unknown template (a valid UUID)', async () => {
-      expectError(await convert(env.app, auth, { markdown: 'x', template_id: randomUUID(), mapping_id: BUILTIN_MAPPING_ID }), 404, 'not_found');
+      expectError(
+        await convert(env.app, auth, { markdown: 'x', template_id: randomUUID(), mapping_id: BUILTIN_MAPPING_ID }),
+        404,
+        'not_found',
+      );
     });
     it('unknown mapping (a valid UUID)', async () => {
-      expectError(await convert(env.app, auth, { markdown: 'x', template_id: BUILTIN_TEMPLATE_ID, mapping_id: randomUUID() }), 404, 'not_found');
+      expectError(
+        await convert(env.app, auth, { markdown: 'x', template_id: BUILTIN_TEMPLATE_ID, mapping_id: randomUUID() }),
+        404,
+        'not_found',
+      );
     });
   });
 
   describe('Request body: "JSON, Content-Type: application/json" (malformed JSON, other types, size: "not shown" — Docwright\'s choices)', () => {
     it('malformed JSON → 400 bad_request', async () => {
-      const res = await req(env.app, 'POST', '/api/v1/convert', { ...auth, 'content-type': 'application/json' }, '{"markdown": "x",');
+      const res = await req(
+        env.app,
+        'POST',
+        '/api/v1/convert',
+        { ...auth, 'content-type': 'application/json' },
+        '{"markdown": "x",',
+      );
       expectError(res, 400, 'bad_request');
     });
     it('text/plain → 415 unsupported_media_type', async () => {
@@ -321,7 +407,12 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
       expect(decoded).toBe('say "hi".docx');
     });
     it('a newline ("a\\nb") is refused: 422 validation_error naming filename (issue 12: control characters in names)', async () => {
-      expectError(await convert(env.app, auth, { markdown: 'x', ...builtin, filename: 'a\nb' }), 422, 'validation_error', 'filename');
+      expectError(
+        await convert(env.app, auth, { markdown: 'x', ...builtin, filename: 'a\nb' }),
+        422,
+        'validation_error',
+        'filename',
+      );
     });
     it('path separators ("../../etc/passwd")', async () => {
       const { header, decoded } = await dispositionOf('../../etc/passwd');
@@ -354,7 +445,12 @@ describe('SPEC.md Endpoints: GET /api/v1/conversions/:id and GET /api/v1/convers
   afterAll(() => env.close());
 
   it('GET /api/v1/conversions/:id: "Response: a conversion record (JSON)"', async () => {
-    const made = await convert(env.app, auth, { markdown: SAMPLE, ...builtin, filename: 'rec', response_format: 'json' });
+    const made = await convert(env.app, auth, {
+      markdown: SAMPLE,
+      ...builtin,
+      filename: 'rec',
+      response_format: 'json',
+    });
     const created = made.json() as Record<string, unknown>;
     const res = await req(env.app, 'GET', `/api/v1/conversions/${String(created.conversion_id)}`, auth);
     expect(res.statusCode).toBe(200);
@@ -392,9 +488,15 @@ describe('SPEC.md Endpoints: GET /api/v1/conversions/:id and GET /api/v1/convers
     }
     const all = await req(env.app, 'GET', '/api/v1/conversions', auth);
     expect(all.statusCode).toBe(200);
-    const body = all.json() as { items: Array<{ conversion_id: string; created_at: string }>; total: number; offset: number; limit: number };
+    const body = all.json() as {
+      items: Array<{ conversion_id: string; created_at: string }>;
+      total: number;
+      offset: number;
+      limit: number;
+    };
     expect(body.items.slice(0, 3).map((c) => c.conversion_id)).toEqual([...ids].reverse());
-    for (let i = 1; i < body.items.length; i++) expect(Date.parse(body.items[i - 1]?.created_at ?? '') >= Date.parse(body.items[i]?.created_at ?? '')).toBe(true);
+    for (let i = 1; i < body.items.length; i++)
+      expect(Date.parse(body.items[i - 1]?.created_at ?? '') >= Date.parse(body.items[i]?.created_at ?? '')).toBe(true);
     for (const item of body.items) expectConversionRecord(item);
     expect(body.total).toBe(body.items.length);
     const page = await req(env.app, 'GET', '/api/v1/conversions?offset=1&limit=1', auth);
@@ -451,11 +553,24 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
 
   it('uploading corporate.docx (multipart) → 201, "a newly created template shows 1"', async () => {
     tick(env);
-    const res = await upload(env.app, auth, 'POST', '/api/v1/templates', { name: 'Corporate', description: 'ACME house style' }, { bytes: CORPORATE, name: 'corporate.docx' });
+    const res = await upload(
+      env.app,
+      auth,
+      'POST',
+      '/api/v1/templates',
+      { name: 'Corporate', description: 'ACME house style' },
+      { bytes: CORPORATE, name: 'corporate.docx' },
+    );
     expect(res.statusCode, res.body).toBe(201);
     uploaded = res.json();
     expectTemplate(uploaded);
-    expect(uploaded).toMatchObject({ name: 'Corporate', description: 'ACME house style', version: 1, created_at: env.clock.now.toISOString(), updated_at: env.clock.now.toISOString() });
+    expect(uploaded).toMatchObject({
+      name: 'Corporate',
+      description: 'ACME house style',
+      version: 1,
+      created_at: env.clock.now.toISOString(),
+      updated_at: env.clock.now.toISOString(),
+    });
     const list = (await req(env.app, 'GET', '/api/v1/templates', auth)).json() as Array<{ id: string }>;
     expect(list.map((t) => t.id)).toContain(uploaded.id);
   });
@@ -477,7 +592,14 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
 
   it('PUT /api/v1/templates/:id/file: "version … increases as the template changes" → 2, updated_at changes', async () => {
     tick(env, 60_000);
-    const res = await upload(env.app, auth, 'PUT', `/api/v1/templates/${String(uploaded.id)}/file`, {}, { bytes: fixture('templates', 'corporate-nobody.docx'), name: 'corporate-nobody.docx' });
+    const res = await upload(
+      env.app,
+      auth,
+      'PUT',
+      `/api/v1/templates/${String(uploaded.id)}/file`,
+      {},
+      { bytes: fixture('templates', 'corporate-nobody.docx'), name: 'corporate-nobody.docx' },
+    );
     expect(res.statusCode, res.body).toBe(200);
     const t = res.json() as Record<string, unknown>;
     expect(t.version).toBe(2);
@@ -489,7 +611,9 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
 
   it('PATCH name → version + 1', async () => {
     tick(env);
-    const res = await req(env.app, 'PATCH', `/api/v1/templates/${String(uploaded.id)}`, auth, { name: 'Corporate 2026' });
+    const res = await req(env.app, 'PATCH', `/api/v1/templates/${String(uploaded.id)}`, auth, {
+      name: 'Corporate 2026',
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ name: 'Corporate 2026', version: (uploaded.version as number) + 1 });
     uploaded = res.json();
@@ -499,7 +623,14 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
     const bytes = new TextEncoder().encode('this is not a zip');
     const res = await upload(env.app, auth, 'POST', '/api/v1/templates', { name: 'bad' }, { bytes, name: 'bad.docx' });
     expectError(res, 422, 'validation_error', 'file');
-    const replace = await upload(env.app, auth, 'PUT', `/api/v1/templates/${String(uploaded.id)}/file`, {}, { bytes, name: 'bad.docx' });
+    const replace = await upload(
+      env.app,
+      auth,
+      'PUT',
+      `/api/v1/templates/${String(uploaded.id)}/file`,
+      {},
+      { bytes, name: 'bad.docx' },
+    );
     expectError(replace, 422, 'validation_error', 'file');
     const noFile = await upload(env.app, auth, 'POST', '/api/v1/templates', { name: 'nothing' });
     expectError(noFile, 422, 'validation_error', 'file');
@@ -532,7 +663,14 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
   beforeAll(async () => {
     env = await openEnv();
     auth = bearer((await createKey(env.app)).key);
-    const res = await upload(env.app, auth, 'POST', '/api/v1/templates', { name: 'Corporate' }, { bytes: CORPORATE, name: 'corporate.docx' });
+    const res = await upload(
+      env.app,
+      auth,
+      'POST',
+      '/api/v1/templates',
+      { name: 'Corporate' },
+      { bytes: CORPORATE, name: 'corporate.docx' },
+    );
     expect(res.statusCode, res.body).toBe(201);
     templateId = (res.json() as { id: string }).id;
   });
@@ -567,42 +705,79 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
       list_bullet: 'Missing Bullet',
       table: { style: 'Corp Table', header_row: true },
     };
-    const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'Corporate', template_id: templateId, rules });
+    const res = await req(env.app, 'POST', '/api/v1/mappings', auth, {
+      name: 'Corporate',
+      template_id: templateId,
+      rules,
+    });
     expect(res.statusCode, res.body).toBe(201);
     mapping = res.json();
     expectMapping(mapping);
-    expect(mapping).toMatchObject({ name: 'Corporate', template_id: templateId, version: 1, rules, warnings: ['missing_style: Missing Bullet'] });
+    expect(mapping).toMatchObject({
+      name: 'Corporate',
+      template_id: templateId,
+      version: 1,
+      rules,
+      warnings: ['missing_style: Missing Bullet'],
+    });
   });
 
   it('"template_id: Return only mappings of this template"', async () => {
-    const mine = (await req(env.app, 'GET', `/api/v1/mappings?template_id=${templateId}`, auth)).json() as Array<{ id: string; template_id: string }>;
+    const mine = (await req(env.app, 'GET', `/api/v1/mappings?template_id=${templateId}`, auth)).json() as Array<{
+      id: string;
+      template_id: string;
+    }>;
     // The template's own mapping matched by style name (docs/auto-mapping.md), then the one created above.
     expect(mine.map((m) => m.id)).toContain(mapping.id);
     expect(mine.every((m) => m.template_id === templateId)).toBe(true);
-    const builtinOnly = (await req(env.app, 'GET', `/api/v1/mappings?template_id=${BUILTIN_TEMPLATE_ID}`, auth)).json() as Array<{ id: string; template_id: string }>;
+    const builtinOnly = (
+      await req(env.app, 'GET', `/api/v1/mappings?template_id=${BUILTIN_TEMPLATE_ID}`, auth)
+    ).json() as Array<{ id: string; template_id: string }>;
     expect(builtinOnly.map((m) => m.id)).toContain(BUILTIN_MAPPING_ID);
     expect(builtinOnly.every((m) => m.template_id === BUILTIN_TEMPLATE_ID)).toBe(true);
     expect((await req(env.app, 'GET', `/api/v1/mappings?template_id=${randomUUID()}`, auth)).json()).toEqual([]);
-    expectError(await req(env.app, 'GET', '/api/v1/mappings?template_id=nope', auth), 422, 'validation_error', 'template_id');
+    expectError(
+      await req(env.app, 'GET', '/api/v1/mappings?template_id=nope', auth),
+      422,
+      'validation_error',
+      'template_id',
+    );
   });
 
   it('the created mapping converts with the uploaded template', async () => {
-    const res = await convert(env.app, auth, { markdown: '# Hi\n\nText\n\n- a\n', template_id: templateId, mapping_id: mapping.id, response_format: 'json' });
+    const res = await convert(env.app, auth, {
+      markdown: '# Hi\n\nText\n\n- a\n',
+      template_id: templateId,
+      mapping_id: mapping.id,
+      response_format: 'json',
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().warnings).toEqual(['missing_style: Missing Bullet']);
   });
 
   describe('rules shape: "heading: keys are heading levels as strings"; "table: style string, header_row boolean" — 422 naming the field', () => {
     it('rules.heading."9"', async () => {
-      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'x', template_id: templateId, rules: { heading: { '9': 'Corp Body' } } });
+      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, {
+        name: 'x',
+        template_id: templateId,
+        rules: { heading: { '9': 'Corp Body' } },
+      });
       expectError(res, 422, 'validation_error', 'rules.heading.9');
     });
     it('rules.table.header_row "yes"', async () => {
-      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'x', template_id: templateId, rules: { table: { style: 'Corp Table', header_row: 'yes' } } });
+      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, {
+        name: 'x',
+        template_id: templateId,
+        rules: { table: { style: 'Corp Table', header_row: 'yes' } },
+      });
       expectError(res, 422, 'validation_error', 'rules.table.header_row');
     });
     it('an unknown rules key', async () => {
-      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'x', template_id: templateId, rules: { footer: 'Corp Body' } });
+      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, {
+        name: 'x',
+        template_id: templateId,
+        rules: { footer: 'Corp Body' },
+      });
       expectError(res, 422, 'validation_error', 'rules.footer');
     });
     it.each([
@@ -617,14 +792,20 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
       expectError(patched, 422, 'validation_error', field);
     });
     it('a mapping for an unknown template → 404 not_found', async () => {
-      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'x', template_id: randomUUID(), rules: {} });
+      const res = await req(env.app, 'POST', '/api/v1/mappings', auth, {
+        name: 'x',
+        template_id: randomUUID(),
+        rules: {},
+      });
       expectError(res, 404, 'not_found');
     });
   });
 
   it('PATCH → version + 1, updated_at moves, warnings recomputed', async () => {
     tick(env, 5000);
-    const res = await req(env.app, 'PATCH', `/api/v1/mappings/${String(mapping.id)}`, auth, { rules: { paragraph: 'Corp Body', list_bullet: 'List Bullet' } });
+    const res = await req(env.app, 'PATCH', `/api/v1/mappings/${String(mapping.id)}`, auth, {
+      rules: { paragraph: 'Corp Body', list_bullet: 'List Bullet' },
+    });
     expect(res.statusCode, res.body).toBe(200);
     const m = res.json() as Record<string, unknown>;
     expect(m.version).toBe((mapping.version as number) + 1);
@@ -632,7 +813,10 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
     expect(m.created_at).toBe(mapping.created_at);
     expect(m.warnings).toEqual([]);
     const read = await req(env.app, 'GET', `/api/v1/mappings/${String(mapping.id)}`, auth);
-    expect(read.json()).toMatchObject({ version: m.version, rules: { paragraph: 'Corp Body', list_bullet: 'List Bullet' } });
+    expect(read.json()).toMatchObject({
+      version: m.version,
+      rules: { paragraph: 'Corp Body', list_bullet: 'List Bullet' },
+    });
   });
 
   it('the built-in mapping cannot be deleted (403) and stays listed', async () => {
@@ -738,7 +922,11 @@ describe('SPEC.md Authentication; Resources: API key; POST /api/settings/api-key
       expect(res.statusCode).toBe(200);
       const list = res.json() as Array<Record<string, unknown>>;
       const entry = list.find((k) => k.id === created.id);
-      expect(entry).toMatchObject({ name: 'secret-check', key_prefix: created.key_prefix, created_at: created.created_at });
+      expect(entry).toMatchObject({
+        name: 'secret-check',
+        key_prefix: created.key_prefix,
+        created_at: created.created_at,
+      });
       expect(entry).not.toHaveProperty('key');
       expect(entry).not.toHaveProperty('hash');
       expect(res.body).not.toContain(created.key);
@@ -748,11 +936,15 @@ describe('SPEC.md Authentication; Resources: API key; POST /api/settings/api-key
 
     it('"Each key records a last-used timestamp named last_used_at": set after use', async () => {
       const created = await createKey(env.app, 'usage');
-      const before = ((await req(env.app, 'GET', '/api/settings/api-keys', admin)).json() as Array<Record<string, unknown>>).find((k) => k.id === created.id);
+      const before = (
+        (await req(env.app, 'GET', '/api/settings/api-keys', admin)).json() as Array<Record<string, unknown>>
+      ).find((k) => k.id === created.id);
       expect(before?.last_used_at).toBeNull();
       tick(env, 120_000);
       expect((await req(env.app, 'GET', '/api/v1/templates', bearer(created.key))).statusCode).toBe(200);
-      const after = ((await req(env.app, 'GET', '/api/settings/api-keys', admin)).json() as Array<Record<string, unknown>>).find((k) => k.id === created.id);
+      const after = (
+        (await req(env.app, 'GET', '/api/settings/api-keys', admin)).json() as Array<Record<string, unknown>>
+      ).find((k) => k.id === created.id);
       expect(after?.last_used_at).toBe(env.clock.now.toISOString());
     });
 
@@ -760,8 +952,16 @@ describe('SPEC.md Authentication; Resources: API key; POST /api/settings/api-key
       const { key } = await createKey(env.app, 'not-admin');
       expectError(await req(env.app, 'GET', '/api/settings', bearer(key)), 401, 'unauthorized');
       expectError(await req(env.app, 'GET', '/api/settings/api-keys', bearer(key)), 401, 'unauthorized');
-      expectError(await req(env.app, 'POST', '/api/settings/api-keys', bearer(key), { name: 'escalate' }), 401, 'unauthorized');
-      expectError(await req(env.app, 'PATCH', '/api/settings', bearer(key), { plan: 'enterprise' }), 401, 'unauthorized');
+      expectError(
+        await req(env.app, 'POST', '/api/settings/api-keys', bearer(key), { name: 'escalate' }),
+        401,
+        'unauthorized',
+      );
+      expectError(
+        await req(env.app, 'PATCH', '/api/settings', bearer(key), { plan: 'enterprise' }),
+        401,
+        'unauthorized',
+      );
       expectError(await req(env.app, 'GET', '/api/settings'), 401, 'unauthorized');
       expectError(await req(env.app, 'GET', '/api/settings', { 'x-docwright-admin': 'wrong' }), 401, 'unauthorized');
     });
@@ -790,7 +990,7 @@ describe('SPEC.md Authentication 6. Plan access: "Public API /api/v1/* — Solo:
     expectError(await req(env.app, 'GET', '/api/v1/templates', bearer('abc')), 401, 'invalid_api_key');
   });
 
-  it('the app\'s own UI session still converts on Solo', async () => {
+  it("the app's own UI session still converts on Solo", async () => {
     const session = await sessionHeader(env.app);
     const res = await convert(env.app, session, { markdown: '# From the app', ...builtin });
     expect(res.statusCode, res.body).toBe(200);
@@ -800,12 +1000,28 @@ describe('SPEC.md Authentication 6. Plan access: "Public API /api/v1/* — Solo:
   it('Limits: "Templates: Solo 5" — the sixth upload is refused (403 forbidden: Docwright\'s choice, the code is not shown)', async () => {
     const session = await sessionHeader(env.app);
     for (let i = 1; i <= 5; i++) {
-      const res = await upload(env.app, session, 'POST', '/api/v1/templates', { name: `T${i}` }, { bytes: CORPORATE, name: 'corporate.docx' });
+      const res = await upload(
+        env.app,
+        session,
+        'POST',
+        '/api/v1/templates',
+        { name: `T${i}` },
+        { bytes: CORPORATE, name: 'corporate.docx' },
+      );
       expect(res.statusCode, res.body).toBe(201);
     }
-    const sixth = await upload(env.app, session, 'POST', '/api/v1/templates', { name: 'T6' }, { bytes: CORPORATE, name: 'corporate.docx' });
+    const sixth = await upload(
+      env.app,
+      session,
+      'POST',
+      '/api/v1/templates',
+      { name: 'T6' },
+      { bytes: CORPORATE, name: 'corporate.docx' },
+    );
     expectError(sixth, 403, 'forbidden', '5');
-    const own = ((await req(env.app, 'GET', '/api/v1/templates', session)).json() as Array<{ id: string }>).filter((t) => t.id !== BUILTIN_TEMPLATE_ID);
+    const own = ((await req(env.app, 'GET', '/api/v1/templates', session)).json() as Array<{ id: string }>).filter(
+      (t) => t.id !== BUILTIN_TEMPLATE_ID,
+    );
     expect(own).toHaveLength(5);
   });
 
@@ -833,13 +1049,31 @@ describe('SPEC.md Limits: "Exceeding the monthly conversion quota gives 429 rate
     auth = bearer((await createKey(env.app)).key);
     // An uploaded template whose current version no conversion has read yet: the first conversions all wait on
     // reading it from disk while holding their quota reservation, so the burst below really races.
-    const up = await upload(env.app, auth, 'POST', '/api/v1/templates', { name: 'Corporate' }, { bytes: CORPORATE, name: 'corporate.docx' });
+    const up = await upload(
+      env.app,
+      auth,
+      'POST',
+      '/api/v1/templates',
+      { name: 'Corporate' },
+      { bytes: CORPORATE, name: 'corporate.docx' },
+    );
     expect(up.statusCode, up.body).toBe(201);
     const template_id = (up.json() as { id: string }).id;
-    const m = await req(env.app, 'POST', '/api/v1/mappings', auth, { name: 'Corporate', template_id, rules: { paragraph: 'Corp Body', table: { style: 'Corp Table', header_row: true } } });
+    const m = await req(env.app, 'POST', '/api/v1/mappings', auth, {
+      name: 'Corporate',
+      template_id,
+      rules: { paragraph: 'Corp Body', table: { style: 'Corp Table', header_row: true } },
+    });
     expect(m.statusCode, m.body).toBe(201);
     corporate = { template_id, mapping_id: (m.json() as { id: string }).id };
-    const put = await upload(env.app, auth, 'PUT', `/api/v1/templates/${template_id}/file`, {}, { bytes: CORPORATE, name: 'corporate.docx' });
+    const put = await upload(
+      env.app,
+      auth,
+      'PUT',
+      `/api/v1/templates/${template_id}/file`,
+      {},
+      { bytes: CORPORATE, name: 'corporate.docx' },
+    );
     expect(put.statusCode, put.body).toBe(200);
     const res = await req(env.app, 'PATCH', '/api/settings', admin, { monthly_quota: 20 });
     expect(res.statusCode, res.body).toBe(200);
@@ -848,7 +1082,9 @@ describe('SPEC.md Limits: "Exceeding the monthly conversion quota gives 429 rate
 
   it('40 parallel converts with a quota of 20 → exactly 20 × 200 and 20 × 429 with Retry-After', async () => {
     expect(RETRY_AFTER).toBe(734_400);
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => convert(env.app, auth, { markdown: `# Doc ${i}\n\ntext`, ...corporate })));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => convert(env.app, auth, { markdown: `# Doc ${i}\n\ntext`, ...corporate })),
+    );
     const ok = results.filter((r) => r.statusCode === 200);
     const limited = results.filter((r) => r.statusCode === 429);
     expect(ok).toHaveLength(20);
@@ -860,13 +1096,19 @@ describe('SPEC.md Limits: "Exceeding the monthly conversion quota gives 429 rate
     }
     // Twenty records exist, no more.
     expect((await req(env.app, 'GET', '/api/v1/conversions', auth)).json().total).toBe(20);
-    const settings = (await req(env.app, 'GET', '/api/settings', admin)).json() as { usage: { conversions: number; quota: number } };
+    const settings = (await req(env.app, 'GET', '/api/settings', admin)).json() as {
+      usage: { conversions: number; quota: number };
+    };
     expect(settings.usage).toMatchObject({ conversions: 20, quota: 20 });
   });
 
   it('a failed conversion does not count: validation and 404 errors leave the quota alone', async () => {
     expect((await req(env.app, 'PATCH', '/api/settings', admin, { monthly_quota: 21 })).statusCode).toBe(200);
-    expectError(await convert(env.app, auth, { markdown: 'x', template_id: randomUUID(), mapping_id: BUILTIN_MAPPING_ID }), 404, 'not_found');
+    expectError(
+      await convert(env.app, auth, { markdown: 'x', template_id: randomUUID(), mapping_id: BUILTIN_MAPPING_ID }),
+      404,
+      'not_found',
+    );
     expectError(await convert(env.app, auth, { markdown: '', ...builtin }), 422, 'validation_error');
     expect((await convert(env.app, auth, { markdown: 'x', ...builtin })).statusCode).toBe(200);
     expectError(await convert(env.app, auth, { markdown: 'x', ...builtin }), 429, 'rate_limit_exceeded');
@@ -893,29 +1135,59 @@ describe('SPEC.md Errors: "Envelope for every error, JSON"', () => {
   });
 
   it('an empty JSON body → 400 bad_request envelope', async () => {
-    expectError(await req(env.app, 'POST', '/api/v1/convert', { ...auth, 'content-type': 'application/json' }, ''), 400, 'bad_request');
+    expectError(
+      await req(env.app, 'POST', '/api/v1/convert', { ...auth, 'content-type': 'application/json' }, ''),
+      400,
+      'bad_request',
+    );
   });
 
   it('a JSON array instead of an object → 422 validation_error', async () => {
-    expectError(await req(env.app, 'POST', '/api/v1/convert', { ...auth, 'content-type': 'application/json' }, '[]'), 422, 'validation_error');
+    expectError(
+      await req(env.app, 'POST', '/api/v1/convert', { ...auth, 'content-type': 'application/json' }, '[]'),
+      422,
+      'validation_error',
+    );
   });
 
   describe('Host allow-list and Origin check (Docwright runs on 127.0.0.1; not in SPEC.md)', () => {
     it('a Host header of another site → 403', async () => {
-      const res = await env.app.inject({ method: 'GET', url: '/api/v1/templates', headers: { host: `evil.example:${PORT}`, ...auth } });
+      const res = await env.app.inject({
+        method: 'GET',
+        url: '/api/v1/templates',
+        headers: { host: `evil.example:${PORT}`, ...auth },
+      });
       expectError(res, 403, 'forbidden');
       const bare = await env.app.inject({ method: 'GET', url: '/api/health', headers: { host: 'attacker.test' } });
       expectError(bare, 403, 'forbidden');
     });
 
     it('localhost and 127.0.0.1 are accepted', async () => {
-      const res = await env.app.inject({ method: 'GET', url: '/api/v1/templates', headers: { host: `localhost:${PORT}`, ...auth } });
+      const res = await env.app.inject({
+        method: 'GET',
+        url: '/api/v1/templates',
+        headers: { host: `localhost:${PORT}`, ...auth },
+      });
       expect(res.statusCode).toBe(200);
     });
 
     it('a cross-site Origin → 403', async () => {
-      expectError(await req(env.app, 'POST', '/api/v1/convert', { ...auth, origin: 'https://evil.example' }, { markdown: 'x', ...builtin }), 403, 'forbidden');
-      expectError(await req(env.app, 'GET', '/api/settings', { ...admin, origin: 'http://evil.example' }), 403, 'forbidden');
+      expectError(
+        await req(
+          env.app,
+          'POST',
+          '/api/v1/convert',
+          { ...auth, origin: 'https://evil.example' },
+          { markdown: 'x', ...builtin },
+        ),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await req(env.app, 'GET', '/api/settings', { ...admin, origin: 'http://evil.example' }),
+        403,
+        'forbidden',
+      );
       expectError(await req(env.app, 'GET', '/api/v1/templates', { ...auth, origin: 'null' }), 403, 'forbidden');
     });
 
@@ -948,13 +1220,22 @@ describe('GET /api/v1/openapi.json (Docwright: not in SPEC.md)', () => {
 
   it('documents the SPEC.md paths', () => {
     const paths = Object.keys(doc.paths as Record<string, unknown>);
-    for (const p of ['/api/v1/convert', '/api/v1/conversions/{id}', '/api/v1/conversions/{id}/download', '/api/v1/templates', '/api/v1/mappings', '/api/settings/api-keys']) {
+    for (const p of [
+      '/api/v1/convert',
+      '/api/v1/conversions/{id}',
+      '/api/v1/conversions/{id}/download',
+      '/api/v1/templates',
+      '/api/v1/mappings',
+      '/api/settings/api-keys',
+    ]) {
       expect(paths).toContain(p);
     }
   });
 
   it('declares bearer authentication (SPEC.md Authentication 1: "Authorization: Bearer <API_KEY>")', () => {
     const components = doc.components as { securitySchemes?: Record<string, { type: string; scheme?: string }> };
-    expect(Object.values(components.securitySchemes ?? {})).toContainEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    expect(Object.values(components.securitySchemes ?? {})).toContainEqual(
+      expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    );
   });
 });

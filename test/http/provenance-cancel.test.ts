@@ -19,7 +19,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dw-provenance-'));
   server = await startServer({ dataDir: dir, port: 0 });
   agent = trustingAgent(server.discovery.cert_path ?? '');
-  const created = await call(agent, url('/api/settings/api-keys'), { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'build-bot' } });
+  const created = await call(agent, url('/api/settings/api-keys'), {
+    method: 'POST',
+    headers: { 'x-docwright-admin': server.adminToken },
+    body: { name: 'build-bot' },
+  });
   expect(created.status).toBe(201);
   apiKey = created.json().key;
 });
@@ -36,13 +40,26 @@ describe('provenance of conversions', () => {
     const res = await call(agent, url('/api/v1/convert'), {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}` },
-      body: { markdown, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, filename: 'hello', response_format: 'json' },
+      body: {
+        markdown,
+        template_id: BUILTIN_TEMPLATE_ID,
+        mapping_id: BUILTIN_MAPPING_ID,
+        filename: 'hello',
+        response_format: 'json',
+      },
     });
     expect(res.status).toBe(200);
     const record = res.json();
-    expect(record).toMatchObject({ channel: 'api', key_name: 'build-bot', warnings: ['image_placeholder: logo'], warning_details: [{ warning: 'image_placeholder: logo', line: 3, count: 1 }] });
+    expect(record).toMatchObject({
+      channel: 'api',
+      key_name: 'build-bot',
+      warnings: ['image_placeholder: logo'],
+      warning_details: [{ warning: 'image_placeholder: logo', line: 3, count: 1 }],
+    });
     expect(record.size).toBeGreaterThan(1000);
-    const again = await call(agent, url(`/api/v1/conversions/${record.conversion_id}`), { headers: { authorization: `Bearer ${apiKey}` } });
+    const again = await call(agent, url(`/api/v1/conversions/${record.conversion_id}`), {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect(again.json()).toEqual(record);
     const stored = server.app.services.store.getConversion(record.conversion_id);
     expect(stored).toMatchObject({ channel: 'api', key_name: 'build-bot' });
@@ -51,13 +68,25 @@ describe('provenance of conversions', () => {
 
   it('lists conversions filtered by name, template and channel', async () => {
     const auth = { authorization: `Bearer ${apiKey}` };
-    await call(agent, url('/api/v1/convert'), { method: 'POST', headers: auth, body: { markdown: 'x', template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, filename: 'Quarterly-Notes', response_format: 'json' } });
+    await call(agent, url('/api/v1/convert'), {
+      method: 'POST',
+      headers: auth,
+      body: {
+        markdown: 'x',
+        template_id: BUILTIN_TEMPLATE_ID,
+        mapping_id: BUILTIN_MAPPING_ID,
+        filename: 'Quarterly-Notes',
+        response_format: 'json',
+      },
+    });
     const byName = (await call(agent, url('/api/v1/conversions?q=quarterly'), { headers: auth })).json();
     expect(byName.items.map((c: { filename: string }) => c.filename)).toEqual(['Quarterly-Notes.docx']);
     expect(byName.total).toBe(1);
     const byChannel = (await call(agent, url('/api/v1/conversions?channel=mcp'), { headers: auth })).json();
     expect(byChannel.total).toBe(0);
-    const byTemplate = (await call(agent, url(`/api/v1/conversions?channel=api&template_id=${BUILTIN_TEMPLATE_ID}`), { headers: auth })).json();
+    const byTemplate = (
+      await call(agent, url(`/api/v1/conversions?channel=api&template_id=${BUILTIN_TEMPLATE_ID}`), { headers: auth })
+    ).json();
     expect(byTemplate.total).toBeGreaterThanOrEqual(2);
     const wrong = await call(agent, url('/api/v1/conversions?channel=fax'), { headers: auth });
     expect(wrong.status).toBe(422);
@@ -78,7 +107,10 @@ describe('cancelling a conversion', () => {
     const conversionsBefore = services.store.listConversions(0, 1000).total;
     const replacedBefore = services.convertPool.counters.replaced;
     // Big enough to keep a worker busy for seconds on any machine.
-    const markdown = Array.from({ length: 60_000 }, (_, i) => `Paragraph ${i} with **bold**, _emphasis_ and \`code\`.\n`).join('\n');
+    const markdown = Array.from(
+      { length: 60_000 },
+      (_, i) => `Paragraph ${i} with **bold**, _emphasis_ and \`code\`.\n`,
+    ).join('\n');
     const abort = new AbortController();
     const pending = request(url('/api/v1/convert'), {
       method: 'POST',
@@ -110,7 +142,12 @@ describe('cancelling a conversion', () => {
     const res = await call(agent, url('/api/v1/convert'), {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}` },
-      body: { markdown: 'After.', template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: 'json' },
+      body: {
+        markdown: 'After.',
+        template_id: BUILTIN_TEMPLATE_ID,
+        mapping_id: BUILTIN_MAPPING_ID,
+        response_format: 'json',
+      },
     });
     expect(res.status).toBe(200);
   }, 60_000);

@@ -23,9 +23,18 @@ async function setup(now: () => Date = () => new Date()) {
   const store = await Store.open(dir);
   const { secret, store: secretStore } = await loadSecret(dir);
   const app = await buildApp({ store, secret, adminToken: ADMIN, now });
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close(), () => app.close());
+  cleanups.push(
+    () => rmSync(dir, { recursive: true, force: true }),
+    () => store.close(),
+    () => app.close(),
+  );
   const createKey = async () => {
-    const res = await app.inject({ method: 'POST', url: '/api/settings/api-keys', headers: { ...HOST, 'x-docwright-admin': ADMIN }, payload: { name: 'k' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/settings/api-keys',
+      headers: { ...HOST, 'x-docwright-admin': ADMIN },
+      payload: { name: 'k' },
+    });
     expect(res.statusCode).toBe(201);
     return res.json() as { id: string; key: string };
   };
@@ -52,10 +61,22 @@ describe('retention', () => {
     const { dir, app, createKey } = await setup(() => clock);
     const { key } = await createKey();
     const auth = { ...HOST, authorization: `Bearer ${key}` };
-    const res = await app.inject({ method: 'POST', url: '/api/v1/convert', headers: auth, payload: { markdown: '# Kept', template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, response_format: 'json' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/convert',
+      headers: auth,
+      payload: {
+        markdown: '# Kept',
+        template_id: BUILTIN_TEMPLATE_ID,
+        mapping_id: BUILTIN_MAPPING_ID,
+        response_format: 'json',
+      },
+    });
     const id = (res.json() as { conversion_id: string }).conversion_id;
     clock = new Date('2026-11-30T10:00:00Z');
-    expect((await app.inject({ method: 'GET', url: `/api/v1/conversions/${id}/download`, headers: auth })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: 'GET', url: `/api/v1/conversions/${id}/download`, headers: auth })).statusCode,
+    ).toBe(200);
     clock = new Date('2026-12-01T10:00:01Z');
     for (const url of [`/api/v1/conversions/${id}`, `/api/v1/conversions/${id}/download`]) {
       const gone = await app.inject({ method: 'GET', url, headers: auth });
@@ -80,7 +101,18 @@ describe('a damaged database', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"schema_version": 1, "templates": [');
     expect(readdirSync(dir).some((name) => name.startsWith('db.json.') && name.endsWith('.bak'))).toBe(true);
     // The lock is released: once repaired, the directory opens.
-    writeFileSync(file, JSON.stringify({ schema_version: 1, settings: {}, templates: [], mappings: [], conversions: [], api_keys: [], usage: {} }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        schema_version: 1,
+        settings: {},
+        templates: [],
+        mappings: [],
+        conversions: [],
+        api_keys: [],
+        usage: {},
+      }),
+    );
     const store = await Store.open(dir);
     store.close();
   });
@@ -100,7 +132,11 @@ describe('server errors', () => {
     app.get('/api/v1/test-failure', { config: { access: 'api' } }, async () => {
       throw new Error('ENOENT: /home/someone/.local/share/docwright/secret stuff');
     });
-    const res = await app.inject({ method: 'GET', url: '/api/v1/test-failure', headers: { ...HOST, 'x-docwright-admin': ADMIN } });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/v1/test-failure',
+      headers: { ...HOST, 'x-docwright-admin': ADMIN },
+    });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
     expect(res.body).not.toMatch(/ENOENT|home|secret/);

@@ -71,7 +71,11 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
   });
 
   it('creates an API key through the CLI admin path (x-docwright-admin)', async () => {
-    const res = await call(agent, url('/api/settings/api-keys'), { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'transport' } });
+    const res = await call(agent, url('/api/settings/api-keys'), {
+      method: 'POST',
+      headers: { 'x-docwright-admin': server.adminToken },
+      body: { name: 'transport' },
+    });
     expect(res.status, res.bytes.toString()).toBe(201);
     const created = res.json();
     expect(created.key).toMatch(/^dw_/);
@@ -79,7 +83,11 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     expect(created.key.startsWith(created.key_prefix)).toBe(true);
     apiKey = created.key;
     // A wrong admin token is not the CLI.
-    const wrong = await call(agent, url('/api/settings/api-keys'), { method: 'POST', headers: { 'x-docwright-admin': 'nope' }, body: { name: 'x' } });
+    const wrong = await call(agent, url('/api/settings/api-keys'), {
+      method: 'POST',
+      headers: { 'x-docwright-admin': 'nope' },
+      body: { name: 'x' },
+    });
     expect(wrong.status).toBe(401);
   });
 
@@ -93,7 +101,12 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     const res = await call(agent, url('/api/v1/convert'), {
       method: 'POST',
       headers: bearer(),
-      body: { markdown: '# Over HTTPS\n\nHello **there**.\n', template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID, filename: 'transport' },
+      body: {
+        markdown: '# Over HTTPS\n\nHello **there**.\n',
+        template_id: BUILTIN_TEMPLATE_ID,
+        mapping_id: BUILTIN_MAPPING_ID,
+        filename: 'transport',
+      },
     });
     expect(res.status, res.bytes.toString()).toBe(200);
     expect(res.headers['content-type']).toBe(DOCX);
@@ -105,7 +118,12 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
 
     const record = await call(agent, url(`/api/v1/conversions/${id}`), { headers: bearer() });
     expect(record.status).toBe(200);
-    expect(record.json()).toMatchObject({ conversion_id: id, status: 'completed', filename: 'transport.docx', download_url: `/api/v1/conversions/${id}/download` });
+    expect(record.json()).toMatchObject({
+      conversion_id: id,
+      status: 'completed',
+      filename: 'transport.docx',
+      download_url: `/api/v1/conversions/${id}/download`,
+    });
 
     const download = await call(agent, url(record.json().download_url), { headers: bearer() });
     expect(download.status).toBe(200);
@@ -150,7 +168,9 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
       (e: unknown) => e as NodeJS.ErrnoException,
     );
     expect(error, 'the request must not succeed').toBeDefined();
-    expect(String(error?.code ?? (error?.cause as NodeJS.ErrnoException | undefined)?.code)).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
+    expect(String(error?.code ?? (error?.cause as NodeJS.ErrnoException | undefined)?.code)).toMatch(
+      /SELF_SIGNED|UNABLE_TO_VERIFY|CERT/,
+    );
     // curl without --cacert: exit 60, "SSL certificate problem".
     const curl = await run('curl', ['-sS', url('/api/health')]).then(
       () => ({ code: 0, stderr: '' }),
@@ -183,7 +203,8 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
       https: true,
       cert_path: certPath,
     });
-    for (const field of Object.keys(discovery)) expect(field).not.toMatch(/token|secret|password|^key$|api_?key|session/i);
+    for (const field of Object.keys(discovery))
+      expect(field).not.toMatch(/token|secret|password|^key$|api_?key|session/i);
     expect(text).not.toContain(server.adminToken);
     const uiToken = new URL(server.uiLink).searchParams.get('token')!;
     expect(uiToken.length).toBeGreaterThan(20);
@@ -205,9 +226,15 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     expect(typeof address === 'object' && address?.address).toBe('127.0.0.1');
     const health = await call(undefined, `${plain.discovery.url}/api/health`);
     expect(health.status).toBe(200);
-    const created = await call(undefined, `${plain.discovery.url}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': plain.adminToken }, body: { name: 'plain' } });
+    const created = await call(undefined, `${plain.discovery.url}/api/settings/api-keys`, {
+      method: 'POST',
+      headers: { 'x-docwright-admin': plain.adminToken },
+      body: { name: 'plain' },
+    });
     expect(created.status).toBe(201);
-    const templates = await call(undefined, `${plain.discovery.url}/api/v1/templates`, { headers: { authorization: `Bearer ${created.json().key}` } });
+    const templates = await call(undefined, `${plain.discovery.url}/api/v1/templates`, {
+      headers: { authorization: `Bearer ${created.json().key}` },
+    });
     expect(templates.status).toBe(200);
     // TLS against the plain port fails: it really is plain HTTP.
     await expect(call(agent, plain.discovery.url.replace('http:', 'https:') + '/api/health')).rejects.toThrow();
@@ -270,7 +297,8 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
       await child.exited;
     }
     expect(child.child.exitCode).toBe(0);
-    for (const name of ['server.json', 'admin.token', 'docwright.lock']) expect(() => statSync(join(other, name)), name).toThrow();
+    for (const name of ['server.json', 'admin.token', 'docwright.lock'])
+      expect(() => statSync(join(other, name)), name).toThrow();
     await expectStillUp();
   });
 
@@ -278,7 +306,8 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     const before = server.discovery;
     const oldToken = server.adminToken;
     await server.close();
-    for (const name of ['server.json', 'admin.token', 'docwright.lock']) expect(() => statSync(join(dir, name)), name).toThrow();
+    for (const name of ['server.json', 'admin.token', 'docwright.lock'])
+      expect(() => statSync(join(dir, name)), name).toThrow();
     server = await startServer({ dataDir: dir, port: 0 });
     servers.push(server);
     expect(server.discovery.fingerprint).toBe(before.fingerprint);

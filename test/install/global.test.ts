@@ -12,7 +12,10 @@ import { validateDocx } from '../helpers/docx.ts';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 // The PATH a user's shell has: without the checkout's node_modules/.bin that `npm test` puts first.
-const PATH = (process.env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('node_modules')).join(delimiter);
+const PATH = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => !dir.includes('node_modules'))
+  .join(delimiter);
 const env = { ...process.env, PATH };
 const work = mkdtempSync(join(tmpdir(), 'dw-install-'));
 const prefix = join(work, 'prefix');
@@ -24,7 +27,11 @@ beforeAll(async () => {
   await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: root, env });
   const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
   if (!tarball) throw new Error('npm pack wrote no tarball');
-  await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], { cwd: work, env, maxBuffer: 16 << 20 });
+  await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], {
+    cwd: work,
+    env,
+    maxBuffer: 16 << 20,
+  });
   await run('mkdir', ['-p', elsewhere]);
 }, 600_000);
 

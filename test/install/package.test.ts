@@ -18,7 +18,9 @@ const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as {
   allowScripts: Record<string, boolean>;
 };
 type Locked = { version?: string; dev?: boolean; engines?: { node?: string } | string[]; hasInstallScript?: boolean };
-const lock = JSON.parse(readFileSync(resolve(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, Locked> };
+const lock = JSON.parse(readFileSync(resolve(root, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, Locked>;
+};
 const locked = Object.entries(lock.packages).filter(([path]) => path !== '');
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
 const nodeRange = (p: Locked): string | undefined => (Array.isArray(p.engines) ? undefined : p.engines?.node);
@@ -28,7 +30,7 @@ describe('the Node Docwright runs on', () => {
   // The lowest version of each major that `engines` allows, and the one npm installs.
   const allowed = pkg.engines.node.split('||').map((range) => semver.minVersion(range.trim())?.version ?? '');
 
-  it('is installed with it (the registry\'s node package) and is one that engines allows', () => {
+  it("is installed with it (the registry's node package) and is one that engines allows", () => {
     expect(bundled).toMatch(/^22\./);
     expect(semver.satisfies(bundled, pkg.engines.node)).toBe(true);
   });

@@ -58,7 +58,13 @@ describe('the preload bundle', () => {
     const { exposed } = loadPreload();
     expect([...exposed.keys()]).toEqual(['docwright']);
     const api = exposed.get('docwright') as Record<string, unknown>;
-    expect(Object.keys(api).sort()).toEqual(['isDesktop', 'openFiles', 'revealInFolder', 'saveAllToFolder', 'saveFile']);
+    expect(Object.keys(api).sort()).toEqual([
+      'isDesktop',
+      'openFiles',
+      'revealInFolder',
+      'saveAllToFolder',
+      'saveFile',
+    ]);
     expect(api.isDesktop).toBe(true);
     expect(Object.values(api).some((value) => typeof value === 'object' && value !== null)).toBe(false);
   });
@@ -98,7 +104,8 @@ describe('the main bundle', () => {
 
   it('sits where package.json "main" points, next to its preload and icons', () => {
     expect(packageJson.main).toBe('dist/main/main.js');
-    for (const file of ['main.js', 'preload.cjs', 'icon.png', 'tray.png', 'tray@2x.png']) expect(readFileSync(join(out, file)).byteLength).toBeGreaterThan(0);
+    for (const file of ['main.js', 'preload.cjs', 'icon.png', 'tray.png', 'tray@2x.png'])
+      expect(readFileSync(join(out, file)).byteLength).toBeGreaterThan(0);
   });
 });
 
@@ -115,7 +122,15 @@ describe('the conversion worker bundle', () => {
         });
         worker.on('error', fail);
       });
-      const job: JobMessage = { id: 1, markdown: '# From the shell', mapping: DEFAULT_RULES, created: new Date(0), templateKey: 'builtin', templateBytes: defaultTemplate(), evict: [] };
+      const job: JobMessage = {
+        id: 1,
+        markdown: '# From the shell',
+        mapping: DEFAULT_RULES,
+        created: new Date(0),
+        templateKey: 'builtin',
+        templateBytes: defaultTemplate(),
+        evict: [],
+      };
       worker.postMessage(job);
       await answered;
       expect(messages[0]).toEqual({ ready: true });

@@ -24,7 +24,14 @@ type Config = Record<string, unknown> & {
   mac?: { target?: string[] };
   nsis?: { oneClick?: boolean; perMachine?: boolean; allowElevation?: boolean; artifactName?: string };
   msi?: { oneClick?: boolean; perMachine?: boolean; upgradeCode?: string; artifactName?: string };
-  pkg?: { installLocation?: string; allowAnywhere?: boolean; allowCurrentUserHome?: boolean; allowRootDirectory?: boolean; isRelocatable?: boolean; artifactName?: string };
+  pkg?: {
+    installLocation?: string;
+    allowAnywhere?: boolean;
+    allowCurrentUserHome?: boolean;
+    allowRootDirectory?: boolean;
+    isRelocatable?: boolean;
+    artifactName?: string;
+  };
   rpm?: { packageCategory?: string; artifactName?: string };
   deb?: { artifactName?: string };
 };
@@ -33,7 +40,9 @@ interface ConfigModule {
   validateConfiguration(config: Record<string, unknown>, debugLogger: unknown): Promise<void>;
 }
 const builder = require('app-builder-lib/out/util/config/config.js') as ConfigModule;
-const { DebugLogger } = require('builder-util/out/DebugLogger.js') as { DebugLogger: new (enabled: boolean) => unknown };
+const { DebugLogger } = require('builder-util/out/DebugLogger.js') as {
+  DebugLogger: new (enabled: boolean) => unknown;
+};
 
 /** The configuration as electron-builder loads it (merged with package.json, files normalised). */
 async function loadConfig(): Promise<Config> {
@@ -60,8 +69,12 @@ describe('electron-builder.yml', () => {
 
   it('would be refused if it were wrong (the validation does check)', async () => {
     const config = await loadConfig();
-    await expect(builder.validateConfiguration({ ...config, asarUnpak: ['x'] }, new DebugLogger(false))).rejects.toThrow(/asarUnpak/);
-    await expect(builder.validateConfiguration({ ...config, nsis: { oneClick: 'sometimes' } }, new DebugLogger(false))).rejects.toThrow(/Invalid configuration/);
+    await expect(
+      builder.validateConfiguration({ ...config, asarUnpak: ['x'] }, new DebugLogger(false)),
+    ).rejects.toThrow(/asarUnpak/);
+    await expect(
+      builder.validateConfiguration({ ...config, nsis: { oneClick: 'sometimes' } }, new DebugLogger(false)),
+    ).rejects.toThrow(/Invalid configuration/);
   });
 
   it('names the app and builds AppImage, deb and rpm, NSIS and MSI, dmg and pkg', async () => {
@@ -83,7 +96,13 @@ describe('electron-builder.yml', () => {
     expect(config.msi).toMatchObject({ perMachine: true });
     // A fixed upgrade code, so that a newer MSI replaces the older one.
     expect(config.msi?.upgradeCode).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(config.pkg).toMatchObject({ installLocation: '/Applications', allowAnywhere: false, allowCurrentUserHome: false, allowRootDirectory: false, isRelocatable: false });
+    expect(config.pkg).toMatchObject({
+      installLocation: '/Applications',
+      allowAnywhere: false,
+      allowCurrentUserHome: false,
+      allowRootDirectory: false,
+      isRelocatable: false,
+    });
     // electron-builder's loader keeps them as written.
     const loaded = await loadConfig();
     expect(loaded.nsis).toMatchObject({ perMachine: true });
@@ -93,18 +112,33 @@ describe('electron-builder.yml', () => {
   it('refuses wrong values of the new targets’ options (the validation covers them)', async () => {
     const config = await loadConfig();
     const logger = new DebugLogger(false);
-    await expect(builder.validateConfiguration({ ...config, msi: { perMachine: 'yes' } }, logger)).rejects.toThrow(/configuration\.msi\.perMachine should be a boolean/);
-    await expect(builder.validateConfiguration({ ...config, msi: { allUsers: true } }, logger)).rejects.toThrow(/configuration\.msi should be/);
-    await expect(builder.validateConfiguration({ ...config, pkg: { allowAnywhere: 'maybe' } }, logger)).rejects.toThrow(/configuration\.pkg\.allowAnywhere should be/);
-    await expect(builder.validateConfiguration({ ...config, pkg: { installLocaton: '/Applications' } }, logger)).rejects.toThrow(/configuration\.pkg should be/);
-    await expect(builder.validateConfiguration({ ...config, rpm: { packageCategory: ['x'] } }, logger)).rejects.toThrow(/configuration\.rpm\.packageCategory should be/);
+    await expect(builder.validateConfiguration({ ...config, msi: { perMachine: 'yes' } }, logger)).rejects.toThrow(
+      /configuration\.msi\.perMachine should be a boolean/,
+    );
+    await expect(builder.validateConfiguration({ ...config, msi: { allUsers: true } }, logger)).rejects.toThrow(
+      /configuration\.msi should be/,
+    );
+    await expect(builder.validateConfiguration({ ...config, pkg: { allowAnywhere: 'maybe' } }, logger)).rejects.toThrow(
+      /configuration\.pkg\.allowAnywhere should be/,
+    );
+    await expect(
+      builder.validateConfiguration({ ...config, pkg: { installLocaton: '/Applications' } }, logger),
+    ).rejects.toThrow(/configuration\.pkg should be/);
+    await expect(builder.validateConfiguration({ ...config, rpm: { packageCategory: ['x'] } }, logger)).rejects.toThrow(
+      /configuration\.rpm\.packageCategory should be/,
+    );
   });
 
   it('names installers without spaces, as docs/installers.md’s silent-install commands give them', async () => {
     const config = rawConfig();
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string };
     const expand = (pattern: string | undefined, ext: string, arch = 'x64') =>
-      (pattern ?? '').replaceAll('${productName}', config.productName ?? '').replaceAll('${version}', 'VERSION').replaceAll('${ext}', ext).replaceAll('${name}', pkg.name).replaceAll('${arch}', arch);
+      (pattern ?? '')
+        .replaceAll('${productName}', config.productName ?? '')
+        .replaceAll('${version}', 'VERSION')
+        .replaceAll('${ext}', ext)
+        .replaceAll('${name}', pkg.name)
+        .replaceAll('${arch}', arch);
     const nsis = expand(config.nsis?.artifactName, 'exe');
     const msi = expand(config.msi?.artifactName, 'msi');
     const macPkg = expand(config.pkg?.artifactName, 'pkg');
@@ -113,12 +147,22 @@ describe('electron-builder.yml', () => {
     const rpm = expand(config.rpm?.artifactName ?? '${name}-${version}.${arch}.${ext}', 'rpm', 'x86_64');
     for (const name of [nsis, msi, macPkg, deb, rpm]) expect(name).not.toMatch(/\s/);
     const readme = readFileSync(join(root, 'docs', 'installers.md'), 'utf8');
-    for (const command of [`${nsis} /S /allusers`, `msiexec /i ${msi} /qn ALLUSERS=1`, `installer -pkg ${macPkg} -target /`, `apt install ./${deb}`, `dnf install ./${rpm}`]) {
+    for (const command of [
+      `${nsis} /S /allusers`,
+      `msiexec /i ${msi} /qn ALLUSERS=1`,
+      `installer -pkg ${macPkg} -target /`,
+      `apt install ./${deb}`,
+      `dnf install ./${rpm}`,
+    ]) {
       expect(readme, command).toContain(command);
     }
     // Where each platform's policy file lives, as docs/installers.md and the configuration's comment say.
     const yml = readFileSync(join(root, 'electron-builder.yml'), 'utf8');
-    for (const path of ['%ProgramData%\\Docwright\\policy.json', '/Library/Application Support/Docwright/policy.json', '/etc/docwright/policy.json']) {
+    for (const path of [
+      '%ProgramData%\\Docwright\\policy.json',
+      '/Library/Application Support/Docwright/policy.json',
+      '/etc/docwright/policy.json',
+    ]) {
       expect(readme, path).toContain(path);
       expect(yml, path).toContain(path);
     }
@@ -130,13 +174,27 @@ describe('electron-builder.yml', () => {
     const files = config.files ?? [];
     expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/main/**/*', 'dist/ui/**/*', '!**/*.map']));
     const included = files.filter((pattern) => !pattern.startsWith('!'));
-    for (const source of ['main/main.ts', 'server/serve.ts', 'renderer/src/App.svelte', 'test/main/security.test.ts', 'dist/cli.js']) {
-      expect(included.some((pattern) => matchesGlob(source, pattern)), source).toBe(false);
+    for (const source of [
+      'main/main.ts',
+      'server/serve.ts',
+      'renderer/src/App.svelte',
+      'test/main/security.test.ts',
+      'dist/cli.js',
+    ]) {
+      expect(
+        included.some((pattern) => matchesGlob(source, pattern)),
+        source,
+      ).toBe(false);
     }
     expect(included.some((pattern) => matchesGlob('dist/main/main.js', pattern))).toBe(true);
     expect(included.some((pattern) => matchesGlob('dist/main/preload.cjs', pattern))).toBe(true);
-    const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { main?: string; scripts?: Record<string, string> };
-    expect(included.some((pattern) => packageJson.main !== undefined && matchesGlob(packageJson.main, pattern))).toBe(true);
+    const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      main?: string;
+      scripts?: Record<string, string>;
+    };
+    expect(included.some((pattern) => packageJson.main !== undefined && matchesGlob(packageJson.main, pattern))).toBe(
+      true,
+    );
     expect(packageJson.scripts?.dist).toMatch(/build\.mjs && electron-builder/);
   });
 
@@ -146,12 +204,19 @@ describe('electron-builder.yml', () => {
     expect(config.npmRebuild).toBe(false);
     const native = 'node_modules/@napi-rs/keyring-linux-x64-gnu/keyring.linux-x64-gnu.node';
     expect((config.asarUnpack ?? []).some((pattern) => matchesGlob(native, pattern))).toBe(true);
-    expect((config.asarUnpack ?? []).some((pattern) => matchesGlob('node_modules/@napi-rs/keyring/index.js', pattern))).toBe(true);
+    expect(
+      (config.asarUnpack ?? []).some((pattern) => matchesGlob('node_modules/@napi-rs/keyring/index.js', pattern)),
+    ).toBe(true);
   });
 
   it('turns off Electron’s Node switches in the binary, and has a large enough icon', async () => {
     const config = rawConfig();
-    expect(config.electronFuses).toMatchObject({ runAsNode: false, enableNodeOptionsEnvironmentVariable: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true });
+    expect(config.electronFuses).toMatchObject({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      onlyLoadAppFromAsar: true,
+    });
     const size = pngSize(join(root, config.icon ?? 'missing'));
     expect(size.width).toBeGreaterThanOrEqual(512);
     expect(size.height).toBe(size.width);

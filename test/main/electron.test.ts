@@ -16,7 +16,10 @@ const binary = electronBinary();
 // The same decision `npm start` makes: no binary (ELECTRON_SKIP_BINARY_DOWNLOAD, no network at install), or no
 // display on Linux (run under xvfb-run to test there). The reason is printed, so a skipped run is never silent.
 const launch = chooseLaunch({ electron: binary });
-const skipReason = launch.mode === 'electron' ? undefined : `${launch.reason} It runs wherever \`require("electron")\` names an existing file and a display exists.`;
+const skipReason =
+  launch.mode === 'electron'
+    ? undefined
+    : `${launch.reason} It runs wherever \`require("electron")\` names an existing file and a display exists.`;
 if (skipReason) console.warn(`Electron test skipped: ${skipReason}`);
 
 // A file whose every test is skipped runs no hooks, so its temporary folder (test/helpers/temp-per-file.ts) would
@@ -32,7 +35,8 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
   let origin: string;
 
   beforeAll(async () => {
-    if (buildNeeded(root)) expect(spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status).toBe(0);
+    if (buildNeeded(root))
+      expect(spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status).toBe(0);
     home = mkdtempSync(join(tmpdir(), 'docwright-electron-'));
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
@@ -44,17 +48,22 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
     });
     page = await app.firstWindow();
     // The one-launch link redirects to the UI at `/#session=…`; the page keeps the id and clears the fragment.
-    await page.waitForURL((url) => url.protocol === 'https:' && url.hostname === '127.0.0.1' && url.pathname === '/', { timeout: 30_000 });
+    await page.waitForURL((url) => url.protocol === 'https:' && url.hostname === '127.0.0.1' && url.pathname === '/', {
+      timeout: 30_000,
+    });
     origin = new URL(page.url()).origin;
     // Native dialogs and the OS browser cannot be driven: record what the app asks of them instead.
-    await app.evaluate(({ dialog, shell }, target) => {
-      const opened: string[] = [];
-      Object.assign(globalThis, { __opened: opened });
-      dialog.showSaveDialog = (async () => ({ canceled: false, filePath: target })) as typeof dialog.showSaveDialog;
-      shell.openExternal = async (url: string) => {
-        opened.push(url);
-      };
-    }, join(home, 'saved.docx'));
+    await app.evaluate(
+      ({ dialog, shell }, target) => {
+        const opened: string[] = [];
+        Object.assign(globalThis, { __opened: opened });
+        dialog.showSaveDialog = (async () => ({ canceled: false, filePath: target })) as typeof dialog.showSaveDialog;
+        shell.openExternal = async (url: string) => {
+          opened.push(url);
+        };
+      },
+      join(home, 'saved.docx'),
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -63,11 +72,22 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
   });
 
   it('runs the UI without Node in the page, with only window.docwright exposed', async () => {
-    expect(await page.evaluate(() => ({ require: typeof (globalThis as { require?: unknown }).require, process: typeof (globalThis as { process?: unknown }).process }))).toEqual({
+    expect(
+      await page.evaluate(() => ({
+        require: typeof (globalThis as { require?: unknown }).require,
+        process: typeof (globalThis as { process?: unknown }).process,
+      })),
+    ).toEqual({
       require: 'undefined',
       process: 'undefined',
     });
-    expect(await page.evaluate(() => (window.docwright ? Object.keys(window.docwright).sort() : []))).toEqual(['isDesktop', 'openFiles', 'revealInFolder', 'saveAllToFolder', 'saveFile']);
+    expect(await page.evaluate(() => (window.docwright ? Object.keys(window.docwright).sort() : []))).toEqual([
+      'isDesktop',
+      'openFiles',
+      'revealInFolder',
+      'saveAllToFolder',
+      'saveFile',
+    ]);
   });
 
   it('opens no windows, never leaves the server, and sends http(s) links to the OS browser', async () => {
@@ -79,13 +99,22 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
     await page.waitForTimeout(500);
     expect(new URL(page.url()).origin).toBe(origin);
     expect(app.windows()).toHaveLength(1);
-    expect(await app.evaluate(() => (globalThis as { __opened?: string[] }).__opened)).toEqual(['https://example.com/docs', 'https://example.org/elsewhere']);
+    expect(await app.evaluate(() => (globalThis as { __opened?: string[] }).__opened)).toEqual([
+      'https://example.com/docs',
+      'https://example.org/elsewhere',
+    ]);
   });
 
   it('refuses every web permission the page asks for (notifications, location, camera and microphone)', async () => {
     const asked = await page.evaluate(async () => ({
       notifications: await Notification.requestPermission(),
-      location: await new Promise<string>((done) => navigator.geolocation.getCurrentPosition(() => done('granted'), (e) => done(`refused (${e.code})`), { timeout: 10_000 })),
+      location: await new Promise<string>((done) =>
+        navigator.geolocation.getCurrentPosition(
+          () => done('granted'),
+          (e) => done(`refused (${e.code})`),
+          { timeout: 10_000 },
+        ),
+      ),
       media: await navigator.mediaDevices.getUserMedia({ audio: true, video: true }).then(
         () => 'granted',
         (e: Error) => e.name,
@@ -95,7 +124,9 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
     expect(asked.location).toMatch(/^refused/);
     expect(asked.media).not.toBe('granted');
     // The check handler agrees: the page sees them as denied before asking.
-    expect(await page.evaluate(async () => (await navigator.permissions.query({ name: 'geolocation' })).state)).toBe('denied');
+    expect(await page.evaluate(async () => (await navigator.permissions.query({ name: 'geolocation' })).state)).toBe(
+      'denied',
+    );
   });
 
   it('converts pasted markdown and saves a valid .docx through the native Save dialog', async () => {

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CERTIFICATE, certificateVerdict, fingerprintOf } from '../../main/certificate.ts';
 import { CONTENT_SECURITY_POLICY, withCsp } from '../../main/csp.ts';
-import { externalUrl, isServerUrl, navigationAllowed, permissionAllowed, requestAllowed } from '../../main/navigation.ts';
+import {
+  externalUrl,
+  isServerUrl,
+  navigationAllowed,
+  permissionAllowed,
+  requestAllowed,
+} from '../../main/navigation.ts';
 import { isTrustedSender } from '../../main/sender.ts';
 import { windowOptions } from '../../main/window-options.ts';
 import { UI_CSP } from '../../server/http/routes/ui.ts';
@@ -55,10 +61,12 @@ describe('content security policy', () => {
   });
 
   it('allows only the server itself, no inline scripts, no plugins, no framing', () => {
-    const directives = new Map(CONTENT_SECURITY_POLICY.split(';').map((d) => {
-      const [name = '', ...values] = d.trim().split(/\s+/);
-      return [name, values] as const;
-    }));
+    const directives = new Map(
+      CONTENT_SECURITY_POLICY.split(';').map((d) => {
+        const [name = '', ...values] = d.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+    );
     expect(directives.get('default-src')).toEqual(["'self'"]);
     expect(directives.get('script-src')).toEqual(["'self'"]);
     expect(directives.get('connect-src')).toEqual(["'self'"]);
@@ -70,7 +78,11 @@ describe('content security policy', () => {
   });
 
   it('replaces any policy a response carries, whatever the header case, and keeps other headers', () => {
-    const headers = withCsp({ 'content-security-policy': ["default-src *"], 'CONTENT-SECURITY-POLICY': ['x'], 'Content-Type': ['text/html'] });
+    const headers = withCsp({
+      'content-security-policy': ['default-src *'],
+      'CONTENT-SECURITY-POLICY': ['x'],
+      'Content-Type': ['text/html'],
+    });
     expect(headers).toEqual({ 'Content-Type': ['text/html'], 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] });
     expect(withCsp(undefined)).toEqual({ 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] });
   });
@@ -99,7 +111,15 @@ describe('navigation and links', () => {
   it('hands only http(s) links outside the server to the OS browser', () => {
     expect(externalUrl('https://example.com/docs?q=1', ORIGIN)).toBe('https://example.com/docs?q=1');
     expect(externalUrl('http://example.com', ORIGIN)).toBe('http://example.com/');
-    for (const url of ['file:///C:/Windows/system32/calc.exe', 'javascript:alert(1)', 'smb://host/share', 'ms-msdt:/id', 'mailto:a@b.c', `${ORIGIN}/settings`, '::']) {
+    for (const url of [
+      'file:///C:/Windows/system32/calc.exe',
+      'javascript:alert(1)',
+      'smb://host/share',
+      'ms-msdt:/id',
+      'mailto:a@b.c',
+      `${ORIGIN}/settings`,
+      '::',
+    ]) {
       expect(externalUrl(url, ORIGIN), url).toBeUndefined();
     }
   });
@@ -117,7 +137,16 @@ describe('navigation and links', () => {
     expect(permissionAllowed('clipboard-sanitized-write', `${ORIGIN}/`, ORIGIN)).toBe(true);
     expect(permissionAllowed('clipboard-sanitized-write', ORIGIN, ORIGIN)).toBe(true);
     expect(permissionAllowed('clipboard-sanitized-write', 'https://example.com/', ORIGIN)).toBe(false);
-    for (const permission of ['clipboard-read', 'media', 'geolocation', 'notifications', 'openExternal', 'fileSystem', 'display-capture', 'unknown']) {
+    for (const permission of [
+      'clipboard-read',
+      'media',
+      'geolocation',
+      'notifications',
+      'openExternal',
+      'fileSystem',
+      'display-capture',
+      'unknown',
+    ]) {
       expect(permissionAllowed(permission, `${ORIGIN}/`, ORIGIN), permission).toBe(false);
     }
   });
@@ -140,17 +169,23 @@ describe('certificate pinning', () => {
       expect(certificateVerdict({ hostname, pem: ours.cert }, ours.fingerprint), hostname).toBe(CERTIFICATE.accept);
     }
     // The fingerprint's spelling does not matter.
-    expect(certificateVerdict({ hostname: '127.0.0.1', pem: ours.cert }, ours.fingerprint.replaceAll(':', '').toLowerCase())).toBe(CERTIFICATE.accept);
+    expect(
+      certificateVerdict({ hostname: '127.0.0.1', pem: ours.cert }, ours.fingerprint.replaceAll(':', '').toLowerCase()),
+    ).toBe(CERTIFICATE.accept);
   });
 
   it('refuses any other certificate on loopback, even a valid-looking one, and garbage', () => {
     expect(certificateVerdict({ hostname: '127.0.0.1', pem: other.cert }, ours.fingerprint)).toBe(CERTIFICATE.reject);
-    expect(certificateVerdict({ hostname: '127.0.0.1', pem: 'not a certificate' }, ours.fingerprint)).toBe(CERTIFICATE.reject);
+    expect(certificateVerdict({ hostname: '127.0.0.1', pem: 'not a certificate' }, ours.fingerprint)).toBe(
+      CERTIFICATE.reject,
+    );
     expect(certificateVerdict({ hostname: '127.0.0.1', pem: ours.cert }, '')).toBe(CERTIFICATE.reject);
   });
 
   it('leaves every other host to Chromium (never accepted by us)', () => {
-    expect(certificateVerdict({ hostname: 'example.com', pem: ours.cert }, ours.fingerprint)).toBe(CERTIFICATE.chromiumDecides);
+    expect(certificateVerdict({ hostname: 'example.com', pem: ours.cert }, ours.fingerprint)).toBe(
+      CERTIFICATE.chromiumDecides,
+    );
     expect(CERTIFICATE).toEqual({ accept: 0, reject: -2, chromiumDecides: -3 });
   });
 });

@@ -4,7 +4,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkOpenSize, IpcInputError, MAX_BATCH, MAX_OPEN_BYTES, parseFileToSave, parseFolderFiles, parsePath, safeFileName, saveFilters, uniqueName } from '../../main/files.ts';
+import {
+  checkOpenSize,
+  IpcInputError,
+  MAX_BATCH,
+  MAX_OPEN_BYTES,
+  parseFileToSave,
+  parseFolderFiles,
+  parsePath,
+  safeFileName,
+  saveFilters,
+  uniqueName,
+} from '../../main/files.ts';
 import { IPC } from '../../main/ipc-channels.ts';
 import { launchOptions, LaunchError } from '../../main/launch-options.ts';
 import { FileLog, logLine, redact } from '../../main/log.ts';
@@ -41,14 +52,27 @@ describe('file names from the renderer', () => {
     const bytes = new Uint8Array([1, 2, 3]);
     expect(parseFileToSave({ suggestedName: 'a/b.docx', bytes })).toEqual({ name: 'a_b.docx', bytes });
     expect(parseFileToSave({ suggestedName: 'x.docx', bytes: bytes.buffer }).bytes).toEqual(bytes);
-    for (const bad of [null, 'x', [], { suggestedName: 1, bytes }, { suggestedName: 'x' }, { suggestedName: 'x', bytes: [1, 2] }, { suggestedName: 'x'.repeat(1001), bytes }]) {
+    for (const bad of [
+      null,
+      'x',
+      [],
+      { suggestedName: 1, bytes },
+      { suggestedName: 'x' },
+      { suggestedName: 'x', bytes: [1, 2] },
+      { suggestedName: 'x'.repeat(1001), bytes },
+    ]) {
       expect(() => parseFileToSave(bad), JSON.stringify(bad)).toThrow(IpcInputError);
     }
   });
 
   it('in a batch are unique within the batch (case-insensitively) and bounded', () => {
     const bytes = new Uint8Array(1);
-    const files = parseFolderFiles([{ name: 'a.docx', bytes }, { name: 'A.docx', bytes }, { name: 'a.docx', bytes }, { name: 'b/c.docx', bytes }]);
+    const files = parseFolderFiles([
+      { name: 'a.docx', bytes },
+      { name: 'A.docx', bytes },
+      { name: 'a.docx', bytes },
+      { name: 'b/c.docx', bytes },
+    ]);
     expect(files.map((f) => f.name)).toEqual(['a.docx', 'A (2).docx', 'a (3).docx', 'b_c.docx']);
     expect(() => parseFolderFiles([])).toThrow(IpcInputError);
     expect(() => parseFolderFiles(new Array(MAX_BATCH + 1).fill({ name: 'a', bytes }))).toThrow(IpcInputError);
@@ -83,8 +107,10 @@ describe('the log', () => {
     expect(redact('Bearer dw_abc')).toBe('Bearer [redacted]');
   });
 
-  it('never holds the session id: in the redirect\'s fragment, nor in its header', () => {
-    const text = redact('navigated to https://127.0.0.1:47823/#session=Sess10nId_-abcdefghijklmnop and x-docwright-session: Sess10nId2');
+  it("never holds the session id: in the redirect's fragment, nor in its header", () => {
+    const text = redact(
+      'navigated to https://127.0.0.1:47823/#session=Sess10nId_-abcdefghijklmnop and x-docwright-session: Sess10nId2',
+    );
     expect(text).not.toMatch(/Sess10nId/);
     expect(text).toContain('#session=[redacted]');
     expect(text).toContain('x-docwright-session: [redacted]');
@@ -109,7 +135,11 @@ describe('the log', () => {
 describe('the tray menu', () => {
   it('has Open, Copy API URL and Quit, each doing its action', () => {
     const calls: string[] = [];
-    const menu = trayMenuTemplate('https://127.0.0.1:47823', { open: () => calls.push('open'), copyApiUrl: () => calls.push('copy'), quit: () => calls.push('quit') });
+    const menu = trayMenuTemplate('https://127.0.0.1:47823', {
+      open: () => calls.push('open'),
+      copyApiUrl: () => calls.push('copy'),
+      quit: () => calls.push('quit'),
+    });
     const items = menu.filter((item) => item.type !== 'separator');
     expect(items.map((item) => item.label)).toEqual(['API at https://127.0.0.1:47823', 'Open', 'Copy API URL', 'Quit']);
     expect(items[0]?.enabled).toBe(false);
@@ -121,10 +151,19 @@ describe('the tray menu', () => {
 
 describe('the command line', () => {
   it('takes --port and the data directory of `docwright serve`', () => {
-    expect(launchOptions(['/app', '--port=0'], { DOCWRIGHT_HOME: '/data' }, '/appdata', 'linux')).toEqual({ dataDir: '/data', port: 0, userDataDir: join('/data', 'electron') });
+    expect(launchOptions(['/app', '--port=0'], { DOCWRIGHT_HOME: '/data' }, '/appdata', 'linux')).toEqual({
+      dataDir: '/data',
+      port: 0,
+      userDataDir: join('/data', 'electron'),
+    });
     expect(launchOptions(['/app', '--no-sandbox', '--port', '5000'], {}, '/appdata', 'linux').port).toBe(5000);
     const plain = launchOptions(['/app'], { XDG_DATA_HOME: '/xdg' }, '/appdata', 'linux');
-    expect(plain).toEqual({ dataDir: join('/xdg', 'docwright'), port: undefined, userDataDir: join('/appdata', 'Docwright') });
-    for (const bad of [['--port=x'], ['--port=70000'], ['--port']]) expect(() => launchOptions(bad, {}, '/a', 'linux')).toThrow(LaunchError);
+    expect(plain).toEqual({
+      dataDir: join('/xdg', 'docwright'),
+      port: undefined,
+      userDataDir: join('/appdata', 'Docwright'),
+    });
+    for (const bad of [['--port=x'], ['--port=70000'], ['--port']])
+      expect(() => launchOptions(bad, {}, '/a', 'linux')).toThrow(LaunchError);
   });
 });

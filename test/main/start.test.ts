@@ -15,15 +15,27 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe('choosing what to start', () => {
   it('starts Electron where its binary exists and a display does', () => {
-    expect(chooseLaunch({ electron: '/x/electron', platform: 'linux', env: { DISPLAY: ':0' } })).toEqual({ mode: 'electron' });
-    expect(chooseLaunch({ electron: '/x/electron', platform: 'linux', env: { WAYLAND_DISPLAY: 'wayland-0' } })).toEqual({ mode: 'electron' });
+    expect(chooseLaunch({ electron: '/x/electron', platform: 'linux', env: { DISPLAY: ':0' } })).toEqual({
+      mode: 'electron',
+    });
+    expect(chooseLaunch({ electron: '/x/electron', platform: 'linux', env: { WAYLAND_DISPLAY: 'wayland-0' } })).toEqual(
+      { mode: 'electron' },
+    );
     expect(chooseLaunch({ electron: 'C:\\electron.exe', platform: 'win32', env: {} })).toEqual({ mode: 'electron' });
   });
 
   it('falls back to the server, saying why, without the binary or a display', () => {
     const noBinary = chooseLaunch({ electron: undefined, platform: 'darwin', env: {} });
-    expect(noBinary).toEqual({ mode: 'server', reason: expect.stringMatching(/^The Electron binary is not installed here, so Docwright starts its server with the UI in your browser instead\.$/) });
-    expect(chooseLaunch({ electron: '/x/electron', platform: 'linux', env: {} })).toMatchObject({ mode: 'server', reason: expect.stringMatching(/no display/) });
+    expect(noBinary).toEqual({
+      mode: 'server',
+      reason: expect.stringMatching(
+        /^The Electron binary is not installed here, so Docwright starts its server with the UI in your browser instead\.$/,
+      ),
+    });
+    expect(chooseLaunch({ electron: '/x/electron', platform: 'linux', env: {} })).toMatchObject({
+      mode: 'server',
+      reason: expect.stringMatching(/no display/),
+    });
   });
 
   it('finds the binary only when the file is there', () => {
@@ -41,7 +53,10 @@ describe('npm start without a usable Electron', () => {
     const env = { ...process.env, DOCWRIGHT_HOME: home, DOCWRIGHT_KEYCHAIN: 'off', DISPLAY: '', WAYLAND_DISPLAY: '' };
     const expected = chooseLaunch({ electron: electronBinary(), platform: 'linux', env: {} });
     expect(expected.mode).toBe('server');
-    const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), '--port', '0'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -62,7 +77,9 @@ describe('npm start without a usable Electron', () => {
       // Not a terminal: the session link goes to a file only the user can read, never to this (loggable) output.
       expect(stdout).toContain(`Open the app:  the link in ${join(home, 'ui-link')}`);
       expect(stdout).not.toContain('token=');
-      expect(readFileSync(join(home, 'ui-link'), 'utf8')).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=\S{20,}\n$/);
+      expect(readFileSync(join(home, 'ui-link'), 'utf8')).toMatch(
+        /^https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=\S{20,}\n$/,
+      );
       expect(statSync(join(home, 'ui-link')).mode & 0o077).toBe(0);
       const health = await call(trustingAgent(join(home, 'tls', 'localhost-cert.pem')), `${url}/api/health`);
       expect(health.status).toBe(200);

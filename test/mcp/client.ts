@@ -13,9 +13,14 @@ export const BIN = resolve(import.meta.dirname, '../../bin/docwright.js');
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** An SDK client over Streamable HTTP; HTTPS trusts exactly the given certificate (undici, as any HTTP client). */
-export async function connectHttp(url: string, headers: Record<string, string>, certPath?: string): Promise<{ client: Client; close: () => Promise<void> }> {
+export async function connectHttp(
+  url: string,
+  headers: Record<string, string>,
+  certPath?: string,
+): Promise<{ client: Client; close: () => Promise<void> }> {
   const agent = certPath ? new Agent({ connect: { ca: readFileSync(certPath, 'utf8') } }) : undefined;
-  const fetch = ((input: string | URL, init?: RequestInit) => undiciFetch(input, { ...(init as object), ...(agent ? { dispatcher: agent } : {}) })) as unknown as FetchLike;
+  const fetch = ((input: string | URL, init?: RequestInit) =>
+    undiciFetch(input, { ...(init as object), ...(agent ? { dispatcher: agent } : {}) })) as unknown as FetchLike;
   const client = new Client({ name: 'docwright-test-http', version: '1.0.0' });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { fetch, requestInit: { headers } }));
@@ -46,7 +51,9 @@ export async function connectStdio(env: Record<string, string | undefined>): Pro
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
-    env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter((e): e is [string, string] => e[1] !== undefined)),
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, ...env }).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
     stderr: 'pipe',
   });
   let stderr = '';

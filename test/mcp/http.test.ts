@@ -24,9 +24,15 @@ let mcp: { client: Client; close: () => Promise<void> };
 const url = (path: string) => `${server.discovery.url}${path}`;
 const admin = () => ({ 'x-docwright-admin': server.adminToken });
 const bearer = (k = key.key) => ({ authorization: `Bearer ${k}` });
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const mcpHeaders = { accept: 'application/json, text/event-stream' };
-const convert = (client: Client, markdown: string) => client.callTool({ name: 'convert_markdown', arguments: { markdown } }) as Promise<CallToolResult>;
+const convert = (client: Client, markdown: string) =>
+  client.callTool({ name: 'convert_markdown', arguments: { markdown } }) as Promise<CallToolResult>;
 
 async function createKey(name: string): Promise<{ id: string; key: string }> {
   const res = await call(agent, url('/api/settings/api-keys'), { method: 'POST', headers: admin(), body: { name } });
@@ -56,7 +62,11 @@ describe('authentication and guards at /mcp', () => {
     expect(none.status).toBe(401);
     expect(none.json()).toEqual({ error: { code: 'missing_api_key', message: expect.any(String) } });
     for (const bad of ['dw_not-a-key', `dw_${'A'.repeat(38)}`, 'sk-something']) {
-      const res = await call(agent, url('/mcp'), { method: 'POST', headers: { ...mcpHeaders, ...bearer(bad) }, body: initialize });
+      const res = await call(agent, url('/mcp'), {
+        method: 'POST',
+        headers: { ...mcpHeaders, ...bearer(bad) },
+        body: initialize,
+      });
       expect(res.status, bad).toBe(401);
       expect(res.json().error.code).toBe('invalid_api_key');
     }
@@ -71,11 +81,21 @@ describe('authentication and guards at /mcp', () => {
 
   it('the Host and Origin guards apply: a foreign Host or Origin is 403 before any key is looked at', async () => {
     // undici checks the certificate against the Host header; this agent trusts the certificate whatever the name.
-    const anyName = new Agent({ connect: { ca: readFileSync(certPath, 'utf8'), checkServerIdentity: () => undefined } });
-    const host = await call(anyName, url('/mcp'), { method: 'POST', headers: { ...mcpHeaders, ...bearer(), host: 'evil.example' }, body: initialize }).finally(() => anyName.close());
+    const anyName = new Agent({
+      connect: { ca: readFileSync(certPath, 'utf8'), checkServerIdentity: () => undefined },
+    });
+    const host = await call(anyName, url('/mcp'), {
+      method: 'POST',
+      headers: { ...mcpHeaders, ...bearer(), host: 'evil.example' },
+      body: initialize,
+    }).finally(() => anyName.close());
     expect(host.status).toBe(403);
     expect(host.json().error.code).toBe('forbidden');
-    const origin = await call(agent, url('/mcp'), { method: 'POST', headers: { ...mcpHeaders, ...bearer(), origin: 'https://evil.example' }, body: initialize });
+    const origin = await call(agent, url('/mcp'), {
+      method: 'POST',
+      headers: { ...mcpHeaders, ...bearer(), origin: 'https://evil.example' },
+      body: initialize,
+    });
     expect(origin.status).toBe(403);
     expect(origin.json().error.code).toBe('forbidden');
   });
@@ -87,7 +107,10 @@ describe('authentication and guards at /mcp', () => {
       expect(res.headers.allow).toBe('POST');
       expect(res.json().error.code).toBe('method_not_allowed');
     }
-    const malformed = await call(agent, url('/mcp'), { method: 'POST', headers: { ...mcpHeaders, ...bearer(), 'content-type': 'application/json' } });
+    const malformed = await call(agent, url('/mcp'), {
+      method: 'POST',
+      headers: { ...mcpHeaders, ...bearer(), 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
   });
 });
@@ -112,27 +135,57 @@ describe('tools over HTTPS', () => {
     const folder = join(dir, 'exports');
     mkdirSync(folder);
     for (const bad of ['relative/folder', join(dir, 'missing'), join(dir, 'db.json'), '']) {
-      const res = await call(agent, url('/api/settings'), { method: 'PATCH', headers: admin(), body: { mcp_output_dir: bad } });
+      const res = await call(agent, url('/api/settings'), {
+        method: 'PATCH',
+        headers: admin(),
+        body: { mcp_output_dir: bad },
+      });
       expect(res.status, bad).toBe(422);
       expect(res.json().error.code).toBe('validation_error');
     }
-    const set = await call(agent, url('/api/settings'), { method: 'PATCH', headers: admin(), body: { mcp_output_dir: folder } });
+    const set = await call(agent, url('/api/settings'), {
+      method: 'PATCH',
+      headers: admin(),
+      body: { mcp_output_dir: folder },
+    });
     expect(set.json().settings.mcp_output_dir).toBe(folder);
-    const saved = structured(await mcp.client.callTool({ name: 'convert_markdown', arguments: { markdown: '# Saved', output_path: 'saved.docx' } }));
+    const saved = structured(
+      await mcp.client.callTool({
+        name: 'convert_markdown',
+        arguments: { markdown: '# Saved', output_path: 'saved.docx' },
+      }),
+    );
     expect(saved.saved_to).toBe(join(realpathSync(folder), 'saved.docx'));
     expect(existsSync(join(folder, 'saved.docx'))).toBe(true);
-    const off = await call(agent, url('/api/settings'), { method: 'PATCH', headers: admin(), body: { mcp_output_dir: null } });
+    const off = await call(agent, url('/api/settings'), {
+      method: 'PATCH',
+      headers: admin(),
+      body: { mcp_output_dir: null },
+    });
     expect(off.json().settings.mcp_output_dir).toBeNull();
-    expect(toolError(await mcp.client.callTool({ name: 'convert_markdown', arguments: { markdown: '# x', output_path: 'again.docx' } })).code).toBe('forbidden');
+    expect(
+      toolError(
+        await mcp.client.callTool({
+          name: 'convert_markdown',
+          arguments: { markdown: '# x', output_path: 'again.docx' },
+        }),
+      ).code,
+    ).toBe('forbidden');
   });
 
   it('Solo: the REST API is 403 for the key, MCP works; 20 conversions a month, the 21st is rate_limit_exceeded with the reset date', async () => {
-    const patched = await call(agent, url('/api/settings'), { method: 'PATCH', headers: admin(), body: { plan: 'solo' } });
+    const patched = await call(agent, url('/api/settings'), {
+      method: 'PATCH',
+      headers: admin(),
+      body: { plan: 'solo' },
+    });
     expect(patched.status).toBe(200);
     const rest = await call(agent, url('/api/v1/templates'), { headers: bearer() });
     expect(rest.status).toBe(403);
     expect(rest.json().error.code).toBe('api_access_denied');
-    const { templates } = structured<{ templates: unknown[] }>(await mcp.client.callTool({ name: 'list_templates', arguments: {} }));
+    const { templates } = structured<{ templates: unknown[] }>(
+      await mcp.client.callTool({ name: 'list_templates', arguments: {} }),
+    );
     expect(templates.length).toBeGreaterThan(0);
 
     // The previous test's last call may still hold its reservation for a moment: measure once nothing is in flight
@@ -144,7 +197,9 @@ describe('tools over HTTPS', () => {
     }
     const now = new Date();
     const used = server.store.usage(now);
-    const results = await Promise.all(Array.from({ length: 20 - used + 2 }, (_, i) => convert(mcp.client, `# Solo ${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 20 - used + 2 }, (_, i) => convert(mcp.client, `# Solo ${i}`)),
+    );
     const ok = results.filter((r) => !r.isError);
     const refused = results.filter((r) => r.isError).map(toolError);
     // Never more than the quota. KNOWN BUG (left open on issue 17, seen at the end of the session that moved records
@@ -163,7 +218,11 @@ describe('tools over HTTPS', () => {
     expect(counted).toBeLessThanOrEqual(20);
     expect(toolError(await convert(mcp.client, '# 23rd')).code).toBe('rate_limit_exceeded');
     // Reads never count.
-    expect(structured<{ valid: boolean }>(await mcp.client.callTool({ name: 'validate_mapping', arguments: { mapping: 'Docwright Default' } })).valid).toBe(true);
+    expect(
+      structured<{ valid: boolean }>(
+        await mcp.client.callTool({ name: 'validate_mapping', arguments: { mapping: 'Docwright Default' } }),
+      ).valid,
+    ).toBe(true);
     expect(server.store.usage(now)).toBe(counted);
   });
 
@@ -172,7 +231,10 @@ describe('tools over HTTPS', () => {
     const session = await connectHttp(server.discovery.url, bearer(other.key), certPath);
     try {
       await session.client.listTools();
-      const revoked = await call(agent, url(`/api/settings/api-keys/${other.id}`), { method: 'DELETE', headers: admin() });
+      const revoked = await call(agent, url(`/api/settings/api-keys/${other.id}`), {
+        method: 'DELETE',
+        headers: admin(),
+      });
       expect(revoked.status).toBeLessThan(300);
       const error = await session.client.listTools().then(
         () => undefined,

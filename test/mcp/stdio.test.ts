@@ -44,7 +44,8 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 0;
 }
 
-const convert = (client: Client, markdown: string) => client.callTool({ name: 'convert_markdown', arguments: { markdown } }) as Promise<CallToolResult>;
+const convert = (client: Client, markdown: string) =>
+  client.callTool({ name: 'convert_markdown', arguments: { markdown } }) as Promise<CallToolResult>;
 
 /** Exits of the stdio process: it must leave when its client closes standard input. */
 async function closeStdio(connection: StdioConnection): Promise<void> {
@@ -67,7 +68,11 @@ function alive(pid: number): boolean {
 
 /** Converts `count` documents on each client at once; returns the ids of the successful ones, per client. */
 async function concurrently(clients: Client[], count: number, label: string): Promise<CallToolResult[][]> {
-  return Promise.all(clients.map((client, c) => Promise.all(Array.from({ length: count }, (_, i) => convert(client, `# ${label} ${c}-${i}\n\nText ${i}.`)))));
+  return Promise.all(
+    clients.map((client, c) =>
+      Promise.all(Array.from({ length: count }, (_, i) => convert(client, `# ${label} ${c}-${i}\n\nText ${i}.`))),
+    ),
+  );
 }
 
 describe('no server running: docwright mcp starts one in-process', () => {
@@ -77,7 +82,10 @@ describe('no server running: docwright mcp starts one in-process', () => {
     // Solo plan, a free port, and an API key for the HTTP client, written while nothing runs.
     const store = await Store.open(home);
     await store.updateSettings({ plan: 'solo', port });
-    const { record: keyRecord, key } = await new Services(store).createApiKey('http agent', (await loadSecret(home)).secret);
+    const { record: keyRecord, key } = await new Services(store).createApiKey(
+      'http agent',
+      (await loadSecret(home)).secret,
+    );
     store.close();
 
     const stdio = await connectStdio({ DOCWRIGHT_HOME: home, DOCWRIGHT_API_KEY: undefined });
@@ -142,7 +150,11 @@ describe('a server already running: docwright mcp relays to it', () => {
     const stdio = await connectStdio({ DOCWRIGHT_HOME: home, DOCWRIGHT_API_KEY: undefined });
     stdios.push(stdio);
     expect(stdio.stderr()).not.toContain('started one');
-    const http = await connectHttp(server.discovery.url, { authorization: `Bearer ${created.key}` }, server.discovery.cert_path ?? undefined);
+    const http = await connectHttp(
+      server.discovery.url,
+      { authorization: `Bearer ${created.key}` },
+      server.discovery.cert_path ?? undefined,
+    );
     try {
       const before = server.store.usage(new Date());
       const [viaStdio = [], viaHttp = []] = await concurrently([stdio.client, http.client], 6, 'relay');
@@ -151,12 +163,16 @@ describe('a server already running: docwright mcp relays to it', () => {
       // Stored by the running server itself (the stdio process never opened the data directory).
       for (const id of ids) expect(server.store.getConversion(id)?.channel).toBe('mcp');
       expect(server.store.usage(new Date())).toBe(before + 12);
-      const { templates } = structured<{ templates: { name: string }[] }>(await stdio.client.callTool({ name: 'list_templates', arguments: {} }));
+      const { templates } = structured<{ templates: { name: string }[] }>(
+        await stdio.client.callTool({ name: 'list_templates', arguments: {} }),
+      );
       expect(templates[0]?.name).toBe('Docwright Default');
-      expect(toolError(await stdio.client.callTool({ name: 'convert_markdown', arguments: { markdown: '' } }))).toEqual({
-        code: 'validation_error',
-        message: 'markdown must have at least 1 character',
-      });
+      expect(toolError(await stdio.client.callTool({ name: 'convert_markdown', arguments: { markdown: '' } }))).toEqual(
+        {
+          code: 'validation_error',
+          message: 'markdown must have at least 1 character',
+        },
+      );
     } finally {
       await http.close();
     }
@@ -182,7 +198,10 @@ describe('a server already running: docwright mcp relays to it', () => {
     stdios.push(stdio);
     expect(structured(await convert(stdio.client, '# Solo over stdio')).status).toBe('completed');
     await server.store.revokeKey(created.record.id, new Date());
-    await expect(stdio.client.listTools()).rejects.toMatchObject({ code: -32003, message: expect.stringContaining('invalid_api_key') });
+    await expect(stdio.client.listTools()).rejects.toMatchObject({
+      code: -32003,
+      message: expect.stringContaining('invalid_api_key'),
+    });
     await expect(convert(stdio.client, '# refused')).rejects.toThrow(/invalid_api_key/);
     await closeStdio(stdio);
     stdios.pop();

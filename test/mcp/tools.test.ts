@@ -2,7 +2,17 @@
 // real services over a real data directory: what each tool answers, the REST error codes in its errors, the .docx
 // embedded or linked, and writing files only inside the folder the user allowed.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -34,7 +44,8 @@ async function connect(embedLimit?: number): Promise<Client> {
   return c;
 }
 
-const call = (name: string, args: Record<string, unknown>, c = client) => c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const call = (name: string, args: Record<string, unknown>, c = client) =>
+  c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 const usage = () => store.usage(new Date());
 
 beforeAll(async () => {
@@ -43,7 +54,10 @@ beforeAll(async () => {
   store = await Store.open(join(dir, 'data'));
   services = new Services(store);
   const at = new Date().toISOString();
-  const template = await store.addTemplate({ id: randomUUID(), name: 'Corporate', description: 'House style', version: 1, created_at: at, updated_at: at }, fixture('templates', 'corporate.docx'));
+  const template = await store.addTemplate(
+    { id: randomUUID(), name: 'Corporate', description: 'House style', version: 1, created_at: at, updated_at: at },
+    fixture('templates', 'corporate.docx'),
+  );
   corporateId = template.id;
   await services.createMapping({ name: 'Corporate mapping', template_id: corporateId, rules: CORPORATE_RULES });
   client = await connect();
@@ -61,7 +75,14 @@ afterAll(async () => {
 describe('listing', () => {
   it('lists the six tools with described, closed input schemas and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['convert_markdown', 'list_templates', 'list_mappings', 'get_template_styles', 'validate_mapping', 'get_conversion']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'convert_markdown',
+      'list_templates',
+      'list_mappings',
+      'get_template_styles',
+      'validate_mapping',
+      'get_conversion',
+    ]);
     for (const tool of tools) {
       expect(tool.description?.length, tool.name).toBeGreaterThan(150);
       expect(tool.inputSchema.type).toBe('object');
@@ -78,23 +99,36 @@ describe('listing', () => {
   });
 
   it('list_templates: the built-in template first, each with its mappings', async () => {
-    const { templates } = structured<{ templates: { id: string; name: string; builtin: boolean; mappings: { id: string; name: string }[] }[] }>(await call('list_templates', {}));
+    const { templates } = structured<{
+      templates: { id: string; name: string; builtin: boolean; mappings: { id: string; name: string }[] }[];
+    }>(await call('list_templates', {}));
     expect(templates.map((t) => t.name)).toEqual(['Docwright Default', 'Corporate']);
-    expect(templates[0]).toMatchObject({ id: BUILTIN_TEMPLATE_ID, builtin: true, mappings: [{ id: BUILTIN_MAPPING_ID, name: 'Docwright Default' }] });
+    expect(templates[0]).toMatchObject({
+      id: BUILTIN_TEMPLATE_ID,
+      builtin: true,
+      mappings: [{ id: BUILTIN_MAPPING_ID, name: 'Docwright Default' }],
+    });
     expect(templates[1]?.mappings.map((m) => m.name)).toEqual(['Corporate mapping']);
   });
 
-  it('list_mappings: all, or one template\'s by name', async () => {
+  it("list_mappings: all, or one template's by name", async () => {
     const all = structured<{ mappings: { name: string }[] }>(await call('list_mappings', {}));
     expect(all.mappings.map((m) => m.name)).toEqual(['Docwright Default', 'Corporate mapping']);
-    const own = structured<{ mappings: { name: string; template_id: string; rules: unknown }[] }>(await call('list_mappings', { template: '  corporate ' }));
+    const own = structured<{ mappings: { name: string; template_id: string; rules: unknown }[] }>(
+      await call('list_mappings', { template: '  corporate ' }),
+    );
     expect(own.mappings).toHaveLength(1);
     expect(own.mappings[0]).toMatchObject({ template_id: corporateId, rules: CORPORATE_RULES });
-    expect(toolError(await call('list_mappings', { template: 'Nope' }))).toEqual({ code: 'not_found', message: expect.stringContaining('list_templates') });
+    expect(toolError(await call('list_mappings', { template: 'Nope' }))).toEqual({
+      code: 'not_found',
+      message: expect.stringContaining('list_templates'),
+    });
   });
 
   it('get_template_styles: the names mappings use, with their types', async () => {
-    const { template, styles } = structured<{ template: { id: string }; styles: { name: string; type: string }[] }>(await call('get_template_styles', { template: corporateId }));
+    const { template, styles } = structured<{ template: { id: string }; styles: { name: string; type: string }[] }>(
+      await call('get_template_styles', { template: corporateId }),
+    );
     expect(template.id).toBe(corporateId);
     expect(styles).toContainEqual(expect.objectContaining({ name: 'Corp Body', type: 'paragraph' }));
     expect(styles).toContainEqual(expect.objectContaining({ name: 'Corp Table', type: 'table' }));
@@ -104,7 +138,10 @@ describe('listing', () => {
 describe('convert_markdown', () => {
   it('converts with the built-in pair by default: the record, a valid embedded .docx, counted once, channel mcp', async () => {
     const before = usage();
-    const result = await call('convert_markdown', { markdown: '# Report\n\nSome **bold** text.\n\n- one\n- two\n', filename: 'report' });
+    const result = await call('convert_markdown', {
+      markdown: '# Report\n\nSome **bold** text.\n\n- one\n- two\n',
+      filename: 'report',
+    });
     const record = structured(result);
     expect(record).toMatchObject({
       status: 'completed',
@@ -121,7 +158,9 @@ describe('convert_markdown', () => {
     expect(record.download_url).toBe(`/api/v1/conversions/${record.conversion_id}/download`);
     const docx = embeddedDocx(result);
     expect(docx.byteLength).toBe(record.document.size);
-    expect(Buffer.from(docx).equals(readFileSync(join(dir, 'data', 'outputs', `${record.conversion_id}.docx`)))).toBe(true);
+    expect(Buffer.from(docx).equals(readFileSync(join(dir, 'data', 'outputs', `${record.conversion_id}.docx`)))).toBe(
+      true,
+    );
     const validation = await validateDocx(docx);
     expect(validation.ok, validation.report).toBe(true);
     expect(part(docx, 'word/document.xml')).toContain('Report');
@@ -135,24 +174,43 @@ describe('convert_markdown', () => {
   it('takes a template by name (its mapping follows) or a mapping by name (its template follows)', async () => {
     const byTemplate = structured(await call('convert_markdown', { markdown: 'Body text', template: 'CORPORATE' }));
     expect(byTemplate).toMatchObject({ template_id: corporateId, mapping_name: 'Corporate mapping', warnings: [] });
-    const byMapping = structured(await call('convert_markdown', { markdown: 'Body text', mapping: 'corporate mapping' }));
+    const byMapping = structured(
+      await call('convert_markdown', { markdown: 'Body text', mapping: 'corporate mapping' }),
+    );
     expect(byMapping).toMatchObject({ template_id: corporateId, template_name: 'Corporate' });
     // A mapping of another template is allowed, as in the REST API; the styles it lacks are warnings.
-    const crossed = structured(await call('convert_markdown', { markdown: '> quote', template: BUILTIN_TEMPLATE_ID, mapping: 'Corporate mapping' }));
+    const crossed = structured(
+      await call('convert_markdown', {
+        markdown: '> quote',
+        template: BUILTIN_TEMPLATE_ID,
+        mapping: 'Corporate mapping',
+      }),
+    );
     expect(crossed.template_id).toBe(BUILTIN_TEMPLATE_ID);
     expect(crossed.warnings).toContain('missing_style: Corp Quote');
   });
 
   it('bad arguments: validation_error naming each field, REST habits pointed at the right names; nothing counted', async () => {
     const before = usage();
-    expect(toolError(await call('convert_markdown', {}))).toEqual({ code: 'validation_error', message: 'markdown is required' });
-    expect(toolError(await call('convert_markdown', { markdown: '' }))).toEqual({ code: 'validation_error', message: 'markdown must have at least 1 character' });
-    expect(toolError(await call('convert_markdown', { markdown: 42 }))).toEqual({ code: 'validation_error', message: 'markdown must be a string' });
+    expect(toolError(await call('convert_markdown', {}))).toEqual({
+      code: 'validation_error',
+      message: 'markdown is required',
+    });
+    expect(toolError(await call('convert_markdown', { markdown: '' }))).toEqual({
+      code: 'validation_error',
+      message: 'markdown must have at least 1 character',
+    });
+    expect(toolError(await call('convert_markdown', { markdown: 42 }))).toEqual({
+      code: 'validation_error',
+      message: 'markdown must be a string',
+    });
     expect(toolError(await call('convert_markdown', { markdown: '# x', template_id: BUILTIN_TEMPLATE_ID }))).toEqual({
       code: 'validation_error',
       message: 'template_id is not a known field (use "template" and "mapping": each takes an id or a name)',
     });
-    expect(toolError(await call('convert_markdown', { markdown: '# x', filename: 'x'.repeat(201), overwrite: 'yes' }))).toEqual({
+    expect(
+      toolError(await call('convert_markdown', { markdown: '# x', filename: 'x'.repeat(201), overwrite: 'yes' })),
+    ).toEqual({
       code: 'validation_error',
       message: 'filename must have at most 200 characters; overwrite must be a boolean',
     });
@@ -160,12 +218,16 @@ describe('convert_markdown', () => {
       code: 'not_found',
       message: 'No template with the id or name "No such template"; list_templates shows them.',
     });
-    expect(toolError(await call('convert_markdown', { markdown: '# x', mapping: randomUUID() })).code).toBe('not_found');
+    expect(toolError(await call('convert_markdown', { markdown: '# x', mapping: randomUUID() })).code).toBe(
+      'not_found',
+    );
     expect(usage()).toBe(before);
   });
 
   it('an unknown tool is a protocol error (InvalidParams) naming the tools', async () => {
-    await expect(call('convert', { markdown: '# x' })).rejects.toThrow(/Unknown tool convert; the tools are convert_markdown, list_templates/);
+    await expect(call('convert', { markdown: '# x' })).rejects.toThrow(
+      /Unknown tool convert; the tools are convert_markdown, list_templates/,
+    );
   });
 
   it('a document over the embedding limit comes as a resource link, read with resources/read', async () => {
@@ -174,7 +236,12 @@ describe('convert_markdown', () => {
     expect(record.document.embedded).toBe(false);
     expect(record.document.size).toBeGreaterThan(1000);
     const link = result.content.find((c) => c.type === 'resource_link');
-    expect(link).toMatchObject({ type: 'resource_link', uri: record.document.uri, name: 'document.docx', mimeType: DOCX });
+    expect(link).toMatchObject({
+      type: 'resource_link',
+      uri: record.document.uri,
+      name: 'document.docx',
+      mimeType: DOCX,
+    });
     expect(result.content.some((c) => c.type === 'resource')).toBe(false);
     const read = await smallClient.readResource({ uri: record.document.uri });
     const content = read.contents[0] as { mimeType: string; blob: string };
@@ -206,16 +273,35 @@ describe('get_conversion and validate_mapping (never counted)', () => {
       valid: true,
       warnings: [],
     });
-    const wrong = structured<{ valid: boolean; warnings: string[] }>(await call('validate_mapping', { template: corporateId, rules: { paragraph: 'No Such Style', table: { style: 'Corp Body' } } }));
-    expect(wrong).toMatchObject({ valid: false, warnings: ['missing_style: No Such Style', 'missing_style: Corp Body'] });
-    const stored = structured<{ template: { id: string }; warnings: string[] }>(await call('validate_mapping', { mapping: 'Corporate mapping', template: 'Docwright Default' }));
+    const wrong = structured<{ valid: boolean; warnings: string[] }>(
+      await call('validate_mapping', {
+        template: corporateId,
+        rules: { paragraph: 'No Such Style', table: { style: 'Corp Body' } },
+      }),
+    );
+    expect(wrong).toMatchObject({
+      valid: false,
+      warnings: ['missing_style: No Such Style', 'missing_style: Corp Body'],
+    });
+    const stored = structured<{ template: { id: string }; warnings: string[] }>(
+      await call('validate_mapping', { mapping: 'Corporate mapping', template: 'Docwright Default' }),
+    );
     expect(stored.template.id).toBe(BUILTIN_TEMPLATE_ID);
     expect(stored.warnings).toContain('missing_style: Corp Body');
-    expect(structured<{ template: { id: string } }>(await call('validate_mapping', { mapping: 'Corporate mapping' })).template.id).toBe(corporateId);
-    expect(toolError(await call('validate_mapping', { template: 'Corporate' }))).toEqual({ code: 'validation_error', message: 'rules or mapping is required (exactly one of them)' });
+    expect(
+      structured<{ template: { id: string } }>(await call('validate_mapping', { mapping: 'Corporate mapping' }))
+        .template.id,
+    ).toBe(corporateId);
+    expect(toolError(await call('validate_mapping', { template: 'Corporate' }))).toEqual({
+      code: 'validation_error',
+      message: 'rules or mapping is required (exactly one of them)',
+    });
     const badRules = toolError(await call('validate_mapping', { rules: { heading: { '7': 'Heading 7' } } }));
     expect(badRules).toEqual({ code: 'validation_error', message: 'rules.heading.7 is not a known field' });
-    expect(toolError(await call('validate_mapping', { rules: { paragraph: 5 } }))).toEqual({ code: 'validation_error', message: 'rules.paragraph must be a string' });
+    expect(toolError(await call('validate_mapping', { rules: { paragraph: 5 } }))).toEqual({
+      code: 'validation_error',
+      message: 'rules.paragraph must be a string',
+    });
     expect(usage()).toBe(before);
   });
 });
@@ -228,17 +314,30 @@ describe('resources', () => {
     expect(uris).toContain(`docwright://templates/${corporateId}`);
     expect(uris.filter((u) => /^docwright:\/\/conversions\/[^/]+$/.test(u)).length).toBeGreaterThan(0);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['docwright://templates/{id}', 'docwright://conversions/{id}', 'docwright://conversions/{id}/document']);
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      'docwright://templates/{id}',
+      'docwright://conversions/{id}',
+      'docwright://conversions/{id}/document',
+    ]);
     const read = await client.readResource({ uri: `docwright://templates/${corporateId}` });
-    const template = JSON.parse((read.contents[0] as { text: string }).text) as { name: string; styles: { name: string }[]; mappings: { name: string }[] };
+    const template = JSON.parse((read.contents[0] as { text: string }).text) as {
+      name: string;
+      styles: { name: string }[];
+      mappings: { name: string }[];
+    };
     expect(template.name).toBe('Corporate');
     expect(template.styles.map((s) => s.name)).toContain('Corp Quote');
     expect(template.mappings.map((m) => m.name)).toEqual(['Corporate mapping']);
   });
 
   it('an unknown resource is JSON-RPC error -32002 whose message starts with not_found', async () => {
-    await expect(client.readResource({ uri: `docwright://conversions/${randomUUID()}` })).rejects.toMatchObject({ code: -32002, message: expect.stringMatching(/^MCP error -32002: not_found: Conversion /) });
-    await expect(client.readResource({ uri: `docwright://templates/${randomUUID()}` })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.readResource({ uri: `docwright://conversions/${randomUUID()}` })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringMatching(/^MCP error -32002: not_found: Conversion /),
+    });
+    await expect(client.readResource({ uri: `docwright://templates/${randomUUID()}` })).rejects.toMatchObject({
+      code: -32002,
+    });
   });
 });
 
@@ -265,8 +364,13 @@ describe('output_path: only inside the folder the user allowed', () => {
     expect(saved.document.embedded).toBe(false);
     expect(first.content.some((c) => c.type === 'resource_link')).toBe(true);
     expect((await validateDocx(join(real, 'report.docx'))).ok).toBe(true);
-    expect(structured(await call('convert_markdown', { markdown: '# x', filename: 'named', output_path: 'sub/' })).saved_to).toBe(join(real, 'sub', 'named.docx'));
-    expect(structured(await call('convert_markdown', { markdown: '# x', output_path: join(allowed, 'sub', 'plain') })).saved_to).toBe(join(real, 'sub', 'plain.docx'));
+    expect(
+      structured(await call('convert_markdown', { markdown: '# x', filename: 'named', output_path: 'sub/' })).saved_to,
+    ).toBe(join(real, 'sub', 'named.docx'));
+    expect(
+      structured(await call('convert_markdown', { markdown: '# x', output_path: join(allowed, 'sub', 'plain') }))
+        .saved_to,
+    ).toBe(join(real, 'sub', 'plain.docx'));
   });
 
   it('refuses a sibling folder whose name starts with the allowed one (…/exports-evil next to …/exports)', async () => {
@@ -287,21 +391,34 @@ describe('output_path: only inside the folder the user allowed', () => {
     symlinkSync(outside, join(allowed, 'link-out'));
     writeFileSync(join(outside, 'victim.docx'), 'keep me');
     symlinkSync(join(outside, 'victim.docx'), join(allowed, 'file-link.docx'));
-    for (const path of ['../escape.docx', join(outside, 'abs.docx'), 'link-out/through.docx', 'sub/../../escape2.docx']) {
+    for (const path of [
+      '../escape.docx',
+      join(outside, 'abs.docx'),
+      'link-out/through.docx',
+      'sub/../../escape2.docx',
+    ]) {
       const error = toolError(await call('convert_markdown', { markdown: '# x', output_path: path }));
       expect(error.code, path).toBe('forbidden');
       expect(error.message).toContain('outside the folder the user allowed');
     }
-    expect(toolError(await call('convert_markdown', { markdown: '# x', output_path: 'file-link.docx', overwrite: true })).code).toBe('forbidden');
+    expect(
+      toolError(await call('convert_markdown', { markdown: '# x', output_path: 'file-link.docx', overwrite: true }))
+        .code,
+    ).toBe('forbidden');
     expect(toolError(await call('convert_markdown', { markdown: '# x', output_path: 'report.docx' }))).toEqual({
       code: 'validation_error',
       message: expect.stringContaining('exists; pass overwrite: true'),
     });
-    expect(toolError(await call('convert_markdown', { markdown: '# x', output_path: 'missing/x.docx' })).code).toBe('validation_error');
+    expect(toolError(await call('convert_markdown', { markdown: '# x', output_path: 'missing/x.docx' })).code).toBe(
+      'validation_error',
+    );
     expect(readFileSync(join(outside, 'victim.docx'), 'utf8')).toBe('keep me');
     expect(existsSync(join(dir, 'escape.docx')) || existsSync(join(outside, 'through.docx'))).toBe(false);
     expect(usage()).toBe(before);
-    expect(structured(await call('convert_markdown', { markdown: '# New', output_path: 'report.docx', overwrite: true })).saved_to).toBe(join(realpathSync(allowed), 'report.docx'));
+    expect(
+      structured(await call('convert_markdown', { markdown: '# New', output_path: 'report.docx', overwrite: true }))
+        .saved_to,
+    ).toBe(join(realpathSync(allowed), 'report.docx'));
     expect(usage()).toBe(before + 1);
   });
 });

@@ -63,7 +63,10 @@ describe('a real server and the CLI under a policy', () => {
       expect(refused.status).toBe(403);
       expect(refused.json()).toEqual({ error: { code: 'forbidden', message: locked } });
     }
-    expect((await client.admin('GET', '/api/settings')).json().settings).toMatchObject({ plan: 'enterprise', retention_days: 40 });
+    expect((await client.admin('GET', '/api/settings')).json().settings).toMatchObject({
+      plan: 'enterprise',
+      retention_days: 40,
+    });
 
     // Keys: at most 2 not revoked.
     const made: { id: string; key: string }[] = [];
@@ -74,11 +77,19 @@ describe('a real server and the CLI under a policy', () => {
     }
     const third = await client.admin('POST', '/api/settings/api-keys', { name: 'three' });
     expect(third.status).toBe(403);
-    expect(third.json()).toEqual({ error: { code: 'forbidden', message: `Your organisation's policy (${policy}) allows at most 2 API keys; revoke one before creating another.` } });
+    expect(third.json()).toEqual({
+      error: {
+        code: 'forbidden',
+        message: `Your organisation's policy (${policy}) allows at most 2 API keys; revoke one before creating another.`,
+      },
+    });
     expect((await client.admin('GET', '/api/settings')).json().api_keys).toEqual({ allowed: false, max: 2, active: 2 });
 
     // The CLI through the running server: the same refusals, exit 1.
-    const [setPlan, createKey] = await Promise.all([runCli(['config', 'set', 'plan', 'solo'], { env }), runCli(['keys', 'create', 'three'], { env })]);
+    const [setPlan, createKey] = await Promise.all([
+      runCli(['config', 'set', 'plan', 'solo'], { env }),
+      runCli(['keys', 'create', 'three'], { env }),
+    ]);
     expect(setPlan).toEqual({ code: 1, stdout: '', stderr: `docwright: ${locked}\n` });
     expect(createKey.code).toBe(1);
     expect(createKey.stderr).toContain('allows at most 2 API keys');
@@ -88,7 +99,8 @@ describe('a real server and the CLI under a policy', () => {
 
     // The unlocked quota (2) is in force until the user chooses another.
     const key = made[0]?.key ?? '';
-    for (let i = 0; i < 2; i++) expect((await client.api(key, 'POST', '/api/v1/convert', { markdown: `# ${i}`, ...builtin })).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await client.api(key, 'POST', '/api/v1/convert', { markdown: `# ${i}`, ...builtin })).status).toBe(200);
     const spent = await client.api(key, 'POST', '/api/v1/convert', { markdown: '# 3', ...builtin });
     expect(spent.status).toBe(429);
     expect(spent.json().error.message).toContain('quota of 2 conversions');
@@ -130,14 +142,24 @@ describe('startServer under a policy', () => {
   it('a locked port, host and HTTP switch decide where it listens; an option that contradicts them is refused', async () => {
     const home = tempDir();
     const port = await freePort();
-    const policy = writePolicy({ settings: { port: { value: port, locked: true }, http: { value: true, locked: true }, host: { value: '127.0.0.1', locked: true } } });
+    const policy = writePolicy({
+      settings: {
+        port: { value: port, locked: true },
+        http: { value: true, locked: true },
+        host: { value: '127.0.0.1', locked: true },
+      },
+    });
     process.env.DOCWRIGHT_POLICY = policy;
     const refusal = (e: unknown) => e;
     const wrongPort = await startServer({ dataDir: home, port: 0 }).catch(refusal);
     expect(wrongPort).toBeInstanceOf(PolicyError);
-    expect((wrongPort as Error).message).toBe(`port is managed by your organisation's policy (${policy}): it is ${port}, so --port 0 cannot be used.`);
+    expect((wrongPort as Error).message).toBe(
+      `port is managed by your organisation's policy (${policy}): it is ${port}, so --port 0 cannot be used.`,
+    );
     const wrongHost = await startServer({ dataDir: home, host: '::1' }).catch(refusal);
-    expect((wrongHost as Error).message).toBe(`host is managed by your organisation's policy (${policy}): it is "127.0.0.1", so --host ::1 cannot be used.`);
+    expect((wrongHost as Error).message).toBe(
+      `host is managed by your organisation's policy (${policy}): it is "127.0.0.1", so --host ::1 cannot be used.`,
+    );
 
     const server = await startServer({ dataDir: home, port });
     running.push(server);
@@ -149,7 +171,7 @@ describe('startServer under a policy', () => {
     await server.close();
   });
 
-  it('a locked retention purges at start what the user\'s longer retention kept; allow_api_keys false refuses new keys', async () => {
+  it("a locked retention purges at start what the user's longer retention kept; allow_api_keys false refuses new keys", async () => {
     const home = tempDir();
     const store = await Store.open(home);
     const day = 86_400_000;
@@ -168,16 +190,29 @@ describe('startServer under a policy', () => {
     await store.addConversion(record('8a4f2d10-0000-4000-8000-000000000003', 3), new Uint8Array([1, 2, 3]));
     expect(store.settings().retention_days).toBe(30);
     store.close();
-    const policy = writePolicy({ settings: { retention_days: { value: 5, locked: true }, allow_api_keys: { value: false, locked: true } } });
+    const policy = writePolicy({
+      settings: { retention_days: { value: 5, locked: true }, allow_api_keys: { value: false, locked: true } },
+    });
     process.env.DOCWRIGHT_POLICY = policy;
     const server = await startServer({ dataDir: home, port: 0 });
     running.push(server);
-    expect(server.store.listConversions(0, 10).items.map((c) => c.conversion_id)).toEqual(['8a4f2d10-0000-4000-8000-000000000003']);
+    expect(server.store.listConversions(0, 10).items.map((c) => c.conversion_id)).toEqual([
+      '8a4f2d10-0000-4000-8000-000000000003',
+    ]);
     const client = clientOf(home);
     const refused = await client.admin('POST', '/api/settings/api-keys', { name: 'ci' });
     expect(refused.status).toBe(403);
-    expect(refused.json()).toEqual({ error: { code: 'forbidden', message: `Creating API keys is turned off by your organisation's policy (${policy}).` } });
-    expect((await client.admin('GET', '/api/settings')).json().api_keys).toEqual({ allowed: false, max: null, active: 0 });
+    expect(refused.json()).toEqual({
+      error: {
+        code: 'forbidden',
+        message: `Creating API keys is turned off by your organisation's policy (${policy}).`,
+      },
+    });
+    expect((await client.admin('GET', '/api/settings')).json().api_keys).toEqual({
+      allowed: false,
+      max: null,
+      active: 0,
+    });
     await server.close();
   });
 });

@@ -130,7 +130,11 @@ describe('a seed folder across starts', () => {
     );
 
     // They convert like any other.
-    const converted = await client.api(key, 'POST', '/api/v1/convert', { markdown: '# Title\n\nBody text.', template_id: corporateId, mapping_id: corporateMappingId });
+    const converted = await client.api(key, 'POST', '/api/v1/convert', {
+      markdown: '# Title\n\nBody text.',
+      template_id: corporateId,
+      mapping_id: corporateMappingId,
+    });
     expect(converted.status).toBe(200);
     const checked = await validateDocx(new Uint8Array(converted.bytes));
     expect(checked.ok, checked.report).toBe(true);
@@ -144,16 +148,30 @@ describe('a seed folder across starts', () => {
     ];
     const form = new FormData();
     form.append('file', new Blob([readFileSync(join(FIXTURES, 'corporate-nobody.docx'))]), 'other.docx');
-    const put = await request(`${client.url}/api/v1/templates/${corporateId}/file`, { method: 'PUT', body: form, headers: { authorization: `Bearer ${key}` }, ...(client.agent ? { dispatcher: client.agent } : {}) });
+    const put = await request(`${client.url}/api/v1/templates/${corporateId}/file`, {
+      method: 'PUT',
+      body: form,
+      headers: { authorization: `Bearer ${key}` },
+      ...(client.agent ? { dispatcher: client.agent } : {}),
+    });
     const putBody = Buffer.from(await put.body.arrayBuffer()).toString('utf8');
-    const answers = [...refusals.map((r) => ({ status: r.status, body: r.json() })), { status: put.statusCode, body: JSON.parse(putBody) }];
+    const answers = [
+      ...refusals.map((r) => ({ status: r.status, body: r.json() })),
+      { status: put.statusCode, body: JSON.parse(putBody) },
+    ];
     for (const { status, body } of answers) {
       expect(status).toBe(403);
       expect(body.error.code).toBe('forbidden');
-      expect(body.error.message).toMatch(/^The (template "corporate"|mapping "Corporate") is managed by your organisation; it cannot be changed or deleted here\./);
+      expect(body.error.message).toMatch(
+        /^The (template "corporate"|mapping "Corporate") is managed by your organisation; it cannot be changed or deleted here\./,
+      );
     }
     // A user's own mapping for the seeded template is theirs to edit.
-    const own = await client.api(key, 'POST', '/api/v1/mappings', { name: 'My corporate', template_id: corporateId, rules: { paragraph: 'Corp Body' } });
+    const own = await client.api(key, 'POST', '/api/v1/mappings', {
+      name: 'My corporate',
+      template_id: corporateId,
+      rules: { paragraph: 'Corp Body' },
+    });
     expect(own.status).toBe(201);
     expect(own.json().managed).toBe(false);
     const after = (await client.api(key, 'GET', '/api/v1/templates')).json() as Template[];
@@ -173,12 +191,21 @@ describe('a seed folder across starts', () => {
 
   it('a changed file: the same id, version 2, updated_at changes; a changed mapping file likewise', async () => {
     copyFileSync(join(FIXTURES, 'corporate-nobody.docx'), join(seed, 'corporate.docx'));
-    writeJson('corporate.mapping.json', { name: 'Corporate', template: 'corporate', rules: { ...CORPORATE_RULES, paragraph: 'Corp Quote' } });
+    writeJson('corporate.mapping.json', {
+      name: 'Corporate',
+      template: 'corporate',
+      rules: { ...CORPORATE_RULES, paragraph: 'Corp Quote' },
+    });
     const changed = await restart();
     const before = first.templates.find((t) => t.id === corporateId);
     const now = changed.templates.find((t) => t.id === corporateId);
     expect(changed.templates).toHaveLength(2);
-    expect(now).toMatchObject({ version: 2, managed: true, created_at: before?.created_at, size: readFileSync(join(FIXTURES, 'corporate-nobody.docx')).length });
+    expect(now).toMatchObject({
+      version: 2,
+      managed: true,
+      created_at: before?.created_at,
+      size: readFileSync(join(FIXTURES, 'corporate-nobody.docx')).length,
+    });
     expect(now?.updated_at).not.toBe(before?.updated_at);
     const mapping = changed.mappings.find((m) => m.id === corporateMappingId);
     expect(mapping).toMatchObject({ version: 2, managed: true, rules: { paragraph: 'Corp Quote' } });
@@ -195,7 +222,9 @@ describe('a seed folder across starts', () => {
 
     renameSync(seed, `${seed}-away`);
     const unmounted = await restart();
-    expect(unmounted.warnings).toContainEqual(expect.stringContaining(`The seed folder ${seed} (policy ${policy}) cannot be read`));
+    expect(unmounted.warnings).toContainEqual(
+      expect.stringContaining(`The seed folder ${seed} (policy ${policy}) cannot be read`),
+    );
     expect(unmounted.templates.find((t) => t.id === corporateId)).toMatchObject({ managed: true, version: 2 });
     expect(unmounted.mappings.find((m) => m.id === corporateMappingId)?.managed).toBe(true);
     renameSync(`${seed}-away`, seed);

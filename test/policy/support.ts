@@ -32,14 +32,32 @@ export function envFor(home: string, policy: string): NodeJS.ProcessEnv {
 }
 
 /** A client of the server running on `home`, found through its discovery file as the CLI finds it. */
-export function clientOf(home: string): { url: string; agent: Agent | undefined; admin: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<HttpResult>; api: (key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<HttpResult> } {
-  const discovery = JSON.parse(readFileSync(join(home, 'server.json'), 'utf8')) as { url: string; cert_path: string | null };
+export function clientOf(home: string): {
+  url: string;
+  agent: Agent | undefined;
+  admin: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<HttpResult>;
+  api: (key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<HttpResult>;
+} {
+  const discovery = JSON.parse(readFileSync(join(home, 'server.json'), 'utf8')) as {
+    url: string;
+    cert_path: string | null;
+  };
   const token = readFileSync(join(home, 'admin.token'), 'utf8').trim();
   const agent = discovery.cert_path ? trustingAgent(discovery.cert_path) : undefined;
   return {
     url: discovery.url,
     agent,
-    admin: (method, path, body) => call(agent, `${discovery.url}${path}`, { method, headers: { 'x-docwright-admin': token }, ...(body === undefined ? {} : { body }) }),
-    api: (key, method, path, body) => call(agent, `${discovery.url}${path}`, { method, headers: { authorization: `Bearer ${key}` }, ...(body === undefined ? {} : { body }) }),
+    admin: (method, path, body) =>
+      call(agent, `${discovery.url}${path}`, {
+        method,
+        headers: { 'x-docwright-admin': token },
+        ...(body === undefined ? {} : { body }),
+      }),
+    api: (key, method, path, body) =>
+      call(agent, `${discovery.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+        ...(body === undefined ? {} : { body }),
+      }),
   };
 }

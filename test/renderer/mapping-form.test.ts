@@ -13,7 +13,20 @@ const STYLES = [
 
 describe('mapping form', () => {
   test('one field per mapping key, each with the style type it needs', () => {
-    expect(RULE_FIELDS.map((f) => f.key)).toEqual(['heading.1', 'heading.2', 'heading.3', 'heading.4', 'heading.5', 'heading.6', 'paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'table.style']);
+    expect(RULE_FIELDS.map((f) => f.key)).toEqual([
+      'heading.1',
+      'heading.2',
+      'heading.3',
+      'heading.4',
+      'heading.5',
+      'heading.6',
+      'paragraph',
+      'list_bullet',
+      'list_ordered',
+      'code_block',
+      'blockquote',
+      'table.style',
+    ]);
     expect(RULE_FIELDS.find((f) => f.key === 'table.style')?.kind).toBe('table');
     // Common styles first (headings, body), then the template's own, A–Z (issue 16: the lists were raw A–Z).
     expect(stylesOfKind(STYLES, 'paragraph').map((s) => s.name)).toEqual(['heading 1', 'Normal', 'Corp Body']);
@@ -28,30 +41,46 @@ describe('mapping form', () => {
   });
 
   test('rules → form shows the template’s own names and keeps unknown ones; form → rules round-trips', () => {
-    const rules = { heading: { '1': 'Heading 1' }, paragraph: 'Old Body', table: { style: 'corp table', header_row: false } };
+    const rules = {
+      heading: { '1': 'Heading 1' },
+      paragraph: 'Old Body',
+      table: { style: 'corp table', header_row: false },
+    };
     const form = formOf(rules, STYLES);
     expect(form.values['heading.1']).toBe('heading 1');
     expect(form.values.paragraph).toBe('Old Body');
     expect(form.values['table.style']).toBe('Corp Table');
     expect(form.values.code_block).toBe('');
     expect(form.headerRow).toBe(false);
-    expect(rulesOf(form)).toEqual({ heading: { '1': 'heading 1' }, paragraph: 'Old Body', table: { style: 'Corp Table', header_row: false } });
+    expect(rulesOf(form)).toEqual({
+      heading: { '1': 'heading 1' },
+      paragraph: 'Old Body',
+      table: { style: 'Corp Table', header_row: false },
+    });
     expect(rulesOf(formOf(undefined, STYLES))).toEqual({ table: { header_row: true } });
   });
 });
 
 describe('messages in plain words', () => {
   test('API errors become sentences without codes or JSON', () => {
-    expect(plainMessage(429, 'rate_limit_exceeded', 'The monthly quota of 20 conversions is used up; it resets on 2026-12-01T00:00:00.000Z.')).toBe(
-      'This month’s 20 conversions are used; more on December 1.',
+    expect(
+      plainMessage(
+        429,
+        'rate_limit_exceeded',
+        'The monthly quota of 20 conversions is used up; it resets on 2026-12-01T00:00:00.000Z.',
+      ),
+    ).toBe('This month’s 20 conversions are used; more on December 1.');
+    expect(plainMessage(422, 'validation_error', 'file is not a Word document')).toBe(
+      'Something in the request is not right: file is not a Word document.',
     );
-    expect(plainMessage(422, 'validation_error', 'file is not a Word document')).toBe('Something in the request is not right: file is not a Word document.');
     expect(plainMessage(500, 'internal_error', 'Server error')).toMatch(/^Docwright ran into a problem on its side/);
     expect(plainMessage(0, 'unreachable', '')).toMatch(/not answering/);
   });
 
   test('warning codes are described', () => {
-    expect(describeWarning('missing_style: Corp Quote')).toBe('The template has no style “Corp Quote”; Word’s built-in formatting was used instead.');
+    expect(describeWarning('missing_style: Corp Quote')).toBe(
+      'The template has no style “Corp Quote”; Word’s built-in formatting was used instead.',
+    );
     expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than 3 levels/);
     expect(describeWarning('something_new: x')).toBe('something_new: x');
   });

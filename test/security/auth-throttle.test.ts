@@ -33,13 +33,25 @@ async function server(): Promise<{ app: FastifyInstance; port: number }> {
 }
 
 async function createKey(port: number): Promise<string> {
-  const res = await rawRequest({ port, method: 'POST', target: '/api/settings/api-keys', headers: { 'x-docwright-admin': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'k' }) });
+  const res = await rawRequest({
+    port,
+    method: 'POST',
+    target: '/api/settings/api-keys',
+    headers: { 'x-docwright-admin': ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'k' }),
+  });
   expect(res.status).toBe(201);
   return (JSON.parse(res.body) as { key: string }).key;
 }
 
 const templates = (port: number, key: string, from = '127.0.0.1') =>
-  rawRequest({ port, method: 'GET', target: '/api/v1/templates', headers: { authorization: `Bearer ${key}` }, localAddress: from });
+  rawRequest({
+    port,
+    method: 'GET',
+    target: '/api/v1/templates',
+    headers: { authorization: `Bearer ${key}` },
+    localAddress: from,
+  });
 
 describe('failed-authentication throttle', () => {
   it('12 bad keys from 127.0.0.1, then a valid key never used before works from 127.0.0.1 at once', async () => {
@@ -75,7 +87,9 @@ describe('failed-authentication throttle', () => {
     const seconds = (Date.now() - started) / 1000;
     const plain = statuses.filter((s) => s === 401).length;
     const limited = statuses.filter((s) => s === 429).length;
-    console.log(`throttle: 490 guesses from 49 addresses in ${seconds.toFixed(1)} s → ${plain} × 401, ${limited} × 429 (Retry-After ${retryAfter} s)`);
+    console.log(
+      `throttle: 490 guesses from 49 addresses in ${seconds.toFixed(1)} s → ${plain} × 401, ${limited} × 429 (Retry-After ${retryAfter} s)`,
+    );
     expect(plain + limited).toBe(490);
     // The burst (60) plus one a second of refill, whatever the source address.
     expect(plain).toBeLessThanOrEqual(60 + Math.ceil(seconds) + 1);
@@ -83,7 +97,27 @@ describe('failed-authentication throttle', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     // The owner is not locked out either: the admin token works; a wrong one is answered 429 like any failure.
-    expect((await rawRequest({ port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-admin': ADMIN }, localAddress: '127.0.0.9' })).status).toBe(200);
-    expect((await rawRequest({ port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-admin': 'wrong-admin' }, localAddress: '127.0.0.9' })).status).toBe(429);
+    expect(
+      (
+        await rawRequest({
+          port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-admin': ADMIN },
+          localAddress: '127.0.0.9',
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await rawRequest({
+          port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-admin': 'wrong-admin' },
+          localAddress: '127.0.0.9',
+        })
+      ).status,
+    ).toBe(429);
   }, 60_000);
 });

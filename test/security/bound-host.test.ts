@@ -22,12 +22,29 @@ describe('a server bound to a loopback address other than 127.0.0.1', () => {
     const server = await startServer({ dataDir: dir, host: '127.0.0.2', http: true, port: 0 });
     servers.push(server);
     expect(server.discovery.url).toBe(`http://127.0.0.2:${server.discovery.port}`);
-    const health = await rawRequest({ host: '127.0.0.2', port: server.discovery.port, method: 'GET', target: '/api/health' });
+    const health = await rawRequest({
+      host: '127.0.0.2',
+      port: server.discovery.port,
+      method: 'GET',
+      target: '/api/health',
+    });
     expect(health.status, health.body).toBe(200);
-    const settings = await rawRequest({ host: '127.0.0.2', port: server.discovery.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-admin': server.adminToken } });
+    const settings = await rawRequest({
+      host: '127.0.0.2',
+      port: server.discovery.port,
+      method: 'GET',
+      target: '/api/settings',
+      headers: { 'x-docwright-admin': server.adminToken },
+    });
     expect(settings.status, settings.body).toBe(200);
     // Still no other name: DNS rebinding stays refused.
-    const rebound = await rawRequest({ host: '127.0.0.2', port: server.discovery.port, method: 'GET', target: '/api/health', headers: { host: `evil.example:${server.discovery.port}` } });
+    const rebound = await rawRequest({
+      host: '127.0.0.2',
+      port: server.discovery.port,
+      method: 'GET',
+      target: '/api/health',
+      headers: { host: `evil.example:${server.discovery.port}` },
+    });
     expect(rebound.status).toBe(403);
   });
 

@@ -17,9 +17,14 @@ const bin = resolve(import.meta.dirname, '../../bin/docwright.js');
 
 function cli(args: string[]): Promise<{ code: number; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [bin, ...args], { env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' } }, (error, _stdout, stderr) => {
-      done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' } },
+      (error, _stdout, stderr) => {
+        done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr });
+      },
+    );
   });
 }
 
@@ -41,11 +46,16 @@ describe('an unsafe data directory is refused at start, saying how to fix it', (
       const before = readdirSync(dir).sort();
       await expect(Store.open(dir)).rejects.toThrow(`can be written by ${who}`);
       await expect(startServer({ dataDir: dir, port: 0 })).rejects.toThrow(`chmod 700 ${dir}`);
-      for (const args of [['serve', '--port', '0', '--data-dir', dir], ['keys', 'list', '--data-dir', dir]]) {
+      for (const args of [
+        ['serve', '--port', '0', '--data-dir', dir],
+        ['keys', 'list', '--data-dir', dir],
+      ]) {
         const result = await cli(args);
         expect(result.code, result.stderr).toBe(1);
         expect(result.stderr.trim().split('\n')).toHaveLength(1);
-        expect(result.stderr).toContain(`The data directory ${dir} can be written by ${who} (mode ${mode.toString(8)})`);
+        expect(result.stderr).toContain(
+          `The data directory ${dir} can be written by ${who} (mode ${mode.toString(8)})`,
+        );
         expect(result.stderr).toContain(`chmod 700 ${dir}`);
       }
       expect(readdirSync(dir).sort(), 'no lock, no file left').toEqual(before);

@@ -33,10 +33,24 @@ function dispositionName(header: string): string {
   return decodeURIComponent(match?.[2] ?? '');
 }
 
-const convert = (filename: string, format?: 'json') => env.send('POST', '/api/v1/convert', env.auth, { markdown: '# x', ...builtin, filename, ...(format ? { response_format: format } : {}) });
+const convert = (filename: string, format?: 'json') =>
+  env.send('POST', '/api/v1/convert', env.auth, {
+    markdown: '# x',
+    ...builtin,
+    filename,
+    ...(format ? { response_format: format } : {}),
+  });
 
 describe('a lone surrogate or a control character in a name: 422 before anything is stored or charged', () => {
-  const bad = { 'a lone high surrogate': 'a\ud800b', 'a lone low surrogate': 'a\udc00b', 'a BEL': 'a\u0007b', 'a newline': 'a\nb', 'ESC (terminal codes)': 'k\u001b[31m', 'a C1 control': 'a\u0085b', 'DEL': 'a\u007fb' };
+  const bad = {
+    'a lone high surrogate': 'a\ud800b',
+    'a lone low surrogate': 'a\udc00b',
+    'a BEL': 'a\u0007b',
+    'a newline': 'a\nb',
+    'ESC (terminal codes)': 'k\u001b[31m',
+    'a C1 control': 'a\u0085b',
+    DEL: 'a\u007fb',
+  };
 
   for (const [what, name] of Object.entries(bad)) {
     it(`POST /api/v1/convert filename with ${what} (binary and json): 422, no record, no unit charged`, async () => {
@@ -54,15 +68,39 @@ describe('a lone surrogate or a control character in a name: 422 before anything
     const template = await env.send('POST', '/api/v1/templates', { ...env.auth, ...upload.headers }, upload.payload);
     expect(template.statusCode, template.body).toBe(201);
     const templateId = (template.json() as { id: string }).id;
-    const mapping = await env.send('POST', '/api/v1/mappings', env.auth, { name: 'fine', template_id: templateId, rules: {} });
+    const mapping = await env.send('POST', '/api/v1/mappings', env.auth, {
+      name: 'fine',
+      template_id: templateId,
+      rules: {},
+    });
     expect(mapping.statusCode, mapping.body).toBe(201);
     const mappingId = (mapping.json() as { id: string }).id;
     for (const name of Object.values(bad)) {
       const before = snapshot();
-      expect(expectError(await env.send('PATCH', `/api/v1/templates/${templateId}`, env.auth, { name }), 422, 'validation_error')).toContain('name');
-      expect(expectError(await env.send('POST', '/api/v1/mappings', env.auth, { name, template_id: templateId, rules: {} }), 422, 'validation_error')).toContain('name');
-      expect(expectError(await env.send('PATCH', `/api/v1/mappings/${mappingId}`, env.auth, { name }), 422, 'validation_error')).toContain('name');
-      expect(expectError(await env.send('POST', '/api/settings/api-keys', ADMIN, { name }), 422, 'validation_error')).toContain('name');
+      expect(
+        expectError(
+          await env.send('PATCH', `/api/v1/templates/${templateId}`, env.auth, { name }),
+          422,
+          'validation_error',
+        ),
+      ).toContain('name');
+      expect(
+        expectError(
+          await env.send('POST', '/api/v1/mappings', env.auth, { name, template_id: templateId, rules: {} }),
+          422,
+          'validation_error',
+        ),
+      ).toContain('name');
+      expect(
+        expectError(
+          await env.send('PATCH', `/api/v1/mappings/${mappingId}`, env.auth, { name }),
+          422,
+          'validation_error',
+        ),
+      ).toContain('name');
+      expect(
+        expectError(await env.send('POST', '/api/settings/api-keys', ADMIN, { name }), 422, 'validation_error'),
+      ).toContain('name');
       expect(snapshot()).toEqual(before);
     }
   });
@@ -70,10 +108,18 @@ describe('a lone surrogate or a control character in a name: 422 before anything
   it('the other channels (MCP, CLI) go through Services, which refuses the same names before reserving anything', async () => {
     const before = snapshot();
     const services = env.app.services;
-    await expect(services.convert({ markdown: '# x', ...builtin, filename: 'a\ud800b', channel: 'mcp' })).rejects.toMatchObject({ code: 'validation_error' });
-    await expect(services.convert({ markdown: '# x', ...builtin, filename: 'a\u0007b', channel: 'mcp' })).rejects.toMatchObject({ code: 'validation_error' });
-    await expect(services.createApiKey('k\u001b[31m', Buffer.alloc(32))).rejects.toMatchObject({ code: 'validation_error' });
-    await expect(services.createMapping({ name: 'm\u0000', template_id: builtin.template_id, rules: {} })).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(
+      services.convert({ markdown: '# x', ...builtin, filename: 'a\ud800b', channel: 'mcp' }),
+    ).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(
+      services.convert({ markdown: '# x', ...builtin, filename: 'a\u0007b', channel: 'mcp' }),
+    ).rejects.toMatchObject({ code: 'validation_error' });
+    await expect(services.createApiKey('k\u001b[31m', Buffer.alloc(32))).rejects.toMatchObject({
+      code: 'validation_error',
+    });
+    await expect(
+      services.createMapping({ name: 'm\u0000', template_id: builtin.template_id, rules: {} }),
+    ).rejects.toMatchObject({ code: 'validation_error' });
     expect(snapshot()).toEqual(before);
   });
 
@@ -81,10 +127,26 @@ describe('a lone surrogate or a control character in a name: 422 before anything
     for (const name of Object.values(bad)) {
       const before = snapshot();
       const rules = { heading: { '1': name } };
-      expect(expectError(await env.send('POST', '/api/v1/mappings', env.auth, { name: 'fine', template_id: builtin.template_id, rules }), 422, 'validation_error')).toContain('rules.heading.1');
-      await expect(env.app.services.createMapping({ name: 'fine', template_id: builtin.template_id, rules })).rejects.toMatchObject({ code: 'validation_error' });
-      await expect(env.app.services.mappingWarnings(builtin.template_id, { table: { style: name } })).rejects.toMatchObject({ code: 'validation_error', message: expect.stringContaining('rules.table.style') });
-      expect(() => convertDocx({ markdown: '# x', template: defaultTemplate(), mapping: { rules: { paragraph: name } } })).toThrow(/rules\.paragraph must not contain control characters/);
+      expect(
+        expectError(
+          await env.send('POST', '/api/v1/mappings', env.auth, {
+            name: 'fine',
+            template_id: builtin.template_id,
+            rules,
+          }),
+          422,
+          'validation_error',
+        ),
+      ).toContain('rules.heading.1');
+      await expect(
+        env.app.services.createMapping({ name: 'fine', template_id: builtin.template_id, rules }),
+      ).rejects.toMatchObject({ code: 'validation_error' });
+      await expect(
+        env.app.services.mappingWarnings(builtin.template_id, { table: { style: name } }),
+      ).rejects.toMatchObject({ code: 'validation_error', message: expect.stringContaining('rules.table.style') });
+      expect(() =>
+        convertDocx({ markdown: '# x', template: defaultTemplate(), mapping: { rules: { paragraph: name } } }),
+      ).toThrow(/rules\.paragraph must not contain control characters/);
       expect(snapshot()).toEqual(before);
     }
   });
@@ -96,16 +158,34 @@ describe('a lone surrogate or a control character in a name: 422 before anything
     for (const name of ['a\u0007b', 'k\u001b[31m', 'a\u0085b', 'a\u007fb']) {
       const before = snapshot();
       const post = await multipart({ name }, { bytes: defaultTemplate(), name: 'x.docx' });
-      expect(expectError(await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload), 422, 'validation_error')).toContain('name');
+      expect(
+        expectError(
+          await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload),
+          422,
+          'validation_error',
+        ),
+      ).toContain('name');
       const put = await multipart({ name }, { bytes: defaultTemplate(), name: 'x.docx' });
-      expect(expectError(await env.send('PUT', `/api/v1/templates/${existing?.id}/file`, { ...env.auth, ...put.headers }, put.payload), 422, 'validation_error')).toContain('name');
+      expect(
+        expectError(
+          await env.send('PUT', `/api/v1/templates/${existing?.id}/file`, { ...env.auth, ...put.headers }, put.payload),
+          422,
+          'validation_error',
+        ),
+      ).toContain('name');
       expect(snapshot()).toEqual(before);
     }
   });
 });
 
 describe('any Unicode name is accepted and delivered with RFC 6266 filename* and an ASCII fallback', () => {
-  const names = { emoji: 'report 😀🎉', CJK: '四半期報告書', RTL: 'تقرير ربع سنوي', 'Hebrew with digits': 'דוח 2026', combining: 'e\u0301te\u0301' };
+  const names = {
+    emoji: 'report 😀🎉',
+    CJK: '四半期報告書',
+    RTL: 'تقرير ربع سنوي',
+    'Hebrew with digits': 'דוח 2026',
+    combining: 'e\u0301te\u0301',
+  };
   for (const [what, name] of Object.entries(names)) {
     it(`${what}: binary response, JSON record and download all carry it exactly`, async () => {
       const res = await convert(name);
@@ -137,7 +217,10 @@ describe('no 500 after a record was saved or a unit charged', () => {
     const record = res.json() as { conversion_id: string; download_url: string };
     // Written as an older version could have stored them.
     // Conversion records live in the conversion log (one file per month), templates in db.json.
-    const db = env.store as unknown as { db: { data: { templates: { id: string; name: string; builtin: boolean }[] } }; log: { get(id: string): { filename: string } | undefined } };
+    const db = env.store as unknown as {
+      db: { data: { templates: { id: string; name: string; builtin: boolean }[] } };
+      log: { get(id: string): { filename: string } | undefined };
+    };
     const stored = db.log.get(record.conversion_id);
     if (stored) stored.filename = 'a\ud800b.docx';
     const template = db.db.data.templates.find((t) => !t.builtin);
@@ -157,7 +240,11 @@ describe('no 500 after a record was saved or a unit charged', () => {
     const template = env.store.getTemplate((res.json() as { id: string }).id);
     rmSync(join(env.dir, 'templates', template?.file ?? 'none'));
     const before = snapshot();
-    const failed = await env.send('POST', '/api/v1/convert', env.auth, { markdown: '# x', template_id: template?.id, mapping_id: builtin.mapping_id });
+    const failed = await env.send('POST', '/api/v1/convert', env.auth, {
+      markdown: '# x',
+      template_id: template?.id,
+      mapping_id: builtin.mapping_id,
+    });
     expect(failed.statusCode).toBeGreaterThanOrEqual(400);
     expect(Object.keys(failed.json() as object)).toEqual(['error']);
     expect(snapshot(), 'no record, no unit').toEqual(before);

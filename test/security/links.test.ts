@@ -56,9 +56,15 @@ describe('unsafe link targets stay text with a warning; safe ones are the only e
   });
 
   it('http, https, mailto still become hyperlinks; an #anchor keeps its text without a warning', () => {
-    const result = convert({ markdown: '[a](http://example.com/a) [b](HTTPS://example.com/b) [c](mailto:x@example.com) [d](#section)\n' });
+    const result = convert({
+      markdown: '[a](http://example.com/a) [b](HTTPS://example.com/b) [c](mailto:x@example.com) [d](#section)\n',
+    });
     expect(result.warnings).toEqual([]);
-    expect(externalTargets(result.docx, 'word/_rels/document.xml.rels')).toEqual(['http://example.com/a', 'HTTPS://example.com/b', 'mailto:x@example.com']);
+    expect(externalTargets(result.docx, 'word/_rels/document.xml.rels')).toEqual([
+      'http://example.com/a',
+      'HTTPS://example.com/b',
+      'mailto:x@example.com',
+    ]);
   });
 
   it('unsafeLinkScheme reads schemes as URL parsers do (case, tabs, newlines, leading controls)', () => {

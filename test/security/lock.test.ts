@@ -42,7 +42,9 @@ async function unrelated(): Promise<number> {
 
 /** A process's state as ps shows it (Z: a zombie). */
 function procState(pid: number): string {
-  return execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim().slice(0, 1);
+  return execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' })
+    .trim()
+    .slice(0, 1);
 }
 
 /** Store.open, a CLI command that opens the store and (with `serve`) a server all start on `dir`. */
@@ -63,7 +65,10 @@ describe('a lock whose pid now belongs to another process is taken over', () => 
     const dir = await dataDir('reused');
     const pid = await unrelated();
     // As a docwright that crashed would have left it: its pid (since reused), its identity, its command.
-    writeFileSync(join(dir, 'docwright.lock'), `${pid}\nlinux:00000000-0000-0000-0000-000000000000:12345\nnode /usr/bin/docwright serve\n`);
+    writeFileSync(
+      join(dir, 'docwright.lock'),
+      `${pid}\nlinux:00000000-0000-0000-0000-000000000000:12345\nnode /usr/bin/docwright serve\n`,
+    );
     await expectUsable(dir, true);
   });
 

@@ -26,22 +26,43 @@ describe('template upload fields (multipart) and the same fields in JSON answer 
   for (const [what, fields] of Object.entries(cases)) {
     it(`${what}: POST and PUT (multipart) give the PATCH (JSON) answer; nothing is stored`, async () => {
       const before = env.store.listTemplates();
-      const json = expectError(await env.send('PATCH', `/api/v1/templates/${templateId}`, env.auth, fields), 422, 'validation_error');
+      const json = expectError(
+        await env.send('PATCH', `/api/v1/templates/${templateId}`, env.auth, fields),
+        422,
+        'validation_error',
+      );
       const post = await multipart(fields, { bytes: defaultTemplate(), name: 'x.docx' });
       const put = await multipart(fields, { bytes: defaultTemplate(), name: 'x.docx' });
-      expect(expectError(await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload), 422, 'validation_error')).toBe(json);
-      expect(expectError(await env.send('PUT', `/api/v1/templates/${templateId}/file`, { ...env.auth, ...put.headers }, put.payload), 422, 'validation_error')).toBe(json);
+      expect(
+        expectError(
+          await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload),
+          422,
+          'validation_error',
+        ),
+      ).toBe(json);
+      expect(
+        expectError(
+          await env.send('PUT', `/api/v1/templates/${templateId}/file`, { ...env.auth, ...put.headers }, put.payload),
+          422,
+          'validation_error',
+        ),
+      ).toBe(json);
       expect(env.store.listTemplates()).toEqual(before);
     });
   }
 
   it('names at the limit (200 characters, any script) are accepted by both', async () => {
     const name = '模'.repeat(200);
-    const post = await multipart({ name, description: 'line one\nline two' }, { bytes: defaultTemplate(), name: 'x.docx' });
+    const post = await multipart(
+      { name, description: 'line one\nline two' },
+      { bytes: defaultTemplate(), name: 'x.docx' },
+    );
     const created = await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload);
     expect(created.statusCode, created.body).toBe(201);
     expect((created.json() as { name: string }).name).toBe(name);
-    const patched = await env.send('PATCH', `/api/v1/templates/${(created.json() as { id: string }).id}`, env.auth, { name: `${name.slice(1)}😀`.slice(0, 199) });
+    const patched = await env.send('PATCH', `/api/v1/templates/${(created.json() as { id: string }).id}`, env.auth, {
+      name: `${name.slice(1)}😀`.slice(0, 199),
+    });
     expect(patched.statusCode, patched.body).toBe(200);
   });
 });

@@ -23,14 +23,19 @@ export interface RawRequest {
 /** Sends one request (Connection: close) and reads the whole answer. */
 export function rawRequest(request: RawRequest): Promise<RawResponse> {
   const host = request.host ?? '127.0.0.1';
-  const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
+  const body =
+    request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
   const headers: Record<string, string> = { host: `${host}:${request.port}`, connection: 'close', ...request.headers };
   if (body) headers['content-length'] = String(body.length);
   const head = `${request.method} ${request.target} HTTP/1.1\r\n${Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}\r\n`;
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port: request.port, ...(request.localAddress ? { localAddress: request.localAddress } : {}) });
+    const socket = connect({
+      host,
+      port: request.port,
+      ...(request.localAddress ? { localAddress: request.localAddress } : {}),
+    });
     const chunks: Buffer[] = [];
     socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${request.method} ${request.target}`)));
     socket.on('data', (d: Buffer) => chunks.push(d));
@@ -46,7 +51,11 @@ export function rawRequest(request: RawRequest): Promise<RawResponse> {
         const colon = line.indexOf(':');
         if (colon > 0) parsed[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status, headers: parsed, body: split < 0 ? '' : Buffer.from(text.slice(split + 4), 'latin1').toString('utf8') });
+      resolve({
+        status,
+        headers: parsed,
+        body: split < 0 ? '' : Buffer.from(text.slice(split + 4), 'latin1').toString('utf8'),
+      });
     });
     socket.write(head);
     if (body) socket.write(body);

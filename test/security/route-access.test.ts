@@ -55,7 +55,10 @@ function routeTable(): Route[] {
     const m = /^(.*?)(?:└──|├──) (.*) \(([A-Z, ]+)\)$/.exec(line);
     if (!m?.[2] || !m[3]) continue;
     const depth = (m[1] ?? '').length / 4;
-    const path = (stack[depth - 1] ?? '') + (depth > 0 && !(stack[depth - 1] ?? '').endsWith('/') && !m[2].startsWith('/') ? '/' : '') + m[2];
+    const path =
+      (stack[depth - 1] ?? '') +
+      (depth > 0 && !(stack[depth - 1] ?? '').endsWith('/') && !m[2].startsWith('/') ? '/' : '') +
+      m[2];
     stack[depth] = path;
     stack.length = depth + 1;
     for (const method of m[3].split(',').map((s) => s.trim())) routes.push({ method, path });
@@ -118,7 +121,14 @@ function spellings(path: string): string[] {
 /** The same, as absolute-form request targets (RFC 9112 3.2.2) with a correct Host header. */
 function absoluteForms(path: string): string[] {
   const encodedFirst = `/${pct(path.charAt(1))}${path.slice(2)}`;
-  return [`http://127.0.0.1:${port}${path}`, `https://127.0.0.1:${port}${path}`, `HTTP://127.0.0.1:${port}${path}`, `http://127.0.0.1:${port}${encodedFirst}`, `http://localhost:${port}${path}`, `http://127.0.0.1:${port}/${path}`];
+  return [
+    `http://127.0.0.1:${port}${path}`,
+    `https://127.0.0.1:${port}${path}`,
+    `HTTP://127.0.0.1:${port}${path}`,
+    `http://127.0.0.1:${port}${encodedFirst}`,
+    `http://localhost:${port}${path}`,
+    `http://127.0.0.1:${port}/${path}`,
+  ];
 }
 
 /**
@@ -139,7 +149,12 @@ function refused(response: RawResponse): boolean {
 
 async function send(method: string, target: string, headers: Record<string, string> = {}): Promise<RawResponse> {
   const withBody = ['POST', 'PUT', 'PATCH'].includes(method);
-  return rawRequest({ port, method, target, ...(withBody ? { headers: { 'content-type': 'application/json', ...headers }, body: '{}' } : { headers }) });
+  return rawRequest({
+    port,
+    method,
+    target,
+    ...(withBody ? { headers: { 'content-type': 'application/json', ...headers }, body: '{}' } : { headers }),
+  });
 }
 
 /** Runs `jobs` with at most `width` at once. */
@@ -161,7 +176,17 @@ async function pool<T>(jobs: (() => Promise<T>)[], width = 8): Promise<T[]> {
 describe('every route of the route table declares its access, and every protected one refuses without credentials', () => {
   it('the route table holds the API, settings, MCP and UI routes', () => {
     const paths = new Set(routeTable().map((r) => r.path));
-    for (const p of ['/api/v1/convert', '/api/v1/templates/:id/file', '/api/settings/api-keys/:id', '/mcp', '/api/health', '/auth/session', '/assets/app.js', '/']) expect(paths).toContain(p);
+    for (const p of [
+      '/api/v1/convert',
+      '/api/v1/templates/:id/file',
+      '/api/settings/api-keys/:id',
+      '/mcp',
+      '/api/health',
+      '/auth/session',
+      '/assets/app.js',
+      '/',
+    ])
+      expect(paths).toContain(p);
   });
 
   it('directly and through every spelling of its path, over a raw socket', async () => {
@@ -173,7 +198,9 @@ describe('every route of the route table declares its access, and every protecte
       for (const target of [...spellings(path), ...absoluteForms(path)]) {
         jobs.push(async () => {
           const response = await send(route.method, target);
-          return refused(response) ? undefined : `${route.method} ${target} → ${response.status} ${response.body.slice(0, 120)}`;
+          return refused(response)
+            ? undefined
+            : `${route.method} ${target} → ${response.status} ${response.body.slice(0, 120)}`;
         });
       }
       // HEAD shadows GET: no body to read, the status alone must refuse.
@@ -186,7 +213,9 @@ describe('every route of the route table declares its access, and every protecte
     }
     const started = Date.now();
     const leaks = (await pool(jobs)).filter((x): x is string => x !== undefined);
-    console.log(`route access: ${routes.length} protected routes, ${jobs.length} spellings in ${Date.now() - started} ms, ${leaks.length} got through`);
+    console.log(
+      `route access: ${routes.length} protected routes, ${jobs.length} spellings in ${Date.now() - started} ms, ${leaks.length} got through`,
+    );
     expect(leaks, leaks.slice(0, 20).join('\n')).toEqual([]);
   }, 120_000);
 
@@ -216,7 +245,13 @@ describe('the exploits of issue 12, without a key or a cookie', () => {
 
   it('POST /%61pi/settings/api-keys creates no key', async () => {
     const before = store.listKeys().length;
-    const response = await rawRequest({ port, method: 'POST', target: '/%61pi/settings/api-keys', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x' }) });
+    const response = await rawRequest({
+      port,
+      method: 'POST',
+      target: '/%61pi/settings/api-keys',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x' }),
+    });
     expect(response.status).toBe(401);
     expect(response.body).not.toContain('dw_');
     expect(store.listKeys().length).toBe(before);
@@ -224,7 +259,13 @@ describe('the exploits of issue 12, without a key or a cookie', () => {
 
   it('PATCH /api/%73ettings changes nothing', async () => {
     const before = JSON.stringify(store.settings());
-    const response = await rawRequest({ port, method: 'PATCH', target: '/api/%73ettings', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ retention_days: 7, mcp_output_dir: '/' }) });
+    const response = await rawRequest({
+      port,
+      method: 'PATCH',
+      target: '/api/%73ettings',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ retention_days: 7, mcp_output_dir: '/' }),
+    });
     expect(response.status).toBe(401);
     expect(JSON.stringify(store.settings())).toBe(before);
   });
@@ -239,10 +280,22 @@ describe('the exploits of issue 12, without a key or a cookie', () => {
     const before = store.listTemplates().length;
     const form = new FormData();
     form.append('name', 'Injected');
-    form.append('file', new Blob([new Uint8Array(fixture('templates', 'corporate.docx'))], { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }), 'x.docx');
+    form.append(
+      'file',
+      new Blob([new Uint8Array(fixture('templates', 'corporate.docx'))], {
+        type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      }),
+      'x.docx',
+    );
     const encoded = new Response(form);
     const body = Buffer.from(await encoded.arrayBuffer());
-    const response = await rawRequest({ port, method: 'POST', target: '/%61%70%69/v1/templates', headers: { 'content-type': encoded.headers.get('content-type') ?? '' }, body });
+    const response = await rawRequest({
+      port,
+      method: 'POST',
+      target: '/%61%70%69/v1/templates',
+      headers: { 'content-type': encoded.headers.get('content-type') ?? '' },
+      body,
+    });
     expect(response.status).toBe(401);
     expect(store.listTemplates().length).toBe(before);
   });

@@ -31,7 +31,15 @@ async function server(extra: Partial<AppOptions> = {}, listen = true): Promise<S
   const dir = mkdtempSync(join(tmpdir(), 'dw-session-'));
   const store = await Store.open(dir);
   const clock = { now: new Date() };
-  const app = await buildApp({ store, secret: randomBytes(32), adminToken: ADMIN, uiToken: 'the-launch-token-0123456789', uiDir: false, now: () => clock.now, ...extra });
+  const app = await buildApp({
+    store,
+    secret: randomBytes(32),
+    adminToken: ADMIN,
+    uiToken: 'the-launch-token-0123456789',
+    uiDir: false,
+    now: () => clock.now,
+    ...extra,
+  });
   if (listen) await app.listen({ host: '127.0.0.1', port: 0 });
   else await app.ready();
   closers.push(async () => {
@@ -43,7 +51,8 @@ async function server(extra: Partial<AppOptions> = {}, listen = true): Promise<S
   return { app, port: typeof address === 'object' && address ? address.port : 0, clock };
 }
 
-const open = (s: Server, token = 'the-launch-token-0123456789') => rawRequest({ port: s.port, method: 'GET', target: `/auth/session?token=${token}` });
+const open = (s: Server, token = 'the-launch-token-0123456789') =>
+  rawRequest({ port: s.port, method: 'GET', target: `/auth/session?token=${token}` });
 
 describe('the session link', () => {
   it('opens the app once: the second use is refused', async () => {
@@ -58,7 +67,12 @@ describe('the session link', () => {
   it('a used link opened in a browser gets a page in words, a script the JSON envelope', async () => {
     const s = await server();
     expect((await open(s)).status).toBe(303);
-    const page = await rawRequest({ port: s.port, method: 'GET', target: '/auth/session?token=the-launch-token-0123456789', headers: { accept: 'text/html,application/xhtml+xml' } });
+    const page = await rawRequest({
+      port: s.port,
+      method: 'GET',
+      target: '/auth/session?token=the-launch-token-0123456789',
+      headers: { accept: 'text/html,application/xhtml+xml' },
+    });
     expect(page.status).toBe(401);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.headers['cache-control']).toBe('no-store');
@@ -78,7 +92,12 @@ describe('the session link', () => {
 
   it('a new link from the owner (docwright open) works once, and kills the previous one', async () => {
     const s = await server();
-    const fresh = await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/session-link', headers: { 'x-docwright-admin': ADMIN } });
+    const fresh = await rawRequest({
+      port: s.port,
+      method: 'POST',
+      target: '/api/settings/session-link',
+      headers: { 'x-docwright-admin': ADMIN },
+    });
     expect(fresh.status).toBe(200);
     expect(fresh.headers['cache-control']).toBe('no-store');
     const path = (JSON.parse(fresh.body) as { path: string }).path;
@@ -91,10 +110,20 @@ describe('the session link', () => {
 
   it('a team server takes it only from its own computer', async () => {
     const s = await server({ team: true }, false);
-    const remote = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1' }, remoteAddress: '192.168.1.20' });
+    const remote = await s.app.inject({
+      method: 'GET',
+      url: '/auth/session?token=the-launch-token-0123456789',
+      headers: { host: '127.0.0.1' },
+      remoteAddress: '192.168.1.20',
+    });
     expect(remote.statusCode).toBe(403);
     // The refusal did not use the link up: on the server's own computer it still opens the app.
-    const local = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1' }, remoteAddress: '127.0.0.1' });
+    const local = await s.app.inject({
+      method: 'GET',
+      url: '/auth/session?token=the-launch-token-0123456789',
+      headers: { host: '127.0.0.1' },
+      remoteAddress: '127.0.0.1',
+    });
     expect(local.statusCode).toBe(303);
   });
 
@@ -105,7 +134,15 @@ describe('the session link', () => {
     const hosts = ['127.0.0.1', 'localhost', '[::1]', ...(external ? [external] : [])];
     const dir = mkdtempSync(join(tmpdir(), 'dw-team-'));
     const store = await Store.open(dir);
-    const app = await buildApp({ store, secret: randomBytes(32), adminToken: ADMIN, uiToken: 'the-launch-token-0123456789', uiDir: false, team: true, allowedHosts: hosts });
+    const app = await buildApp({
+      store,
+      secret: randomBytes(32),
+      adminToken: ADMIN,
+      uiToken: 'the-launch-token-0123456789',
+      uiDir: false,
+      team: true,
+      allowedHosts: hosts,
+    });
     await app.listen({ host: '0.0.0.0', port: 0 });
     closers.push(async () => {
       await app.close();
@@ -162,11 +199,41 @@ describe('the session credential: a header the page sends, never a cookie', () =
     expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings' })).status).toBe(401);
     // Even a cookie carrying the id (what a browser could have replayed before) opens nothing.
     for (const cookie of [`dw_session_${s.port}=${id}`, `dw_session=${id}`]) {
-      expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings', headers: { cookie } })).status).toBe(401);
-      expect((await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/api-keys', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'stolen' }) })).status).toBe(401);
+      expect(
+        (await rawRequest({ port: s.port, method: 'GET', target: '/api/settings', headers: { cookie } })).status,
+      ).toBe(401);
+      expect(
+        (
+          await rawRequest({
+            port: s.port,
+            method: 'POST',
+            target: '/api/settings/api-keys',
+            headers: { cookie, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'stolen' }),
+          })
+        ).status,
+      ).toBe(401);
     }
-    expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': id } })).status).toBe(200);
-    expect((await rawRequest({ port: s.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': `${id}x` } })).status).toBe(401);
+    expect(
+      (
+        await rawRequest({
+          port: s.port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-session': id },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await rawRequest({
+          port: s.port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-session': `${id}x` },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('two local servers keep their sessions apart', async () => {
@@ -174,19 +241,63 @@ describe('the session credential: a header the page sends, never a cookie', () =
     const b = await server();
     const ia = sessionOf(await open(a));
     const ib = sessionOf(await open(b));
-    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ia } })).status).toBe(200);
-    expect((await rawRequest({ port: b.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ib } })).status).toBe(200);
+    expect(
+      (
+        await rawRequest({
+          port: a.port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-session': ia },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await rawRequest({
+          port: b.port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-session': ib },
+        })
+      ).status,
+    ).toBe(200);
     // Server b's session does not open a, nor a's b.
-    expect((await rawRequest({ port: a.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ib } })).status).toBe(401);
-    expect((await rawRequest({ port: b.port, method: 'GET', target: '/api/settings', headers: { 'x-docwright-session': ia } })).status).toBe(401);
+    expect(
+      (
+        await rawRequest({
+          port: a.port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-session': ib },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await rawRequest({
+          port: b.port,
+          method: 'GET',
+          target: '/api/settings',
+          headers: { 'x-docwright-session': ia },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('over HTTPS as well: a fragment, no cookie', async () => {
     const s = await server({ https: true, port: 47999 }, false);
-    const res = await s.app.inject({ method: 'GET', url: '/auth/session?token=the-launch-token-0123456789', headers: { host: '127.0.0.1:47999' } });
+    const res = await s.app.inject({
+      method: 'GET',
+      url: '/auth/session?token=the-launch-token-0123456789',
+      headers: { host: '127.0.0.1:47999' },
+    });
     expect(res.headers['set-cookie']).toBeUndefined();
     const id = sessionOf({ status: res.statusCode, headers: res.headers });
-    const ok = await s.app.inject({ method: 'GET', url: '/api/settings', headers: { host: '127.0.0.1:47999', 'x-docwright-session': id } });
+    const ok = await s.app.inject({
+      method: 'GET',
+      url: '/api/settings',
+      headers: { host: '127.0.0.1:47999', 'x-docwright-session': id },
+    });
     expect(ok.statusCode).toBe(200);
   });
 });
@@ -200,7 +311,13 @@ describe('Cache-Control: no-store on every response holding a secret', () => {
 
   it('key creation', async () => {
     const s = await server();
-    const res = await rawRequest({ port: s.port, method: 'POST', target: '/api/settings/api-keys', headers: { 'x-docwright-admin': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'cached?' }) });
+    const res = await rawRequest({
+      port: s.port,
+      method: 'POST',
+      target: '/api/settings/api-keys',
+      headers: { 'x-docwright-admin': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'cached?' }),
+    });
     expect(res.status).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
   });
@@ -218,7 +335,8 @@ describe('docwright serve and docwright open, as real processes', () => {
     });
     const linkFile = join(dir, 'ui-link');
     // The URL line comes first; the link line follows once the file is written.
-    for (let i = 0; i < 100 && !serve.stdout().includes('Open the app:'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !serve.stdout().includes('Open the app:'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     const first = readFileSync(linkFile, 'utf8').trim();
     expect(serve.stdout()).not.toContain('token=');
     const opened = await runCli(['--data-dir', dir, 'open'], { env });

@@ -23,7 +23,12 @@ export interface Env {
   dir: string;
   /** Bearer header of a fresh API key. */
   auth: Headers;
-  send: (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, headers?: Headers, payload?: unknown) => Promise<LightMyRequestResponse>;
+  send: (
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    headers?: Headers,
+    payload?: unknown,
+  ) => Promise<LightMyRequestResponse>;
   close: () => Promise<void>;
 }
 
@@ -57,12 +62,18 @@ export async function openEnv(): Promise<Env> {
 }
 
 /** A multipart/form-data body built by the platform's FormData (fields, then an optional `file`). */
-export async function multipart(fields: Record<string, string>, file?: { bytes: Uint8Array; name: string }): Promise<{ payload: Buffer; headers: Headers }> {
+export async function multipart(
+  fields: Record<string, string>,
+  file?: { bytes: Uint8Array; name: string },
+): Promise<{ payload: Buffer; headers: Headers }> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   if (file) form.append('file', new Blob([new Uint8Array(file.bytes)], { type: DOCX }), file.name);
   const response = new Response(form);
-  return { payload: Buffer.from(await response.arrayBuffer()), headers: { 'content-type': response.headers.get('content-type') ?? '' } };
+  return {
+    payload: Buffer.from(await response.arrayBuffer()),
+    headers: { 'content-type': response.headers.get('content-type') ?? '' },
+  };
 }
 
 /** Checks the error envelope with its status and code; returns the message. */

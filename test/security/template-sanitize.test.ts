@@ -7,30 +7,52 @@ import { resolve } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, readTemplate, sanitizedBytes } from '../../server/convert/index.ts';
-import { cssFindings, EVIL, EVIL_FONT, EVIL_STYLE_ID, externalFindings, hostileTemplate, manyNumberings, manyStyles, renamePart, SAFE_LINK, withParts } from '../helpers/hostile-template.ts';
+import {
+  cssFindings,
+  EVIL,
+  EVIL_FONT,
+  EVIL_STYLE_ID,
+  externalFindings,
+  hostileTemplate,
+  manyNumberings,
+  manyStyles,
+  renamePart,
+  SAFE_LINK,
+  withParts,
+} from '../helpers/hostile-template.ts';
 import { validateDocx } from '../helpers/docx.ts';
 
 const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');
 
 const bases: Array<[string, () => Uint8Array]> = [
   ['the built-in template', () => defaultTemplate()],
-  ...['apaquarto.docx', 'gongwen-template-lite.dotx', 'ntu-dissertation-template.docx', 'office2007-academic-report.dotx', 'officedown-template-hdr-ftr.docx'].map(
-    (file): [string, () => Uint8Array] => [`${file} (corpus)`, () => new Uint8Array(readFileSync(resolve(CORPUS, file)))],
-  ),
+  ...[
+    'apaquarto.docx',
+    'gongwen-template-lite.dotx',
+    'ntu-dissertation-template.docx',
+    'office2007-academic-report.dotx',
+    'officedown-template-hdr-ftr.docx',
+  ].map((file): [string, () => Uint8Array] => [
+    `${file} (corpus)`,
+    () => new Uint8Array(readFileSync(resolve(CORPUS, file))),
+  ]),
 ];
 
 describe.each(bases)('a hostile template built on %s', (_name, base) => {
   const hostile = hostileTemplate(base());
 
   it('the crafted template really carries the threats (the test would see them)', () => {
-    expect(externalFindings(hostile).join('\n')).toMatch(/attachedTemplate[\s\S]*oleObject|oleObject[\s\S]*attachedTemplate/);
+    expect(externalFindings(hostile).join('\n')).toMatch(
+      /attachedTemplate[\s\S]*oleObject|oleObject[\s\S]*attachedTemplate/,
+    );
     expect(cssFindings(hostile).join('\n')).toContain(EVIL_STYLE_ID);
   });
 
   it('is read with a warning for each external relationship, style id and font name it had to change', () => {
     const template = readTemplate(hostile);
     const warnings = template.warnings.join('\n');
-    for (const kind of ['attachedTemplate', 'oleObject', 'subDocument', 'image', 'aFChunk', 'frame']) expect(warnings).toContain(`template_external_removed: ${kind}`);
+    for (const kind of ['attachedTemplate', 'oleObject', 'subDocument', 'image', 'aFChunk', 'frame'])
+      expect(warnings).toContain(`template_external_removed: ${kind}`);
     expect(warnings).toContain(`${EVIL}/t1221.dotm`);
     expect(warnings).not.toContain('hyperlink');
     expect(warnings).toContain('template_field_removed: INCLUDEPICTURE (word/document.xml)');
@@ -52,7 +74,11 @@ describe.each(bases)('a hostile template built on %s', (_name, base) => {
   });
 
   it('every output made with it is clean too, the renamed style still applied and the hyperlink kept', async () => {
-    const result = convert({ markdown: '# Title\n\nBody with a [link](https://example.org).\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') });
+    const result = convert({
+      markdown: '# Title\n\nBody with a [link](https://example.org).\n',
+      template: hostile,
+      created: new Date('2026-01-01T00:00:00Z'),
+    });
     expect(externalFindings(result.docx)).toEqual([]);
     expect(cssFindings(result.docx)).toEqual([]);
     const document = strFromU8(unzipSync(result.docx)['word/document.xml'] ?? new Uint8Array());
@@ -74,7 +100,13 @@ describe.each(bases)('a hostile template built on %s', (_name, base) => {
 });
 
 describe('clean real templates', () => {
-  for (const file of ['apaquarto.docx', 'gongwen-template-lite.dotx', 'ntu-dissertation-template.docx', 'office2007-academic-report.dotx', 'officedown-template-hdr-ftr.docx']) {
+  for (const file of [
+    'apaquarto.docx',
+    'gongwen-template-lite.dotx',
+    'ntu-dissertation-template.docx',
+    'office2007-academic-report.dotx',
+    'officedown-template-hdr-ftr.docx',
+  ]) {
     it(`${file} is read without a warning and stored byte for byte as uploaded`, () => {
       const bytes = new Uint8Array(readFileSync(resolve(CORPUS, file)));
       const template = readTemplate(bytes);
@@ -97,9 +129,13 @@ describe('a remote template disguised as a hyperlink', () => {
       'word/settings.xml': `${settings.slice(0, open)}<w:attachedTemplate r:id="rIdLink"/>${settings.slice(open)}`,
     });
     const template = readTemplate(disguised);
-    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate using a hyperlink relationship');
+    expect(template.warnings.join('\n')).toContain(
+      'template_external_removed: attachedTemplate using a hyperlink relationship',
+    );
     const output = convert({ markdown: 'x\n', template: disguised, created: new Date('2026-01-01T00:00:00Z') });
-    expect(strFromU8(unzipSync(output.docx)['word/settings.xml'] ?? new Uint8Array())).not.toContain('attachedTemplate');
+    expect(strFromU8(unzipSync(output.docx)['word/settings.xml'] ?? new Uint8Array())).not.toContain(
+      'attachedTemplate',
+    );
   });
 });
 
@@ -119,22 +155,28 @@ describe('a remote attachedTemplate in a relationships part named in another cas
     ['word/_rels/settings.xml.rels', `&#9;${EVIL}/t.dotm`, ''],
     ['word/_rels/settings.xml.rels', ' \\\\evil.example\\share\\a.dotm', ''],
   ];
-  it.each(cases)('%s (target %j) loses the relationship and the w:attachedTemplate, with a warning', (relsName, target, mode) => {
-    const hostile = withParts(base, { [relsName]: rels(target, mode), 'word/settings.xml': withSettings });
-    const template = readTemplate(hostile);
-    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
-    for (const docx of [sanitizedBytes(hostile, template), convert({ markdown: 'x\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') }).docx]) {
-      const parts = unzipSync(docx);
-      for (const [name, bytes] of Object.entries(parts)) {
-        const text = strFromU8(bytes);
-        expect(text, name).not.toContain('evil.example');
-        expect(text, name).not.toContain('attachedTemplate r:id');
+  it.each(cases)(
+    '%s (target %j) loses the relationship and the w:attachedTemplate, with a warning',
+    (relsName, target, mode) => {
+      const hostile = withParts(base, { [relsName]: rels(target, mode), 'word/settings.xml': withSettings });
+      const template = readTemplate(hostile);
+      expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
+      for (const docx of [
+        sanitizedBytes(hostile, template),
+        convert({ markdown: 'x\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') }).docx,
+      ]) {
+        const parts = unzipSync(docx);
+        for (const [name, bytes] of Object.entries(parts)) {
+          const text = strFromU8(bytes);
+          expect(text, name).not.toContain('evil.example');
+          expect(text, name).not.toContain('attachedTemplate r:id');
+        }
       }
-    }
-  });
+    },
+  );
 });
 
-describe('the style and numbering caps apply by the part\'s role, whatever its name', () => {
+describe("the style and numbering caps apply by the part's role, whatever its name", () => {
   it('10,001 styles in a styles part named word/s.xml are refused', () => {
     const renamed = renamePart(manyStyles(defaultTemplate(), 10_001), 'styles.xml', 's.xml');
     expect(Object.keys(unzipSync(renamed))).toContain('word/s.xml');
@@ -142,7 +184,8 @@ describe('the style and numbering caps apply by the part\'s role, whatever its n
   });
   it('10,002 numbering definitions in a numbering part named word/n.xml are refused', () => {
     const base = manyNumberings(defaultTemplate(), 5_001);
-    if (!unzipSync(base)['word/numbering.xml']) return expect.unreachable('the built-in template has word/numbering.xml');
+    if (!unzipSync(base)['word/numbering.xml'])
+      return expect.unreachable('the built-in template has word/numbering.xml');
     const renamed = renamePart(base, 'numbering.xml', 'n.xml');
     expect(() => readTemplate(renamed)).toThrow(/numbering definitions in word\/n\.xml.*limit of 10000/);
   });

@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultTemplate } from '../../server/convert/index.ts';
 import { startServer, type RunningServer } from '../../server/serve.ts';
 import { call, trustingAgent } from '../helpers/docwright-process.ts';
-import { cssFindings, EVIL, externalFindings, hostileTemplate, manyNumberings, manyStyles, partText, withParts } from '../helpers/hostile-template.ts';
+import {
+  cssFindings,
+  EVIL,
+  externalFindings,
+  hostileTemplate,
+  manyNumberings,
+  manyStyles,
+  partText,
+  withParts,
+} from '../helpers/hostile-template.ts';
 
 let dir: string;
 let server: RunningServer;
@@ -25,29 +34,51 @@ interface TemplateBody {
   error?: { code: string; message: string };
 }
 
-async function upload(bytes: Uint8Array, method: 'POST' | 'PUT' = 'POST', id = ''): Promise<{ status: number; body: TemplateBody }> {
+async function upload(
+  bytes: Uint8Array,
+  method: 'POST' | 'PUT' = 'POST',
+  id = '',
+): Promise<{ status: number; body: TemplateBody }> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)]), 'template.docx');
-  const url = method === 'PUT' ? `${server.discovery.url}/api/v1/templates/${id}/file` : `${server.discovery.url}/api/v1/templates`;
+  const url =
+    method === 'PUT'
+      ? `${server.discovery.url}/api/v1/templates/${id}/file`
+      : `${server.discovery.url}/api/v1/templates`;
   const res = await fetch(url, { method, body: form, headers: auth, dispatcher: agent });
   return { status: res.status, body: (await res.json()) as TemplateBody };
 }
 
 async function convertWith(templateId: string): Promise<{ docx: Uint8Array; warnings: string[] }> {
-  const mapping = await call(agent, `${server.discovery.url}/api/v1/mappings`, { method: 'POST', headers: auth, body: { name: `m-${randomUUID()}`, template_id: templateId, rules: { paragraph: 'Normal' } } });
+  const mapping = await call(agent, `${server.discovery.url}/api/v1/mappings`, {
+    method: 'POST',
+    headers: auth,
+    body: { name: `m-${randomUUID()}`, template_id: templateId, rules: { paragraph: 'Normal' } },
+  });
   expect(mapping.status, mapping.bytes.toString()).toBe(201);
   const mappingId = (mapping.json() as { id: string }).id;
-  const res = await call(agent, `${server.discovery.url}/api/v1/convert`, { method: 'POST', headers: auth, body: { markdown: '# Title\n\nText.\n', template_id: templateId, mapping_id: mappingId } });
+  const res = await call(agent, `${server.discovery.url}/api/v1/convert`, {
+    method: 'POST',
+    headers: auth,
+    body: { markdown: '# Title\n\nText.\n', template_id: templateId, mapping_id: mappingId },
+  });
   expect(res.status, res.bytes.toString()).toBe(200);
   const header = res.headers['x-warnings'];
-  return { docx: new Uint8Array(res.bytes), warnings: typeof header === 'string' ? (JSON.parse(header) as string[]) : [] };
+  return {
+    docx: new Uint8Array(res.bytes),
+    warnings: typeof header === 'string' ? (JSON.parse(header) as string[]) : [],
+  };
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dw-security-templates-'));
   server = await startServer({ dataDir: dir, port: 0 });
   agent = trustingAgent(server.discovery.cert_path ?? '');
-  const key = await call(agent, `${server.discovery.url}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'security' } });
+  const key = await call(agent, `${server.discovery.url}/api/settings/api-keys`, {
+    method: 'POST',
+    headers: { 'x-docwright-admin': server.adminToken },
+    body: { name: 'security' },
+  });
   auth = { authorization: `Bearer ${(key.json() as { key: string }).key}` };
 });
 
@@ -89,7 +120,10 @@ describe('external relationships (T1221 attachedTemplate, OLE links, sub-documen
 
   it('a template stored before sanitising existed is sanitised when a conversion reads it, and the output says so', async () => {
     const at = new Date().toISOString();
-    const legacy = await server.store.addTemplate({ id: randomUUID(), name: 'stored long ago', description: '', version: 1, created_at: at, updated_at: at }, hostileTemplate(defaultTemplate()));
+    const legacy = await server.store.addTemplate(
+      { id: randomUUID(), name: 'stored long ago', description: '', version: 1, created_at: at, updated_at: at },
+      hostileTemplate(defaultTemplate()),
+    );
     const output = await convertWith(legacy.id);
     expect(externalFindings(output.docx)).toEqual([]);
     expect(cssFindings(output.docx)).toEqual([]);
@@ -131,10 +165,12 @@ describe('a template with 400,000 styles', () => {
     await poll;
     await healthAgent.close();
     clearInterval(sampler);
-    console.log(`400,000 styles (${Math.round(bomb.length / 1024)} KB zipped): ${res.status} in ${Math.round(elapsed)} ms; health ${latencies.length} polls, max ${Math.round(Math.max(...latencies))} ms; RSS +${Math.round((peak - before) / 1024 / 1024)} MB`);
+    console.log(
+      `400,000 styles (${Math.round(bomb.length / 1024)} KB zipped): ${res.status} in ${Math.round(elapsed)} ms; health ${latencies.length} polls, max ${Math.round(Math.max(...latencies))} ms; RSS +${Math.round((peak - before) / 1024 / 1024)} MB`,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(422);
     expect(res.body.error?.message).toMatch(/^file: .*400\d{3} styles.*limit of 10000/);
-    expect(elapsed, 'within the workers\' 30 s time limit').toBeLessThan(30_000);
+    expect(elapsed, "within the workers' 30 s time limit").toBeLessThan(30_000);
     expect(latencies.length).toBeGreaterThan(0);
     expect(Math.max(...latencies)).toBeLessThan(200);
     expect(peak - before, 'memory grows by far less than the 1.7 GB it took').toBeLessThan(400 * 1024 * 1024);
@@ -160,7 +196,12 @@ describe('a broken package root', () => {
     ],
     [
       'the main document has the wrong content type',
-      { '[Content_Types].xml': types.replace('application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml', 'application/xml') },
+      {
+        '[Content_Types].xml': types.replace(
+          'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
+          'application/xml',
+        ),
+      },
       /type "application\/xml", not a Word document/,
     ],
     ['no [Content_Types].xml', { '[Content_Types].xml': null }, /\[Content_Types\]\.xml/],
@@ -181,7 +222,9 @@ describe('macros never pass silently', () => {
       '</Relationships>',
       '<Relationship Id="rIdMacro" Type="http://schemas.microsoft.com/office/2006/relationships/vbaProject" Target="harmless.bin"/></Relationships>',
     );
-    const res = await upload(withParts(defaultTemplate(), { 'word/_rels/document.xml.rels': rels, 'word/harmless.bin': randomBytes(2048) }));
+    const res = await upload(
+      withParts(defaultTemplate(), { 'word/_rels/document.xml.rels': rels, 'word/harmless.bin': randomBytes(2048) }),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(422);
     expect(res.body.error?.message).toMatch(/macro-enabled/);
   });

@@ -23,7 +23,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dw-security-bounds-'));
   server = await startServer({ dataDir: dir, port: 0 });
   agent = trustingAgent(server.discovery.cert_path ?? '');
-  const key = await call(agent, `${server.discovery.url}/api/settings/api-keys`, { method: 'POST', headers: { 'x-docwright-admin': server.adminToken }, body: { name: 'bounds' } });
+  const key = await call(agent, `${server.discovery.url}/api/settings/api-keys`, {
+    method: 'POST',
+    headers: { 'x-docwright-admin': server.adminToken },
+    body: { name: 'bounds' },
+  });
   auth = { authorization: `Bearer ${(key.json() as { key: string }).key}` };
 });
 
@@ -39,13 +43,14 @@ function hugeDocument(paragraphs: number): Uint8Array {
   const parts = unzipSync(defaultTemplate());
   const doc = strFromU8(parts['word/document.xml'] ?? new Uint8Array());
   const body: string[] = [];
-  for (let i = 0; i < paragraphs; i++) body.push(`<w:p><w:r><w:t>Paragraph ${i} ${(i * 2654435761) % 1000003}</w:t></w:r></w:p>`);
+  for (let i = 0; i < paragraphs; i++)
+    body.push(`<w:p><w:r><w:t>Paragraph ${i} ${(i * 2654435761) % 1000003}</w:t></w:r></w:p>`);
   const at = doc.lastIndexOf('<w:sectPr');
   parts['word/document.xml'] = strToU8(`${doc.slice(0, at)}${body.join('')}${doc.slice(at)}`);
   return zipSync(parts);
 }
 
-it('a template under the caps that exhausts a worker is refused by the worker\'s limit, and the server stays responsive', async () => {
+it("a template under the caps that exhausts a worker is refused by the worker's limit, and the server stays responsive", async () => {
   const template = hugeDocument(600_000);
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(template)]), 'huge.docx');
@@ -64,19 +69,33 @@ it('a template under the caps that exhausts a worker is refused by the worker\'s
     }
   })();
   const started = performance.now();
-  const res = await fetch(`${server.discovery.url}/api/v1/templates`, { method: 'POST', body: form, headers: auth, dispatcher: agent });
+  const res = await fetch(`${server.discovery.url}/api/v1/templates`, {
+    method: 'POST',
+    body: form,
+    headers: auth,
+    dispatcher: agent,
+  });
   const body = (await res.json()) as { error?: { code: string; message: string } };
   const elapsed = performance.now() - started;
   uploading = false;
   await poll;
   await healthAgent.close();
-  console.log(`600,000 paragraphs (${Math.round(template.length / 1024)} KB zipped): ${res.status} in ${Math.round(elapsed)} ms (${body.error?.message}); health ${latencies.length} polls, max ${Math.round(Math.max(...latencies))} ms`);
+  console.log(
+    `600,000 paragraphs (${Math.round(template.length / 1024)} KB zipped): ${res.status} in ${Math.round(elapsed)} ms (${body.error?.message}); health ${latencies.length} polls, max ${Math.round(Math.max(...latencies))} ms`,
+  );
   expect(res.status, JSON.stringify(body)).toBe(422);
-  expect(body.error?.message).toMatch(/^file: The template was refused: reading it (needed more than 64 MB of memory|took longer than 5 s)/);
+  expect(body.error?.message).toMatch(
+    /^file: The template was refused: reading it (needed more than 64 MB of memory|took longer than 5 s)/,
+  );
   expect(Math.max(...latencies)).toBeLessThan(200);
   // The pool replaced the worker: a real template still uploads.
   const again = new FormData();
   again.append('file', new Blob([new Uint8Array(defaultTemplate())]), 'ok.docx');
-  const ok = await fetch(`${server.discovery.url}/api/v1/templates`, { method: 'POST', body: again, headers: auth, dispatcher: agent });
+  const ok = await fetch(`${server.discovery.url}/api/v1/templates`, {
+    method: 'POST',
+    body: again,
+    headers: auth,
+    dispatcher: agent,
+  });
   expect(ok.status).toBe(201);
 });

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
-const tags = (n: number, prefix = 'x') => Array.from({ length: n }, (_, i) => `<${prefix}${i}>t</${prefix}${i}>`).join(' ');
+const tags = (n: number, prefix = 'x') =>
+  Array.from({ length: n }, (_, i) => `<${prefix}${i}>t</${prefix}${i}>`).join(' ');
 
 async function binary(markdown: string) {
   const res = await env.send('POST', '/api/v1/convert', env.auth, { markdown, ...builtin });
@@ -28,11 +29,17 @@ describe('X-Warnings is bounded; the full list stays in the record', () => {
       expect(shown).toHaveLength(21);
       expect(shown.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `unsupported_html: x${i}`));
       const id = String(res.headers['x-conversion-id']);
-      expect(shown[20]).toBe(`truncated: ${count - 20} more warnings; the full list is in GET /api/v1/conversions/${id}`);
+      expect(shown[20]).toBe(
+        `truncated: ${count - 20} more warnings; the full list is in GET /api/v1/conversions/${id}`,
+      );
       expect(res.headers['x-warnings-total']).toBe(String(count));
       const record = await env.send('GET', `/api/v1/conversions/${id}`, env.auth);
       expect((record.json() as { warnings: string[] }).warnings).toHaveLength(count);
-      const json = await env.send('POST', '/api/v1/convert', env.auth, { markdown: `${tags(count)}\n`, ...builtin, response_format: 'json' });
+      const json = await env.send('POST', '/api/v1/convert', env.auth, {
+        markdown: `${tags(count)}\n`,
+        ...builtin,
+        response_format: 'json',
+      });
       expect((json.json() as { warnings: string[] }).warnings).toHaveLength(count);
     });
   }
@@ -43,7 +50,8 @@ describe('X-Warnings is bounded; the full list stays in the record', () => {
     expect(header).toMatch(/^[\x20-\x7e]+$/);
     expect(Buffer.byteLength(header)).toBeLessThan(4096);
     const shown = JSON.parse(header) as string[];
-    for (const w of shown) expect(Array.from(w).length).toBeLessThanOrEqual(200 /* characters, docs/api-extensions.md */);
+    for (const w of shown)
+      expect(Array.from(w).length).toBeLessThanOrEqual(200 /* characters, docs/api-extensions.md */);
     expect(shown.at(-1)).toMatch(/^truncated: \d+ more warnings; /);
     expect(res.headers['x-warnings-total']).toBe('30');
   });
@@ -51,7 +59,10 @@ describe('X-Warnings is bounded; the full list stays in the record', () => {
   it('a few warnings are sent exactly as before: the whole JSON array, no X-Warnings-Total', async () => {
     // <kbd> and <sup> are printed since raw HTML is parsed (issue 14); <marquee> and <blink> still are not.
     const res = await binary('<marquee>a</marquee> <blink>b</blink>\n');
-    expect(JSON.parse(String(res.headers['x-warnings']))).toEqual(['unsupported_html: marquee', 'unsupported_html: blink']);
+    expect(JSON.parse(String(res.headers['x-warnings']))).toEqual([
+      'unsupported_html: marquee',
+      'unsupported_html: blink',
+    ]);
     expect(res.headers['x-warnings-total']).toBeUndefined();
   });
 });

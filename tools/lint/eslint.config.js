@@ -13,7 +13,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 // (no JavaScript API); every `typescript` here is this folder's TypeScript 6.
 const typescript = import.meta.resolve('typescript');
 registerHooks({
-  resolve: (specifier, context, next) => (specifier === 'typescript' ? { url: typescript, shortCircuit: true } : next(specifier, context)),
+  resolve: (specifier, context, next) =>
+    specifier === 'typescript' ? { url: typescript, shortCircuit: true } : next(specifier, context),
 });
 
 export default tseslint.config(

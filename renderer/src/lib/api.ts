@@ -126,7 +126,11 @@ export const api = {
 
   templates: () => request<Template[]>('GET', '/api/v1/templates'),
   /** Rules matched to the template's styles by name (the server's matching; pre-fills a new mapping). */
-  suggestedRules: (templateId: string) => request<{ rules: Rules; matched: number; of: number }>('GET', `/api/v1/templates/${id(templateId)}/suggested-rules`),
+  suggestedRules: (templateId: string) =>
+    request<{ rules: Rules; matched: number; of: number }>(
+      'GET',
+      `/api/v1/templates/${id(templateId)}/suggested-rules`,
+    ),
   templateStyles: (templateId: string) => request<TemplateStyle[]>('GET', `/api/v1/templates/${id(templateId)}/styles`),
   uploadTemplate: (file: File, name: string, description: string) => {
     const form = new FormData();
@@ -140,17 +144,23 @@ export const api = {
     form.set('file', file, file.name);
     return request<Template>('PUT', `/api/v1/templates/${id(templateId)}/file`, form);
   },
-  updateTemplate: (templateId: string, patch: { name?: string; description?: string }) => request<Template>('PATCH', `/api/v1/templates/${id(templateId)}`, patch),
+  updateTemplate: (templateId: string, patch: { name?: string; description?: string }) =>
+    request<Template>('PATCH', `/api/v1/templates/${id(templateId)}`, patch),
   deleteTemplate: (templateId: string) => request<unknown>('DELETE', `/api/v1/templates/${id(templateId)}`),
 
-  mappings: (templateId?: string) => request<Mapping[]>('GET', templateId ? `/api/v1/mappings?template_id=${id(templateId)}` : '/api/v1/mappings'),
-  createMapping: (body: { name: string; template_id: string; rules: Rules }) => request<MappingWithWarnings>('POST', '/api/v1/mappings', body),
-  updateMapping: (mappingId: string, patch: { name?: string; rules?: Rules }) => request<MappingWithWarnings>('PATCH', `/api/v1/mappings/${id(mappingId)}`, patch),
+  mappings: (templateId?: string) =>
+    request<Mapping[]>('GET', templateId ? `/api/v1/mappings?template_id=${id(templateId)}` : '/api/v1/mappings'),
+  createMapping: (body: { name: string; template_id: string; rules: Rules }) =>
+    request<MappingWithWarnings>('POST', '/api/v1/mappings', body),
+  updateMapping: (mappingId: string, patch: { name?: string; rules?: Rules }) =>
+    request<MappingWithWarnings>('PATCH', `/api/v1/mappings/${id(mappingId)}`, patch),
   deleteMapping: (mappingId: string) => request<unknown>('DELETE', `/api/v1/mappings/${id(mappingId)}`),
 
   /** Converts; aborting `signal` cancels the conversion on the server too (its worker stops, nothing is charged). */
-  convert: (body: { markdown: string; template_id: string; mapping_id: string; filename?: string }, signal?: AbortSignal) =>
-    request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }, signal),
+  convert: (
+    body: { markdown: string; template_id: string; mapping_id: string; filename?: string },
+    signal?: AbortSignal,
+  ) => request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }, signal),
   conversions: (offset = 0, limit = 50, filter: { q?: string; template_id?: string; channel?: string } = {}) => {
     const query = new URLSearchParams({ offset: String(offset), limit: String(limit) });
     for (const [key, value] of Object.entries(filter)) if (value) query.set(key, value);

@@ -40,7 +40,12 @@ export class Catalog {
   /** The remembered choice if it still exists, else the built-in template and its first mapping. */
   initialChoice(): Choice | undefined {
     const saved = readChoice();
-    if (saved && this.template(saved.templateId) && this.mappings.some((m) => m.id === saved.mappingId && m.template_id === saved.templateId)) return saved;
+    if (
+      saved &&
+      this.template(saved.templateId) &&
+      this.mappings.some((m) => m.id === saved.mappingId && m.template_id === saved.templateId)
+    )
+      return saved;
     const template = this.templates.find((t) => t.builtin) ?? this.templates[0];
     if (!template) return undefined;
     const mapping = this.mappingsOf(template.id)[0];
@@ -59,7 +64,9 @@ export class Catalog {
 function readChoice(): Choice | undefined {
   try {
     const value = JSON.parse(localStorage.getItem(CHOICE_KEY) ?? 'null') as Partial<Choice> | null;
-    return typeof value?.templateId === 'string' && typeof value.mappingId === 'string' ? { templateId: value.templateId, mappingId: value.mappingId } : undefined;
+    return typeof value?.templateId === 'string' && typeof value.mappingId === 'string'
+      ? { templateId: value.templateId, mappingId: value.mappingId }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -85,7 +85,12 @@ export class ConvertQueue {
    * Adds files or pasted text and converts them with the given template and mapping, `concurrency` at a time (the
    * server's workers), starting them in the order given.
    */
-  async add(sources: Source[], choice: { templateId: string; mappingId: string }, onDone?: () => void, concurrency = 1): Promise<void> {
+  async add(
+    sources: Source[],
+    choice: { templateId: string; mappingId: string },
+    onDone?: () => void,
+    concurrency = 1,
+  ): Promise<void> {
     const jobs = sources.map((s) => new Job(s));
     // Job keeps its own reactive fields ($state), so the instances themselves are updated as they run.
     this.jobs = [...jobs, ...this.jobs];
@@ -110,7 +115,10 @@ export class ConvertQueue {
       let markdown = job.source.text ?? '';
       const file = job.source.file;
       if (file) {
-        if (file.size > MAX_MARKDOWN_BYTES) throw new Error(`${file.name} is larger than 10 MB, the most Docwright converts at once. Split it into smaller files.`);
+        if (file.size > MAX_MARKDOWN_BYTES)
+          throw new Error(
+            `${file.name} is larger than 10 MB, the most Docwright converts at once. Split it into smaller files.`,
+          );
         job.state = 'reading';
         markdown = await readText(file, (fraction) => {
           job.progress = fraction;
@@ -120,7 +128,15 @@ export class ConvertQueue {
       if (markdown.trim().length === 0) throw new Error(`${job.label} is empty; there is nothing to convert.`);
       job.state = 'converting';
       job.progress = null;
-      job.result = await api.convert({ markdown, template_id: choice.templateId, mapping_id: choice.mappingId, filename: job.source.name.slice(0, 200) }, job.signal);
+      job.result = await api.convert(
+        {
+          markdown,
+          template_id: choice.templateId,
+          mapping_id: choice.mappingId,
+          filename: job.source.name.slice(0, 200),
+        },
+        job.signal,
+      );
       job.state = 'done';
       job.progress = 1;
     } catch (error) {

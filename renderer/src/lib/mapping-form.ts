@@ -12,7 +12,11 @@ export interface RuleField {
 
 /** Every style a mapping can set, in the order the editor shows them. */
 export const RULE_FIELDS: readonly RuleField[] = [
-  ...(['1', '2', '3', '4', '5', '6'] as const).map((level) => ({ key: `heading.${level}`, label: `Heading ${level}`, kind: 'paragraph' as const })),
+  ...(['1', '2', '3', '4', '5', '6'] as const).map((level) => ({
+    key: `heading.${level}`,
+    label: `Heading ${level}`,
+    kind: 'paragraph' as const,
+  })),
   { key: 'paragraph', label: 'Paragraph', kind: 'paragraph' },
   { key: 'list_bullet', label: 'Bulleted list', kind: 'paragraph' },
   { key: 'list_ordered', label: 'Numbered list', kind: 'paragraph' },
@@ -32,7 +36,10 @@ const fold = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
 /** The template's style a mapped name refers to, matched like Word does (name, ignoring case and spaces, or id). */
 export function matchStyle(styles: readonly TemplateStyle[], name: string, kind: StyleKind): TemplateStyle | undefined {
   const wanted = fold(name);
-  const found = styles.find((s) => s.name === name) ?? styles.find((s) => fold(s.name) === wanted) ?? styles.find((s) => s.id === name || fold(s.id) === wanted);
+  const found =
+    styles.find((s) => s.name === name) ??
+    styles.find((s) => fold(s.name) === wanted) ??
+    styles.find((s) => s.id === name || fold(s.id) === wanted);
   return found && found.type === kind ? found : undefined;
 }
 
@@ -65,7 +72,8 @@ export function rulesOf(form: MappingForm): Rules {
 }
 
 function read(rules: Rules, key: string): string | undefined {
-  if (key.startsWith('heading.')) return rules.heading?.[key.slice('heading.'.length) as keyof NonNullable<Rules['heading']>];
+  if (key.startsWith('heading.'))
+    return rules.heading?.[key.slice('heading.'.length) as keyof NonNullable<Rules['heading']>];
   if (key === 'table.style') return rules.table?.style;
   const value = (rules as Record<string, unknown>)[key];
   return typeof value === 'string' ? value : undefined;
@@ -80,15 +88,36 @@ const WORD_LOWER_CASE =
 export function displayName(name: string): string {
   // Only Word's own lower-case names; a user's style named in lower case ("red") is shown as written.
   if (!WORD_LOWER_CASE.test(name)) return name;
-  return name.replace(/[^\s]+/g, (word) => (UPPER_WORDS.has(word) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1)));
+  return name.replace(/[^\s]+/g, (word) =>
+    UPPER_WORDS.has(word) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1),
+  );
 }
 
 // The styles people map most, in the order they come to mind; the rest follow A–Z.
 const COMMON = [
   ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `heading ${n}`),
-  'title', 'subtitle', 'normal', 'body text', 'first paragraph', 'compact', 'list paragraph', 'list bullet', 'list number', 'list',
-  'source code', 'code block', 'code', 'html preformatted', 'plain text', 'quote', 'block text', 'intense quote',
-  'docwright table', 'table', 'table grid', 'normal table',
+  'title',
+  'subtitle',
+  'normal',
+  'body text',
+  'first paragraph',
+  'compact',
+  'list paragraph',
+  'list bullet',
+  'list number',
+  'list',
+  'source code',
+  'code block',
+  'code',
+  'html preformatted',
+  'plain text',
+  'quote',
+  'block text',
+  'intense quote',
+  'docwright table',
+  'table',
+  'table grid',
+  'normal table',
 ];
 
 /** Whether a style is one of the common ones shown first. */
@@ -102,7 +131,9 @@ export function stylesOfKind(styles: readonly TemplateStyle[], kind: StyleKind):
     const i = COMMON.indexOf(fold(s.name));
     return i < 0 ? COMMON.length : i;
   };
-  return styles.filter((s) => s.type === kind).sort((a, b) => rank(a) - rank(b) || displayName(a.name).localeCompare(displayName(b.name)));
+  return styles
+    .filter((s) => s.type === kind)
+    .sort((a, b) => rank(a) - rank(b) || displayName(a.name).localeCompare(displayName(b.name)));
 }
 
 /** How many of a mapping's rules name a style the template lacks (or of the wrong type). */

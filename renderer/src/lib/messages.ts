@@ -28,15 +28,23 @@ export function plainMessage(status: number, code: string, detail: string): stri
     case 'internal_error':
       return 'Docwright ran into a problem on its side. Try again; if it keeps happening, restart Docwright.';
     default:
-      return status >= 500 ? 'Docwright ran into a problem on its side. Try again.' : sentence(detail || 'That did not work.');
+      return status >= 500
+        ? 'Docwright ran into a problem on its side. Try again.'
+        : sentence(detail || 'That did not work.');
   }
 }
 
 /** "This month's 20 conversions are used; more on 1 December." (the date in the user's locale). */
 export function quotaMessage(quota: number | null, resetsAt: string | null): string {
-  const used = quota === null ? 'This month’s conversions are used' : `This month’s ${quota} conversion${quota === 1 ? ' is' : 's are'} used`;
+  const used =
+    quota === null
+      ? 'This month’s conversions are used'
+      : `This month’s ${quota} conversion${quota === 1 ? ' is' : 's are'} used`;
   const date = resetsAt ? new Date(resetsAt) : null;
-  const when = date && !Number.isNaN(date.getTime()) ? date.toLocaleDateString(undefined, { day: 'numeric', month: 'long', timeZone: 'UTC' }) : null;
+  const when =
+    date && !Number.isNaN(date.getTime())
+      ? date.toLocaleDateString(undefined, { day: 'numeric', month: 'long', timeZone: 'UTC' })
+      : null;
   return when ? `${used}; more on ${when}.` : `${used}.`;
 }
 
@@ -45,7 +53,14 @@ export function quotaMessage(quota: number | null, resetsAt: string | null): str
  * server's words without the field's name, else the general message.
  */
 export function fieldMessage(error: unknown, field: string): string {
-  if (error instanceof Error && 'code' in error && 'detail' in error && error.code === 'validation_error' && typeof error.detail === 'string' && error.detail.startsWith(`${field}: `)) {
+  if (
+    error instanceof Error &&
+    'code' in error &&
+    'detail' in error &&
+    error.code === 'validation_error' &&
+    typeof error.detail === 'string' &&
+    error.detail.startsWith(`${field}: `)
+  ) {
     return sentence(error.detail.slice(field.length + 2));
   }
   return error instanceof Error ? error.message : String(error);
@@ -100,5 +115,7 @@ export function formatSize(bytes: number): string {
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }

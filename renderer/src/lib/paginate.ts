@@ -12,7 +12,8 @@ function px(value: string): number {
 /** The blocks of a sheet's content, in order, with the article each belongs to. */
 function blocks(section: HTMLElement): HTMLElement[] {
   const out: HTMLElement[] = [];
-  for (const article of section.querySelectorAll<HTMLElement>(':scope > article')) out.push(...(Array.from(article.children) as HTMLElement[]));
+  for (const article of section.querySelectorAll<HTMLElement>(':scope > article'))
+    out.push(...(Array.from(article.children) as HTMLElement[]));
   return out;
 }
 
@@ -42,7 +43,9 @@ function splitAt(section: HTMLElement, first: HTMLElement): HTMLElement {
  */
 function splitParagraph(paragraph: HTMLElement, bottom: number): HTMLElement | null {
   const children = Array.from(paragraph.childNodes);
-  const first = children.findIndex((child) => child instanceof Element && child.getBoundingClientRect().bottom > bottom + 0.5);
+  const first = children.findIndex(
+    (child) => child instanceof Element && child.getBoundingClientRect().bottom > bottom + 0.5,
+  );
   if (first <= 0) return null;
   const rest = paragraph.cloneNode(false) as HTMLElement;
   // The continuation neither indents its first line again nor repeats the space above.
@@ -56,7 +59,11 @@ function splitParagraph(paragraph: HTMLElement, bottom: number): HTMLElement | n
 /** Splits every sheet of the rendered document into pages; returns the number of pages. */
 export function paginate(wrapper: HTMLElement): number {
   let count = 0;
-  for (let section = wrapper.querySelector<HTMLElement>(':scope > section'); section; section = section.nextElementSibling as HTMLElement | null) {
+  for (
+    let section = wrapper.querySelector<HTMLElement>(':scope > section');
+    section;
+    section = section.nextElementSibling as HTMLElement | null
+  ) {
     if (section.tagName !== 'SECTION') continue;
     count += 1;
     const style = getComputedStyle(section);
@@ -89,7 +96,12 @@ function numberPages(wrapper: HTMLElement, total: number): void {
     const walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const text = node.nodeValue ?? '';
-      if (text.includes(PAGE_MARK) || text.includes(NUMPAGES_MARK)) node.nodeValue = text.split(PAGE_MARK).join(String(index + 1)).split(NUMPAGES_MARK).join(String(total));
+      if (text.includes(PAGE_MARK) || text.includes(NUMPAGES_MARK))
+        node.nodeValue = text
+          .split(PAGE_MARK)
+          .join(String(index + 1))
+          .split(NUMPAGES_MARK)
+          .join(String(total));
     }
   });
 }

@@ -49,7 +49,8 @@ function markPart(doc: XMLDocument): boolean {
       begin = run;
       continue;
     }
-    if (state === 'instruction') for (const t of Array.from(run.getElementsByTagNameNS(W, 'instrText'))) instruction += t.textContent ?? '';
+    if (state === 'instruction')
+      for (const t of Array.from(run.getElementsByTagNameNS(W, 'instrText'))) instruction += t.textContent ?? '';
     if (type === 'separate' && state === 'instruction') {
       state = markOf(instruction) ? 'result' : 'other';
       continue;
@@ -82,10 +83,11 @@ function styleTabs(stylesXml: Uint8Array | undefined): Map<string, Element> {
   if (!stylesXml) return out;
   const doc = new DOMParser().parseFromString(strFromU8(stylesXml), 'application/xml');
   const styles = new Map<string, Element>();
-  for (const style of Array.from(doc.getElementsByTagNameNS(W, 'style'))) styles.set(style.getAttributeNS(W, 'styleId') ?? style.getAttribute('w:styleId') ?? '', style);
+  for (const style of Array.from(doc.getElementsByTagNameNS(W, 'style')))
+    styles.set(style.getAttributeNS(W, 'styleId') ?? style.getAttribute('w:styleId') ?? '', style);
   for (const id of styles.keys()) {
     const seen = new Set<string>();
-    for (let style = styles.get(id); style && !seen.has(id); ) {
+    for (let style = styles.get(id); style && !seen.has(id);) {
       const tabs = Array.from(style.getElementsByTagNameNS(W, 'tabs'))[0];
       if (tabs) {
         out.set(id, tabs);
@@ -108,7 +110,9 @@ function styleTabs(stylesXml: Uint8Array | undefined): Map<string, Element> {
 function inheritTabs(doc: XMLDocument, tabsOf: Map<string, Element>): boolean {
   let changed = false;
   for (const paragraph of Array.from(doc.getElementsByTagNameNS(W, 'p'))) {
-    const props = Array.from(paragraph.childNodes).find((n): n is Element => n instanceof Element && n.localName === 'pPr' && n.namespaceURI === W);
+    const props = Array.from(paragraph.childNodes).find(
+      (n): n is Element => n instanceof Element && n.localName === 'pPr' && n.namespaceURI === W,
+    );
     if (!props || Array.from(props.childNodes).some((n) => n instanceof Element && n.localName === 'tabs')) continue;
     const styleId = Array.from(props.getElementsByTagNameNS(W, 'pStyle'))[0];
     const tabs = tabsOf.get(styleId?.getAttributeNS(W, 'val') ?? styleId?.getAttribute('w:val') ?? '');

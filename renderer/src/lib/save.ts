@@ -26,7 +26,10 @@ export async function saveConversion(conversion: Conversion): Promise<Saved | nu
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
     return { text: `Saving ${conversion.filename} to your downloads` };
   }
-  const saved = await shell.saveFile({ suggestedName: conversion.filename, bytes: new Uint8Array(await blob.arrayBuffer()) });
+  const saved = await shell.saveFile({
+    suggestedName: conversion.filename,
+    bytes: new Uint8Array(await blob.arrayBuffer()),
+  });
   return saved ? { text: `Saved ${saved.path}`, path: saved.path } : null;
 }
 
@@ -45,7 +48,10 @@ export function uniqueNames(names: readonly string[]): string[] {
 export async function saveAll(conversions: Conversion[]): Promise<Saved | null> {
   const shell = desktop();
   const files = await Promise.all(
-    conversions.map(async (c) => ({ name: c.filename, bytes: new Uint8Array(await (await api.download(c.conversion_id)).arrayBuffer()) })),
+    conversions.map(async (c) => ({
+      name: c.filename,
+      bytes: new Uint8Array(await (await api.download(c.conversion_id)).arrayBuffer()),
+    })),
   );
   if (!shell) {
     const names = uniqueNames(files.map((f) => f.name));

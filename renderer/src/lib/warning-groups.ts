@@ -71,8 +71,11 @@ function sentence(code: string, count: number, details: string[], line: number |
 }
 
 /** The conversion's warnings grouped by kind, in the order the kinds first occur. */
-export function groupWarnings(conversion: Pick<Conversion, 'warnings'> & Partial<Pick<Conversion, 'warning_details'>>): WarningGroup[] {
-  const details: Detail[] = conversion.warning_details ?? conversion.warnings.map((warning) => ({ warning, line: null, count: 1 }));
+export function groupWarnings(
+  conversion: Pick<Conversion, 'warnings'> & Partial<Pick<Conversion, 'warning_details'>>,
+): WarningGroup[] {
+  const details: Detail[] =
+    conversion.warning_details ?? conversion.warnings.map((warning) => ({ warning, line: null, count: 1 }));
   const groups = new Map<string, { count: number; details: string[]; line: number | null }>();
   for (const entry of details) {
     const { code, detail } = split(entry.warning);
@@ -85,5 +88,9 @@ export function groupWarnings(conversion: Pick<Conversion, 'warnings'> & Partial
     if (detail && !group.details.includes(detail)) group.details.push(detail);
     if (entry.line !== null && (group.line === null || entry.line < group.line)) group.line = entry.line;
   }
-  return [...groups].map(([code, group]) => ({ code, ...group, text: sentence(code, group.count, group.details, group.line) }));
+  return [...groups].map(([code, group]) => ({
+    code,
+    ...group,
+    text: sentence(code, group.count, group.details, group.line),
+  }));
 }

@@ -17,7 +17,9 @@ const INLINE_CONTAINERS = new Set(['emphasis', 'strong', 'delete', 'link', 'link
  * indentation merge into their parent, and over-deep inline formatting is merged. Works in place, without recursion.
  */
 export function boundNesting(tree: Root): void {
-  const stack: { node: Parents; lists: number; quotes: number; inline: number; depth: number }[] = [{ node: tree, lists: 0, quotes: 0, inline: 0, depth: 0 }];
+  const stack: { node: Parents; lists: number; quotes: number; inline: number; depth: number }[] = [
+    { node: tree, lists: 0, quotes: 0, inline: 0, depth: 0 },
+  ];
   for (let entry = stack.pop(); entry; entry = stack.pop()) {
     const { node, lists, quotes, inline, depth } = entry;
     const children = node.children as Nodes[];

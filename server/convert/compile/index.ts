@@ -81,7 +81,10 @@ export interface CompiledDocument {
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
-export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles; textWidthTwips: number }): CompiledDocument {
+export function toDocx(
+  parsed: ParsedMarkdown,
+  options: { styles: ResolvedStyles; textWidthTwips: number },
+): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
   state.warningList.addAll(parsed.warningDetails);
@@ -91,7 +94,8 @@ export function toDocx(parsed: ParsedMarkdown, options: { styles: ResolvedStyles
   for (const [id, definition] of state.footnoteDefinitions) {
     // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
     state.line = definition.position?.start.line ?? null;
-    if (!state.printedFootnotes.has(id)) state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
+    if (!state.printedFootnotes.has(id))
+      state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
   }
   return {
     children,
@@ -114,7 +118,11 @@ function collectDefinitions(tree: Root, state: State): void {
     } else if (node.type === 'footnoteDefinition') {
       const id = node.identifier.toLowerCase();
       if (!state.footnoteDefinitions.has(id)) state.footnoteDefinitions.set(id, node);
-      else state.warningList.add(`footnote_not_printed: ${node.label ?? node.identifier} (a second definition of the label)`, node.position?.start.line);
+      else
+        state.warningList.add(
+          `footnote_not_printed: ${node.label ?? node.identifier} (a second definition of the label)`,
+          node.position?.start.line,
+        );
     }
     if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading') {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);

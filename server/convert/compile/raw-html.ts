@@ -15,20 +15,112 @@ import { countInto, type ConversionStats } from './stats.ts';
 
 /** Elements printed like their markdown counterparts, or containers whose content is all that shows. */
 const SUPPORTED = new Set([
-  'a', 'b', 'strong', 'i', 'em', 'code', 'kbd', 'samp', 'tt', 'var', 'br', 'wbr', 'img', 'p', 'div', 'h1', 'h2', 'h3',
-  'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'blockquote',
-  'pre', 'hr', 'details', 'summary', 'sup', 'sub', 'del', 's', 'strike', 'picture', 'section', 'article', 'main',
-  'header', 'footer', 'nav', 'aside', 'figure', 'figcaption', 'q', 'listing', 'plaintext', 'html', 'head', 'body',
+  'a',
+  'b',
+  'strong',
+  'i',
+  'em',
+  'code',
+  'kbd',
+  'samp',
+  'tt',
+  'var',
+  'br',
+  'wbr',
+  'img',
+  'p',
+  'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'table',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'blockquote',
+  'pre',
+  'hr',
+  'details',
+  'summary',
+  'sup',
+  'sub',
+  'del',
+  's',
+  'strike',
+  'picture',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'figure',
+  'figcaption',
+  'q',
+  'listing',
+  'plaintext',
+  'html',
+  'head',
+  'body',
 ]);
 
 /** Elements that carry no text of their own (alternative sources, metadata): dropped without a word. */
-const NOTHING_TO_SHOW = new Set(['source', 'track', 'meta', 'link', 'base', 'param', 'col', 'colgroup', 'area', 'title']);
+const NOTHING_TO_SHOW = new Set([
+  'source',
+  'track',
+  'meta',
+  'link',
+  'base',
+  'param',
+  'col',
+  'colgroup',
+  'area',
+  'title',
+]);
 
 /** Elements hast-util-to-mdast drops with their content: named in a warning when they hold something to see. */
 const DROPPED = new Set([
-  'script', 'style', 'template', 'svg', 'math', 'applet', 'embed', 'caption', 'dialog', 'noembed', 'noframes', 'frame',
-  'frameset', 'option', 'optgroup', 'datalist', 'menu', 'menuitem', 'basefont', 'bgsound', 'command', 'content',
-  'element', 'isindex', 'keygen', 'nextid', 'shadow', 'spacer',
+  'script',
+  'style',
+  'template',
+  'svg',
+  'math',
+  'applet',
+  'embed',
+  'caption',
+  'dialog',
+  'noembed',
+  'noframes',
+  'frame',
+  'frameset',
+  'option',
+  'optgroup',
+  'datalist',
+  'menu',
+  'menuitem',
+  'basefont',
+  'bgsound',
+  'command',
+  'content',
+  'element',
+  'isindex',
+  'keygen',
+  'nextid',
+  'shadow',
+  'spacer',
 ]);
 
 /** Deeper HTML than this is printed as text (the HTML converters recurse). */
@@ -36,8 +128,34 @@ const MAX_HTML_DEPTH = 64;
 
 const SLOT = 'docwright-slot';
 
-const PHRASING_PARENTS = new Set(['paragraph', 'heading', 'tableCell', 'emphasis', 'strong', 'delete', 'link', 'linkReference', 'superscript', 'subscript']);
-const PHRASING = new Set(['text', 'emphasis', 'strong', 'delete', 'inlineCode', 'break', 'link', 'linkReference', 'image', 'imageReference', 'footnoteReference', 'html', 'superscript', 'subscript']);
+const PHRASING_PARENTS = new Set([
+  'paragraph',
+  'heading',
+  'tableCell',
+  'emphasis',
+  'strong',
+  'delete',
+  'link',
+  'linkReference',
+  'superscript',
+  'subscript',
+]);
+const PHRASING = new Set([
+  'text',
+  'emphasis',
+  'strong',
+  'delete',
+  'inlineCode',
+  'break',
+  'link',
+  'linkReference',
+  'image',
+  'imageReference',
+  'footnoteReference',
+  'html',
+  'superscript',
+  'subscript',
+]);
 
 function isPhrasing(node: Nodes): node is PhrasingContent {
   return PHRASING.has(node.type);
@@ -71,13 +189,29 @@ function restoreScripts(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void
  * GFM's tag filter (spec section 6.11): these elements switch an HTML parser to reading raw text, so an unclosed one
  * swallows the markup after it (and that markup would leak into the document as literal tags).
  */
-const TAG_FILTER = new Set(['title', 'textarea', 'style', 'xmp', 'iframe', 'noembed', 'noframes', 'script', 'plaintext']);
+const TAG_FILTER = new Set([
+  'title',
+  'textarea',
+  'style',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'script',
+  'plaintext',
+]);
 
 /** True when a tag-filtered element has no end tag: the parser's text then runs to the end of the HTML. */
 function unclosedRawText(node: Element): boolean {
   const last = node.children.at(-1);
   const end = node.position?.end.offset;
-  return TAG_FILTER.has(node.tagName) && node.children.every((c) => c.type === 'text') && last !== undefined && end !== undefined && last.position?.end.offset === end;
+  return (
+    TAG_FILTER.has(node.tagName) &&
+    node.children.every((c) => c.type === 'text') &&
+    last !== undefined &&
+    end !== undefined &&
+    last.position?.end.offset === end
+  );
 }
 
 /**
@@ -123,8 +257,25 @@ function parse(html: string): HastRoot | undefined {
 
 /** Elements that mean something when empty: void elements, table and list structure, embedded media, slots. */
 const MEANINGFUL_EMPTY = new Set([
-  'br', 'wbr', 'img', 'image', 'hr', 'input', 'td', 'th', 'tr', 'li', 'dt', 'dd', 'iframe', 'video', 'audio', 'object',
-  'textarea', 'select', SLOT,
+  'br',
+  'wbr',
+  'img',
+  'image',
+  'hr',
+  'input',
+  'td',
+  'th',
+  'tr',
+  'li',
+  'dt',
+  'dd',
+  'iframe',
+  'video',
+  'audio',
+  'object',
+  'textarea',
+  'select',
+  SLOT,
 ]);
 
 /**
@@ -142,7 +293,8 @@ function pruneEmpty(tree: HastRoot): void {
   // Children come after their parents in `parents`: walked backwards, a parent sees its children already pruned.
   for (let i = parents.length - 1; i >= 0; i--) {
     const node = parents[i] as HastRoot | Element;
-    if (node.children.some((child) => removed.has(child))) node.children = node.children.filter((child) => !removed.has(child)) as never;
+    if (node.children.some((child) => removed.has(child)))
+      node.children = node.children.filter((child) => !removed.has(child)) as never;
     if (node.type === 'element' && node.children.length === 0 && !MEANINGFUL_EMPTY.has(node.tagName)) removed.add(node);
   }
 }
@@ -154,13 +306,16 @@ function report(tree: HastRoot, warn: (warning: string, fragmentLine?: number) =
     if (node.type === 'element') {
       const tag = node.tagName;
       if (DROPPED.has(tag)) {
-        if (tag === 'svg' || tag === 'math' || tag === 'embed' || tag === 'applet' || toText(node).trim() !== '') warn(`dropped_html: ${tag}`, node.position?.start.line);
+        if (tag === 'svg' || tag === 'math' || tag === 'embed' || tag === 'applet' || toText(node).trim() !== '')
+          warn(`dropped_html: ${tag}`, node.position?.start.line);
         continue;
       }
-      if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag)) warn(`unsupported_html: ${tag}`, node.position?.start.line);
+      if (tag !== SLOT && !SUPPORTED.has(tag) && !NOTHING_TO_SHOW.has(tag))
+        warn(`unsupported_html: ${tag}`, node.position?.start.line);
     }
     // Pushed last child first, so the warnings come in document order.
-    if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as HastNodes);
+    if ('children' in node)
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as HastNodes);
   }
 }
 
@@ -195,22 +350,37 @@ function flowOf(nodes: readonly RootContent[]): RootContent[] {
     }
   }
   // A paragraph of nothing but whitespace and line breaks prints as an empty line: dropped.
-  return out.filter((node) => node.type !== 'paragraph' || node.children.some((c) => c.type !== 'break' && !(c.type === 'text' && c.value.trim() === '')));
+  return out.filter(
+    (node) =>
+      node.type !== 'paragraph' ||
+      node.children.some((c) => c.type !== 'break' && !(c.type === 'text' && c.value.trim() === '')),
+  );
 }
 
 /** Converts the HTML; `slots` are the mdast nodes that `<docwright-slot data-i=n>` elements stand for. */
-function convert(html: string, slots: readonly Nodes[], warn: (warning: string) => void, line?: number, warnAt: (warning: string, line: number) => void = warn): RootContent[] | undefined {
+function convert(
+  html: string,
+  slots: readonly Nodes[],
+  warn: (warning: string) => void,
+  line?: number,
+  warnAt: (warning: string, line: number) => void = warn,
+): RootContent[] | undefined {
   const tree = parse(html);
   if (!tree) {
     warn('html_too_deep: printed as text');
     return undefined;
   }
   // A block of HTML starting on `line`: each warning on the line of its element.
-  report(tree, (warning, fragmentLine) => (line !== undefined && fragmentLine !== undefined ? warnAt(warning, line + fragmentLine - 1) : warn(warning)));
+  report(tree, (warning, fragmentLine) =>
+    line !== undefined && fragmentLine !== undefined ? warnAt(warning, line + fragmentLine - 1) : warn(warning),
+  );
   pruneEmpty(tree);
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
-  const mdast = toMdast(tree, { handlers: { [SLOT]: slot, sup: script, sub: script }, nodeHandlers: { comment: () => undefined } });
+  const mdast = toMdast(tree, {
+    handlers: { [SLOT]: slot, sup: script, sub: script },
+    nodeHandlers: { comment: () => undefined },
+  });
   const result = mdast.type === 'root' ? mdast.children : [mdast as RootContent];
   restoreScripts(result, new Set(slots));
   placeLines(result, new Set(slots), line);
@@ -224,7 +394,8 @@ function textOf(node: Nodes): string {
   for (let current = stack.pop(); current; current = stack.pop()) {
     if ('value' in current && typeof current.value === 'string' && current.type !== 'html') out.push(current.value);
     else if (current.type === 'image' || current.type === 'imageReference') out.push(current.alt ?? '');
-    if ('children' in current) for (let i = current.children.length - 1; i >= 0; i--) stack.push(current.children[i] as Nodes);
+    if ('children' in current)
+      for (let i = current.children.length - 1; i >= 0; i--) stack.push(current.children[i] as Nodes);
   }
   return out.join('');
 }
@@ -255,7 +426,8 @@ function placeLines(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>, line: num
 /** Replaces the phrasing children of a parent holding raw HTML, parsed together with the markdown between its tags. */
 function phrasingParent(parent: Parents, warn: (warning: string, line?: number) => void): RootContent[] | undefined {
   const slots: Nodes[] = [];
-  const line = parent.children.find((child) => child.type === 'html')?.position?.start.line ?? parent.position?.start.line;
+  const line =
+    parent.children.find((child) => child.type === 'html')?.position?.start.line ?? parent.position?.start.line;
   const html = parent.children
     .map((child) => {
       if (child.type === 'html') return child.value;

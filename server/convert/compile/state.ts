@@ -145,7 +145,8 @@ export class State {
       if (handler === undefined) {
         // Phrasing content where blocks are expected (e.g. an html node) is wrapped in a paragraph, and so is the text
         // of a node type no handler knows.
-        if (this.inlineHandlers[node.type]) out.push(this.paragraph('paragraph', this.inlines([node as PhrasingContent])));
+        if (this.inlineHandlers[node.type])
+          out.push(this.paragraph('paragraph', this.inlines([node as PhrasingContent])));
         else out.push(this.paragraph('paragraph', this.unknown(node)));
         continue;
       }
@@ -163,7 +164,8 @@ export class State {
       this.at(node);
       if (handler === undefined) {
         // Block content where phrasing is expected cannot occur in mdast; its text is kept all the same.
-        if (this.blockHandlers[node.type] !== undefined && 'children' in node) out.push(...this.inlines((node as Parents).children));
+        if (this.blockHandlers[node.type] !== undefined && 'children' in node)
+          out.push(...this.inlines((node as Parents).children));
         else out.push(...this.unknown(node));
         continue;
       }
@@ -192,7 +194,19 @@ export class State {
       pendingItem: this.pendingItem,
       cellAlignment: this.cellAlignment,
     };
-    Object.assign(this, { inline: {}, container: undefined, listDepth: 0, quoteDepth: 0, pendingItem: undefined, cellAlignment: undefined, inHeaderCell: false }, context);
+    Object.assign(
+      this,
+      {
+        inline: {},
+        container: undefined,
+        listDepth: 0,
+        quoteDepth: 0,
+        pendingItem: undefined,
+        cellAlignment: undefined,
+        inHeaderCell: false,
+      },
+      context,
+    );
     try {
       return fn();
     } finally {
@@ -294,7 +308,8 @@ export class State {
       options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
       const quoteIndent = INDENT_STEP * Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
       // Inside a quote the item's indentation moves right with the quote.
-      if (quoteIndent > 0) options.indent = { left: quoteIndent + INDENT_STEP * (pending.level + 1), hanging: INDENT_STEP / 2 };
+      if (quoteIndent > 0)
+        options.indent = { left: quoteIndent + INDENT_STEP * (pending.level + 1), hanging: INDENT_STEP / 2 };
     } else if (options.indent === undefined && role !== 'cell' && !this.inFootnote) {
       const left = this.blockIndent(role);
       if (left > 0) options.indent = { left };

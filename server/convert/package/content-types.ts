@@ -17,7 +17,10 @@ export class ContentTypes {
   changed = false;
 
   constructor(xml: Uint8Array | string | undefined) {
-    this.doc = parsePart(xml ?? `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="${NS.ct}"></Types>`, '[Content_Types].xml');
+    this.doc = parsePart(
+      xml ?? `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Types xmlns="${NS.ct}"></Types>`,
+      '[Content_Types].xml',
+    );
   }
 
   private overrides(): Element[] {
@@ -26,7 +29,11 @@ export class ContentTypes {
 
   /** The override of a part (`/word/numbering.xml`). */
   typeOf(partName: string): string | undefined {
-    return this.overrides().find((e) => e.getAttribute('PartName') === partName)?.getAttribute('ContentType') ?? undefined;
+    return (
+      this.overrides()
+        .find((e) => e.getAttribute('PartName') === partName)
+        ?.getAttribute('ContentType') ?? undefined
+    );
   }
 
   /** Adds an override unless the part has one. */

@@ -8,7 +8,8 @@ export function corePropertiesXml(props: DocumentProperties, created: Date): str
   const doc = new DOMImplementation().createDocument(NS.cp, 'cp:coreProperties', null);
   const root = doc.documentElement;
   if (!root) throw new Error('no root');
-  for (const prefix of ['cp', 'dc', 'dcterms', 'dcmitype', 'xsi'] as const) root.setAttributeNS('http://www.w3.org/2000/xmlns/', `xmlns:${prefix}`, NS[prefix]);
+  for (const prefix of ['cp', 'dc', 'dcterms', 'dcmitype', 'xsi'] as const)
+    root.setAttributeNS('http://www.w3.org/2000/xmlns/', `xmlns:${prefix}`, NS[prefix]);
   const add = (ns: string, qname: string, value: string | undefined, typed = false) => {
     if (value === undefined) return;
     const el = doc.createElementNS(ns, qname);

@@ -36,14 +36,17 @@ export function templateBody(template: XmlDocument): TemplateBody {
     if (sectionProperties(placeholder)) emptyParagraph(placeholder);
     else body.removeChild(placeholder);
   } else {
-    const finalSection = children(body).filter((c) => isW(c, 'sectPr')).pop();
-    for (let n: Node | null = body.firstChild; n; ) {
+    const finalSection = children(body)
+      .filter((c) => isW(c, 'sectPr'))
+      .pop();
+    for (let n: Node | null = body.firstChild; n;) {
       const next = n.nextSibling;
       if (n !== finalSection) {
         if (isW(n, 'p') && sectionProperties(n)) emptyParagraph(n);
         else {
           // A section break inside a block-level content control (a table of contents) stays, out of the control.
-          if (n.nodeType === 1) for (const p of sectionBreaksWithin(n as Element)) body.insertBefore(emptyParagraph(p), n);
+          if (n.nodeType === 1)
+            for (const p of sectionBreaksWithin(n as Element)) body.insertBefore(emptyParagraph(p), n);
           body.removeChild(n);
         }
       }
@@ -60,7 +63,10 @@ export function templateBody(template: XmlDocument): TemplateBody {
  * elements (a background) and its kept body around our content. Returns it, our content and what the kept template
  * body refers to.
  */
-export function mergeDocument(template: XmlDocument | TemplateBody, generated: XmlDocument): { document: XmlDocument; content: Element[]; kept: KeptReferences } {
+export function mergeDocument(
+  template: XmlDocument | TemplateBody,
+  generated: XmlDocument,
+): { document: XmlDocument; content: Element[]; kept: KeptReferences } {
   const { body, marker, kept } = 'marker' in template ? template : templateBody(template);
   const root = generated.documentElement;
   const ourBody = wChild(root, 'body');
@@ -100,7 +106,7 @@ function sectionProperties(p: Element): Element | undefined {
 
 /** Keeps only a paragraph's properties (its section break among them): its text is the template's, not ours. */
 function emptyParagraph(p: Element): Element {
-  for (let n = p.firstChild; n; ) {
+  for (let n = p.firstChild; n;) {
     const next = n.nextSibling;
     if (!isW(n, 'pPr')) p.removeChild(n);
     n = next;
@@ -124,7 +130,8 @@ function referencesOf(body: Element): KeptReferences {
     const inside = (name: string) => [...(isW(child, name) ? [child] : []), ...descendants(child, NS.w, name)];
     for (const el of inside('footnoteReference')) kept.footnotes.add(wAttr(el, 'id'));
     for (const el of inside('endnoteReference')) kept.endnotes.add(wAttr(el, 'id'));
-    for (const el of [...inside('commentReference'), ...inside('commentRangeStart')]) kept.comments.add(wAttr(el, 'id'));
+    for (const el of [...inside('commentReference'), ...inside('commentRangeStart')])
+      kept.comments.add(wAttr(el, 'id'));
   }
   return kept;
 }

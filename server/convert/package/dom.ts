@@ -36,7 +36,12 @@ export function descendants(node: XmlDocument | Element, ns: string, localName: 
 
 /** True when an element is the WordprocessingML element `localName`. */
 export function isW(node: Node | null | undefined, localName: string): node is Element {
-  return !!node && node.nodeType === 1 && (node as Element).namespaceURI === NS.w && (node as Element).localName === localName;
+  return (
+    !!node &&
+    node.nodeType === 1 &&
+    (node as Element).namespaceURI === NS.w &&
+    (node as Element).localName === localName
+  );
 }
 
 /** The first WordprocessingML child named `localName`. */

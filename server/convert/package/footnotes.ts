@@ -30,7 +30,9 @@ export function mergeFootnotes(template: XmlDocument, generated: XmlDocument, re
   const genRoot = generated.documentElement;
   if (!root || !genRoot) return;
   // A reduce, not Math.max(...ids): a spread of many thousands of arguments overflows the stack.
-  const base = children(root).filter((c) => isW(c, 'footnote')).reduce((max, c) => Math.max(max, Number(wAttr(c, 'id')) || 0), 0);
+  const base = children(root)
+    .filter((c) => isW(c, 'footnote'))
+    .reduce((max, c) => Math.max(max, Number(wAttr(c, 'id')) || 0), 0);
   for (const note of children(genRoot).filter((c) => isW(c, 'footnote'))) {
     const id = Number(wAttr(note, 'id'));
     if (!(id > 0)) continue;
@@ -40,7 +42,8 @@ export function mergeFootnotes(template: XmlDocument, generated: XmlDocument, re
   }
   if (base > 0) {
     for (const referrer of referrers) {
-      for (const ref of descendants(referrer, NS.w, 'footnoteReference')) setWAttr(ref, 'id', String(Number(wAttr(ref, 'id')) + base));
+      for (const ref of descendants(referrer, NS.w, 'footnoteReference'))
+        setWAttr(ref, 'id', String(Number(wAttr(ref, 'id')) + base));
     }
   }
   declareNamespaces(template);

@@ -43,13 +43,16 @@ function prepare(template: Template): Prepared {
   const body = templateBody(open(main) ?? parsePart('', main));
   const fixed = new Map<string, string>();
   const footnotes = open(siblingPath(main, 'footnotes.xml'));
-  if (footnotes && pruneNotes(footnotes, 'footnote', body.kept.footnotes)) fixed.set(siblingPath(main, 'footnotes.xml'), serializePart(footnotes));
+  if (footnotes && pruneNotes(footnotes, 'footnote', body.kept.footnotes))
+    fixed.set(siblingPath(main, 'footnotes.xml'), serializePart(footnotes));
   const endnotes = open(siblingPath(main, 'endnotes.xml'));
-  if (endnotes && pruneNotes(endnotes, 'endnote', body.kept.endnotes)) fixed.set(siblingPath(main, 'endnotes.xml'), serializePart(endnotes));
+  if (endnotes && pruneNotes(endnotes, 'endnote', body.kept.endnotes))
+    fixed.set(siblingPath(main, 'endnotes.xml'), serializePart(endnotes));
   const comments = open(siblingPath(main, 'comments.xml'));
   if (comments?.documentElement) {
     const before = children(comments.documentElement).length;
-    if (pruneComments(comments, body.kept.comments) !== before) fixed.set(siblingPath(main, 'comments.xml'), serializePart(comments));
+    if (pruneComments(comments, body.kept.comments) !== before)
+      fixed.set(siblingPath(main, 'comments.xml'), serializePart(comments));
   }
   const settings = open(siblingPath(main, 'settings.xml'));
   if (settings && repairSettings(settings)) fixed.set(siblingPath(main, 'settings.xml'), serializePart(settings));
@@ -60,7 +63,13 @@ function prepare(template: Template): Prepared {
 
 /** Writes the compiled content into the template: everything of the template is kept but its body's own content. */
 export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
-  const generated = compileParts(new Document({ numbering: compiled.numbering, footnotes: compiled.footnotes, sections: [{ children: compiled.children }] }));
+  const generated = compileParts(
+    new Document({
+      numbering: compiled.numbering,
+      footnotes: compiled.footnotes,
+      sections: [{ children: compiled.children }],
+    }),
+  );
   const generatedPart = (path: string): XmlDocument | null => {
     const data = generated.get(path);
     return data === undefined ? null : parsePart(data, path);
@@ -84,7 +93,9 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
   const genFootnotes = generatedPart('word/footnotes.xml');
-  const ourNotes = genFootnotes?.documentElement ? children(genFootnotes.documentElement).filter((n) => isW(n, 'footnote') && Number(wAttr(n, 'id')) > 0) : [];
+  const ourNotes = genFootnotes?.documentElement
+    ? children(genFootnotes.documentElement).filter((n) => isW(n, 'footnote') && Number(wAttr(n, 'id')) > 0)
+    : [];
   const hasNotes = Object.keys(compiled.footnotes).length > 0 && ourNotes.length > 0;
 
   // Lists: numbering instances appended with ids the template does not use.
@@ -92,10 +103,16 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const stylesPath = siblingPath(main, 'styles.xml');
   const genNumbering = generatedPart('word/numbering.xml');
   if (genNumbering) {
-    const numbering = mergeNumbering(templatePart(numberingPath), genNumbering, [...content, ...(hasNotes ? ourNotes : [])], ready.styles);
+    const numbering = mergeNumbering(
+      templatePart(numberingPath),
+      genNumbering,
+      [...content, ...(hasNotes ? ourNotes : [])],
+      ready.styles,
+    );
     if (numbering) {
       out.set(numberingPath, serializePart(numbering));
-      if (!template.parts.has(numberingPath)) addPart(mainRels, types, REL.numbering, numberingPath, CONTENT_TYPE.numbering);
+      if (!template.parts.has(numberingPath))
+        addPart(mainRels, types, REL.numbering, numberingPath, CONTENT_TYPE.numbering);
     }
   }
 
@@ -148,12 +165,20 @@ function addPart(rels: Relationships, types: ContentTypes, type: string, path: s
 }
 
 /** Moves docx's hyperlink relationships into the template part's relationships, with ids of our own, in `nodes`. */
-function moveHyperlinks(generatedRels: XmlDocument | null, rels: Relationships, nodes: readonly Element[], prefix: string): void {
+function moveHyperlinks(
+  generatedRels: XmlDocument | null,
+  rels: Relationships,
+  nodes: readonly Element[],
+  prefix: string,
+): void {
   if (!generatedRels?.documentElement) return;
   const renamed = new Map<string, string>();
   for (const rel of children(generatedRels.documentElement)) {
     if (rel.getAttribute('Type') !== REL.hyperlink) continue;
-    renamed.set(rel.getAttribute('Id') ?? '', rels.add(REL.hyperlink, rel.getAttribute('Target') ?? '', { external: true, prefix }));
+    renamed.set(
+      rel.getAttribute('Id') ?? '',
+      rels.add(REL.hyperlink, rel.getAttribute('Target') ?? '', { external: true, prefix }),
+    );
   }
   if (renamed.size === 0) return;
   const stack = [...nodes];

@@ -41,7 +41,20 @@ const XML = 'http://www.w3.org/XML/1998/namespace';
  * Office extension namespaces (Word 2010 and later): ECMA-376 readers do not know them, so a part that uses one must
  * list its prefix in mc:Ignorable.
  */
-const EXTENSIONS: ReadonlySet<string> = new Set([NS.w14, NS.w15, NS.w16, NS.w16cex, NS.w16cid, NS.w16se, NS.w16sdtdh, NS.wp14, NS.wpc, NS.wpg, NS.wpi, NS.wps]);
+const EXTENSIONS: ReadonlySet<string> = new Set([
+  NS.w14,
+  NS.w15,
+  NS.w16,
+  NS.w16cex,
+  NS.w16cid,
+  NS.w16se,
+  NS.w16sdtdh,
+  NS.wp14,
+  NS.wpc,
+  NS.wpg,
+  NS.wpi,
+  NS.wps,
+]);
 
 /** True for a namespace of Word's extensions (w14, w15, w16…, wp14…), which readers may ignore. */
 export function isExtension(uri: string): boolean {
@@ -63,7 +76,8 @@ function dropRepeatedDeclarations(root: Element, declared: ReadonlyMap<string, s
   for (let el = stack.pop(); el; el = stack.pop()) {
     for (let i = el.attributes.length - 1; i >= 0; i--) {
       const a = el.attributes.item(i);
-      if (a && a.namespaceURI === XMLNS && a.prefix === 'xmlns' && declared.get(a.localName ?? '') === a.value) el.removeAttributeNode(a);
+      if (a && a.namespaceURI === XMLNS && a.prefix === 'xmlns' && declared.get(a.localName ?? '') === a.value)
+        el.removeAttributeNode(a);
     }
     // One push per child: spreading a wide element's children into one call overflows the stack.
     for (const child of childElements(el)) stack.push(child);
@@ -110,7 +124,8 @@ export function declareNamespaces(doc: XmlDocument): void {
   dropRepeatedDeclarations(root, declared);
   const current = (root.getAttributeNS(NS.mc, 'Ignorable') ?? '').split(/\s+/).filter(Boolean);
   const ignorable = current.filter((p) => declared.has(p));
-  for (const [prefix, uri] of used) if (isExtension(uri) && declared.get(prefix) === uri && !ignorable.includes(prefix)) ignorable.push(prefix);
+  for (const [prefix, uri] of used)
+    if (isExtension(uri) && declared.get(prefix) === uri && !ignorable.includes(prefix)) ignorable.push(prefix);
   if (ignorable.join(' ') === current.join(' ')) return;
   if (ignorable.length === 0) {
     root.removeAttributeNS(NS.mc, 'Ignorable');

@@ -10,8 +10,10 @@ interface StyleNumbering {
   levels: ReadonlySet<number>;
 }
 
-const numsOf = (doc: XmlDocument | null): Element[] => (doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'num')) : []);
-const abstractsOf = (doc: XmlDocument | null): Element[] => (doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'abstractNum')) : []);
+const numsOf = (doc: XmlDocument | null): Element[] =>
+  doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'num')) : [];
+const abstractsOf = (doc: XmlDocument | null): Element[] =>
+  doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'abstractNum')) : [];
 const maxId = (els: Element[], attr: string): number => Math.max(0, ...els.map((e) => Number(wAttr(e, attr)) || 0));
 const val = (el: Element | undefined): string => (el ? wAttr(el, 'val') : '');
 
@@ -23,7 +25,12 @@ const val = (el: Element | undefined): string => (el ? wAttr(el, 'val') : '');
  * where ours restarts (w:lvlOverride/w:startOverride): roman stays roman and the template's indents hold. Returns the
  * merged part, or null when no list is used.
  */
-export function mergeNumbering(template: XmlDocument | null, generated: XmlDocument, referrers: readonly Element[], styles: XmlDocument | null): XmlDocument | null {
+export function mergeNumbering(
+  template: XmlDocument | null,
+  generated: XmlDocument,
+  referrers: readonly Element[],
+  styles: XmlDocument | null,
+): XmlDocument | null {
   const numPrs = wElementsIn(referrers, ['numPr']).get('numPr') ?? [];
   if (numPrs.length === 0) return null;
   const genNums = new Map(numsOf(generated).map((n) => [wAttr(n, 'numId'), n]));
@@ -61,7 +68,8 @@ export function mergeNumbering(template: XmlDocument | null, generated: XmlDocum
       styledNumIds.set(old, id);
       const num = wElement(target, 'num', { numId: id });
       num.appendChild(wElement(target, 'abstractNumId', { val: own.abstractNumId }));
-      for (const override of children(genNum).filter((c) => isW(c, 'lvlOverride'))) num.appendChild(target.importNode(override, true));
+      for (const override of children(genNum).filter((c) => isW(c, 'lvlOverride')))
+        num.appendChild(target.importNode(override, true));
       newNums.push(num);
     }
     setWAttr(numIdEl, 'val', id);
@@ -103,7 +111,10 @@ export function mergeNumbering(template: XmlDocument | null, generated: XmlDocum
 }
 
 /** Finds the numbering a paragraph style carries, looking through its base styles and numbering style links. */
-function styleNumberingOf(styles: XmlDocument | null, numbering: XmlDocument | null): (styleId: string) => StyleNumbering | undefined {
+function styleNumberingOf(
+  styles: XmlDocument | null,
+  numbering: XmlDocument | null,
+): (styleId: string) => StyleNumbering | undefined {
   const byId = new Map((styles ? descendants(styles, NS.w, 'style') : []).map((s) => [wAttr(s, 'styleId'), s]));
   const nums = new Map(numsOf(numbering).map((n) => [wAttr(n, 'numId'), n]));
   const abstracts = new Map(abstractsOf(numbering).map((a) => [wAttr(a, 'abstractNumId'), a]));
@@ -121,7 +132,11 @@ function styleNumberingOf(styles: XmlDocument | null, numbering: XmlDocument | n
   };
   return (styleId) => {
     const seen = new Set<string>();
-    for (let id: string | undefined = styleId; id && !seen.has(id); id = val(wChild(byId.get(id), 'basedOn')) || undefined) {
+    for (
+      let id: string | undefined = styleId;
+      id && !seen.has(id);
+      id = val(wChild(byId.get(id), 'basedOn')) || undefined
+    ) {
       seen.add(id);
       const numPr = wChild(wChild(byId.get(id), 'pPr'), 'numPr');
       const numId = val(wChild(numPr, 'numId'));
@@ -129,7 +144,11 @@ function styleNumberingOf(styles: XmlDocument | null, numbering: XmlDocument | n
       if (numId === '0') return undefined;
       const abstract = abstractOfNum(numId, 0);
       if (!abstract) return undefined;
-      const levels = new Set(children(abstract).filter((c) => isW(c, 'lvl')).map((l) => Number(wAttr(l, 'ilvl'))));
+      const levels = new Set(
+        children(abstract)
+          .filter((c) => isW(c, 'lvl'))
+          .map((l) => Number(wAttr(l, 'ilvl'))),
+      );
       return { abstractNumId: wAttr(abstract, 'abstractNumId'), ilvl: Number(val(wChild(numPr, 'ilvl'))) || 0, levels };
     }
     return undefined;

@@ -35,7 +35,9 @@ export class Relationships {
   }
 
   private elements(): Element[] {
-    return this.doc.documentElement ? children(this.doc.documentElement).filter((e) => e.localName === 'Relationship') : [];
+    return this.doc.documentElement
+      ? children(this.doc.documentElement).filter((e) => e.localName === 'Relationship')
+      : [];
   }
 
   list(): Relationship[] {

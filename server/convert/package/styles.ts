@@ -27,10 +27,17 @@ const SUPPORT_STYLES = [
  * styles of the same Word name, or adds their definitions to the template's styles when it has neither the name nor
  * the id. `open` gives the template's styles part to add to (parsed only then); returns it when it changed, else null.
  */
-export function supportStyles(open: () => XmlDocument | null, templateStyles: readonly TemplateStyle[], referrers: readonly (XmlDocument | Element)[]): XmlDocument | null {
+export function supportStyles(
+  open: () => XmlDocument | null,
+  templateStyles: readonly TemplateStyle[],
+  referrers: readonly (XmlDocument | Element)[],
+): XmlDocument | null {
   let styles: XmlDocument | null = null;
   let changed = false;
-  const found = wElementsIn(referrers.map((r) => ('documentElement' in r ? r.documentElement : r)).filter((e): e is Element => !!e), ['pStyle', 'rStyle']);
+  const found = wElementsIn(
+    referrers.map((r) => ('documentElement' in r ? r.documentElement : r)).filter((e): e is Element => !!e),
+    ['pStyle', 'rStyle'],
+  );
   const all = [...(found.get('pStyle') ?? []), ...(found.get('rStyle') ?? [])];
   for (const support of SUPPORT_STYLES) {
     const references = all.filter((e) => wAttr(e, 'val') === support.id);
@@ -39,7 +46,8 @@ export function supportStyles(open: () => XmlDocument | null, templateStyles: re
     if (own && own.type === support.type) {
       if (own.id !== support.id) for (const ref of references) setWAttr(ref, 'val', own.id);
     } else if (!templateStyles.some((s) => s.id === support.id) && (styles ??= open())?.documentElement) {
-      const definition = parsePart(`<w:styles xmlns:w="${NS.w}">${support.xml}</w:styles>`, 'styles.xml').documentElement?.firstChild;
+      const definition = parsePart(`<w:styles xmlns:w="${NS.w}">${support.xml}</w:styles>`, 'styles.xml')
+        .documentElement?.firstChild;
       if (definition && styles.documentElement) styles.documentElement.appendChild(styles.importNode(definition, true));
       changed = true;
     }

@@ -16,7 +16,8 @@ interface DocxCompiler {
  */
 export function compileParts(doc: Document): Compiled {
   const compiler = (Packer as unknown as { compiler?: DocxCompiler }).compiler;
-  if (!compiler || typeof compiler.compile !== 'function') throw new Error('This docx version has no Packer.compiler; Docwright needs docx 9.15 or later.');
+  if (!compiler || typeof compiler.compile !== 'function')
+    throw new Error('This docx version has no Packer.compiler; Docwright needs docx 9.15 or later.');
   return compiler.compile(doc);
 }
 
@@ -27,7 +28,10 @@ export function zipParts(parts: ReadonlyMap<string, Uint8Array | string>, level:
   for (const path of ordered) {
     const data = parts.get(path);
     if (data === undefined) continue;
-    files[path] = [typeof data === 'string' ? encodeUtf8(data) : data, { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : level }];
+    files[path] = [
+      typeof data === 'string' ? encodeUtf8(data) : data,
+      { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : level },
+    ];
   }
   return zipSync(files);
 }

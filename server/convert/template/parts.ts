@@ -12,7 +12,10 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 /** Parses an XML part; DTDs are refused outright so no entity is ever declared, let alone resolved. */
 export function parseXml(xml: string, name: string): XmlDocument {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
-    throw new ConvertInputError('template_invalid', `The template part ${name} declares a DTD or entities, which .docx files never do.`);
+    throw new ConvertInputError(
+      'template_invalid',
+      `The template part ${name} declares a DTD or entities, which .docx files never do.`,
+    );
   }
   try {
     return new DOMParser({
@@ -36,7 +39,7 @@ export function decodeXmlPart(bytes: Uint8Array): string {
 
 /** Serialises a changed part as UTF-8 with a UTF-8 declaration (whatever the part declared before). */
 export function serializeXmlPart(doc: XmlDocument): Uint8Array {
-  for (let n = doc.firstChild; n; ) {
+  for (let n = doc.firstChild; n;) {
     const next = n.nextSibling;
     // The old declaration (kept by the parser as a processing instruction) may name UTF-16.
     if (n.nodeType === 7 && (n as unknown as { target: string }).target === 'xml') doc.removeChild(n);

@@ -2,7 +2,16 @@ import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
 import { decodeUtf8 } from '../xml.ts';
 import { zipSync } from 'fflate';
-import { allElements, decodeXmlPart, findPart, looksLikeXml, PACKAGE_REL_NS, parseXml, resolveTarget, siblingPath } from './parts.ts';
+import {
+  allElements,
+  decodeXmlPart,
+  findPart,
+  looksLikeXml,
+  PACKAGE_REL_NS,
+  parseXml,
+  resolveTarget,
+  siblingPath,
+} from './parts.ts';
 import { sanitizeTemplate } from './sanitize.ts';
 import { readStyles, type TemplateStyle } from './styles.ts';
 import { childElements, W_NS, wChild } from './wordml.ts';
@@ -56,7 +65,10 @@ export function sanitizedBytes(original: Uint8Array, template: Template): Uint8A
   if (template.warnings.length === 0) return original;
   const files: Record<string, Uint8Array> = {};
   // [Content_Types].xml first, as Word writes it.
-  for (const name of ['[Content_Types].xml', ...[...template.parts.keys()].filter((p) => p !== '[Content_Types].xml')]) {
+  for (const name of [
+    '[Content_Types].xml',
+    ...[...template.parts.keys()].filter((p) => p !== '[Content_Types].xml'),
+  ]) {
     const bytes = template.parts.get(name);
     if (bytes) files[name] = bytes;
   }
@@ -69,7 +81,10 @@ function refuseDtds(parts: ReadonlyMap<string, Uint8Array>): void {
     if (!looksLikeXml(bytes)) continue;
     // Latin-1 with NULs dropped reads the markup of UTF-8 and of both UTF-16s alike.
     if (/<!DOCTYPE|<!ENTITY/i.test(latin1.decode(bytes).replace(/\u0000/g, ''))) {
-      throw new ConvertInputError('template_invalid', `The template part ${name} declares a DTD or entities, which .docx files never do.`);
+      throw new ConvertInputError(
+        'template_invalid',
+        `The template part ${name} declares a DTD or entities, which .docx files never do.`,
+      );
     }
   }
 }
@@ -89,21 +104,35 @@ function checkPackageRoot(parts: ReadonlyMap<string, Uint8Array>): string {
   const typesBytes = parts.get(findPart(parts.keys(), '[Content_Types].xml'));
   if (!typesBytes || !looksLikeXml(typesBytes)) broken('it has no [Content_Types].xml');
   const relsBytes = parts.get(findPart(parts.keys(), '_rels/.rels'));
-  if (!relsBytes || !looksLikeXml(relsBytes)) broken('it has no _rels/.rels (the package relationships that name its main document)');
+  if (!relsBytes || !looksLikeXml(relsBytes))
+    broken('it has no _rels/.rels (the package relationships that name its main document)');
   const rels = allElements(parseXml(decodeXmlPart(relsBytes), '_rels/.rels')).filter(
-    (el) => el.namespaceURI === PACKAGE_REL_NS && el.localName === 'Relationship' && OFFICE_DOCUMENT_REL.test(el.getAttribute('Type') ?? ''),
+    (el) =>
+      el.namespaceURI === PACKAGE_REL_NS &&
+      el.localName === 'Relationship' &&
+      OFFICE_DOCUMENT_REL.test(el.getAttribute('Type') ?? ''),
   );
   if (rels.length !== 1) broken(`_rels/.rels names ${rels.length} main documents instead of one`);
   const rel = rels[0];
-  if (!rel || (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external') broken('its main document is outside the package');
+  if (!rel || (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external')
+    broken('its main document is outside the package');
   // Part names ignore case (OPC): the main part is named as stored.
   const mainPart = findPart(parts.keys(), resolveTarget('', rel.getAttribute('Target') ?? ''));
   const mainBytes = parts.get(mainPart);
-  if (!mainBytes) broken(`it has no main document part (_rels/.rels names ${JSON.stringify(mainPart.slice(0, 100))}, which is missing)`);
+  if (!mainBytes)
+    broken(
+      `it has no main document part (_rels/.rels names ${JSON.stringify(mainPart.slice(0, 100))}, which is missing)`,
+    );
   const type = contentTypeOf(parseXml(decodeXmlPart(typesBytes), '[Content_Types].xml'), mainPart);
   if (!MAIN_CONTENT_TYPES.has(type)) {
-    if (/macroEnabled/i.test(type)) throw new ConvertInputError('template_invalid', 'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.');
-    broken(`[Content_Types].xml gives its main document ${mainPart} the type ${JSON.stringify(type.slice(0, 120) || 'none')}, not a Word document's`);
+    if (/macroEnabled/i.test(type))
+      throw new ConvertInputError(
+        'template_invalid',
+        'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.',
+      );
+    broken(
+      `[Content_Types].xml gives its main document ${mainPart} the type ${JSON.stringify(type.slice(0, 120) || 'none')}, not a Word document's`,
+    );
   }
   return mainPart;
 }
@@ -111,16 +140,22 @@ function checkPackageRoot(parts: ReadonlyMap<string, Uint8Array>): string {
 /** A part's content type: its Override, else the Default for its extension (extensions compare case-insensitively). */
 function contentTypeOf(types: XmlDocument, part: string): string {
   const elements = allElements(types);
-  const override = elements.find((el) => el.localName === 'Override' && (el.getAttribute('PartName') ?? '').toLowerCase() === `/${part}`.toLowerCase());
+  const override = elements.find(
+    (el) =>
+      el.localName === 'Override' && (el.getAttribute('PartName') ?? '').toLowerCase() === `/${part}`.toLowerCase(),
+  );
   if (override) return override.getAttribute('ContentType') ?? '';
   const extension = part.slice(part.lastIndexOf('.') + 1).toLowerCase();
-  const fallback = elements.find((el) => el.localName === 'Default' && (el.getAttribute('Extension') ?? '').toLowerCase() === extension);
+  const fallback = elements.find(
+    (el) => el.localName === 'Default' && (el.getAttribute('Extension') ?? '').toLowerCase() === extension,
+  );
   return fallback?.getAttribute('ContentType') ?? '';
 }
 
 function requirePart(parts: ReadonlyMap<string, Uint8Array>, name: string): string {
   const text = optionalPart(parts, name);
-  if (text === null) throw new ConvertInputError('template_invalid', `The template is not a Word document: it has no ${name}.`);
+  if (text === null)
+    throw new ConvertInputError('template_invalid', `The template is not a Word document: it has no ${name}.`);
   return text;
 }
 
@@ -144,9 +179,15 @@ function landingTextWidth(doc: XmlDocument, mainPart: string): number {
   const children = childElements(body);
   const last = children[children.length - 1];
   const sectPr = last && last.namespaceURI === W_NS && last.localName === 'sectPr' ? last : undefined;
-  const placeholder = children.find((c) => c.namespaceURI === W_NS && c.localName === 'p' && paragraphText(c).trim() === PLACEHOLDER);
+  const placeholder = children.find(
+    (c) => c.namespaceURI === W_NS && c.localName === 'p' && paragraphText(c).trim() === PLACEHOLDER,
+  );
   const from = placeholder ? children.indexOf(placeholder) : children.length;
-  const landing = children.slice(from).map((c) => wChild(wChild(c, 'pPr'), 'sectPr')).find((s) => s !== undefined) ?? sectPr;
+  const landing =
+    children
+      .slice(from)
+      .map((c) => wChild(wChild(c, 'pPr'), 'sectPr'))
+      .find((s) => s !== undefined) ?? sectPr;
   return textWidth(landing);
 }
 

@@ -2,7 +2,19 @@
 // what it could carry into every output or into the UI's preview, and refuses what cannot be removed safely.
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
-import { allElements, decodeXmlPart, findPart, isRelsPart, looksLikeXml, ownerOfRels, PACKAGE_REL_NS, parseXml, R_NS, resolveTarget, serializeXmlPart } from './parts.ts';
+import {
+  allElements,
+  decodeXmlPart,
+  findPart,
+  isRelsPart,
+  looksLikeXml,
+  ownerOfRels,
+  PACKAGE_REL_NS,
+  parseXml,
+  R_NS,
+  resolveTarget,
+  serializeXmlPart,
+} from './parts.ts';
 import { W_NS } from './wordml.ts';
 
 /** Generous caps on what a template may define: a real corporate template has hundreds of styles, not hundreds of thousands. */
@@ -26,7 +38,16 @@ const MACRO_REL_TYPES = ['/vbaProject', '/wordVbaData', '/keyMapCustomizations',
 /** Elements whose external reference is an optional attribute: the attribute goes, the element (a picture) stays. */
 const ATTRIBUTE_ONLY = new Set(['blip', 'imagedata', 'fill', 'stroke', 'textpath', 'hlinkClick', 'hlinkHover']);
 /** Style references (w:val is a style id) in every WordprocessingML part. */
-const STYLE_REFERENCES = new Set(['pStyle', 'rStyle', 'tblStyle', 'basedOn', 'next', 'link', 'numStyleLink', 'styleLink']);
+const STYLE_REFERENCES = new Set([
+  'pStyle',
+  'rStyle',
+  'tblStyle',
+  'basedOn',
+  'next',
+  'link',
+  'numStyleLink',
+  'styleLink',
+]);
 /** A style id that is safe wherever it goes (a CSS class name in the preview, an XML attribute). */
 const PLAIN_ID = /^[\p{L}\p{N}_-]+$/u;
 /** Characters of a font name that can end a CSS declaration or rule, open a comment or close a <style>. */
@@ -95,13 +116,17 @@ class Session {
 /** Macros never pass: Docwright refuses them (see docs/templates-security.md) rather than strip code a user may rely on. */
 function refuseMacros(parts: ReadonlyMap<string, Uint8Array>): void {
   const refuse = (): never => {
-    throw new ConvertInputError('template_invalid', 'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.');
+    throw new ConvertInputError(
+      'template_invalid',
+      'The template is macro-enabled (.docm/.dotm); save it as a .docx without macros.',
+    );
   };
   for (const name of parts.keys()) if (/vbaProject\.bin$|vbaData\.xml$/i.test(name)) refuse();
   const types = parts.get(findPart(parts.keys(), '[Content_Types].xml'));
   if (types) {
     const doc = parseXml(decodeXmlPart(types), '[Content_Types].xml');
-    for (const el of allElements(doc)) if (/macroEnabled|vbaProject|vbaData/i.test(el.getAttribute('ContentType') ?? '')) refuse();
+    for (const el of allElements(doc))
+      if (/macroEnabled|vbaProject|vbaData/i.test(el.getAttribute('ContentType') ?? '')) refuse();
   }
   for (const [name, bytes] of parts) {
     if (ownerOfRels(name) === null || !looksLikeXml(bytes)) continue;
@@ -127,8 +152,16 @@ export function countStartTags(xml: string, names: ReadonlySet<string>): number 
 }
 
 /** Relationship types (last segment) and content types (ending) that give a part the styles or numbering role. */
-const STYLES_ROLE = { rels: new Set(['styles', 'stylesWithEffects']), contentType: /\.(styles|stylesWithEffects)\+xml$/i, file: new Set(['styles.xml', 'styleswitheffects.xml']) };
-const NUMBERING_ROLE = { rels: new Set(['numbering']), contentType: /\.numbering\+xml$/i, file: new Set(['numbering.xml']) };
+const STYLES_ROLE = {
+  rels: new Set(['styles', 'stylesWithEffects']),
+  contentType: /\.(styles|stylesWithEffects)\+xml$/i,
+  file: new Set(['styles.xml', 'styleswitheffects.xml']),
+};
+const NUMBERING_ROLE = {
+  rels: new Set(['numbering']),
+  contentType: /\.numbering\+xml$/i,
+  file: new Set(['numbering.xml']),
+};
 
 /** The stored names of the parts with a role: by file name, by any relationship's type, by a content type Override. */
 function partsWithRole(parts: ReadonlyMap<string, Uint8Array>, role: typeof STYLES_ROLE): Set<string> {
@@ -138,14 +171,19 @@ function partsWithRole(parts: ReadonlyMap<string, Uint8Array>, role: typeof STYL
     const owner = ownerOfRels(name);
     if (owner === null || !looksLikeXml(bytes)) continue;
     for (const rel of relationships(parseXml(decodeXmlPart(bytes), name))) {
-      if ((rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || !role.rels.has(relKind(rel.getAttribute('Type') ?? ''))) continue;
+      if (
+        (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' ||
+        !role.rels.has(relKind(rel.getAttribute('Type') ?? ''))
+      )
+        continue;
       out.add(findPart(names, resolveTarget(owner, rel.getAttribute('Target') ?? '')));
     }
   }
   const types = parts.get(findPart(names, '[Content_Types].xml'));
   if (types && looksLikeXml(types)) {
     for (const el of allElements(parseXml(decodeXmlPart(types), '[Content_Types].xml'))) {
-      if (el.localName === 'Override' && role.contentType.test(el.getAttribute('ContentType') ?? '')) out.add(findPart(names, (el.getAttribute('PartName') ?? '').replace(/^\//, '')));
+      if (el.localName === 'Override' && role.contentType.test(el.getAttribute('ContentType') ?? ''))
+        out.add(findPart(names, (el.getAttribute('PartName') ?? '').replace(/^\//, '')));
     }
   }
   return out;
@@ -158,7 +196,11 @@ function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
       const bytes = parts.get(name);
       if (!bytes || !looksLikeXml(bytes)) continue;
       const count = countStartTags(decodeXmlPart(bytes), tags);
-      if (count > limit) throw new ConvertInputError('template_invalid', `The template has ${count} ${what} in ${name}, more than the limit of ${limit}.`);
+      if (count > limit)
+        throw new ConvertInputError(
+          'template_invalid',
+          `The template has ${count} ${what} in ${name}, more than the limit of ${limit}.`,
+        );
     }
   };
   cap(STYLES_ROLE, new Set(['style']), TEMPLATE_CAPS.maxStyles, 'styles');
@@ -179,7 +221,9 @@ function relationships(doc: XmlDocument): Element[] {
 function isExternal(rel: Element): boolean {
   // Leading XML whitespace (a tab, a space) must not hide an absolute URI or a UNC path.
   const target = (rel.getAttribute('Target') ?? '').replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
-  return (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || /^[a-z][a-z0-9+.-]*:|^[\\/]{2}/i.test(target);
+  return (
+    (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || /^[a-z][a-z0-9+.-]*:|^[\\/]{2}/i.test(target)
+  );
 }
 
 function relKind(type: string): string {
@@ -265,7 +309,12 @@ function referencingAttributes(el: Element, ids: ReadonlySet<string>) {
 
 /** The element to remove with a reference: the whole w:object of an OLE object, the w:frame of a frame's source. */
 function container(el: Element): Element {
-  const wanted = el.namespaceURI === O_NS && el.localName === 'OLEObject' ? 'object' : el.namespaceURI === W_NS && el.localName === 'sourceFileName' ? 'frame' : null;
+  const wanted =
+    el.namespaceURI === O_NS && el.localName === 'OLEObject'
+      ? 'object'
+      : el.namespaceURI === W_NS && el.localName === 'sourceFileName'
+        ? 'frame'
+        : null;
   if (wanted === null) return el;
   for (let n = el.parentNode; n && n.nodeType === 1; n = n.parentNode) {
     const parent = n as Element;
@@ -291,7 +340,11 @@ function dropFetchingFields(session: Session): void {
   for (const name of session.xmlParts()) {
     if (!name.toLowerCase().startsWith('word/') || isRelsPart(name)) continue;
     const doc = session.doc(name);
-    if (!doc || doc.getElementsByTagNameNS(W_NS, 'fldSimple').length + doc.getElementsByTagNameNS(W_NS, 'instrText').length === 0) continue;
+    if (
+      !doc ||
+      doc.getElementsByTagNameNS(W_NS, 'fldSimple').length + doc.getElementsByTagNameNS(W_NS, 'instrText').length === 0
+    )
+      continue;
     const open: Array<{ markers: Element[]; instruction: string }> = [];
     const doomed: Element[] = [];
     for (const el of allElements(doc)) {
@@ -330,7 +383,8 @@ function dropFetchingFields(session: Session): void {
       // A simple field gives way to its result runs; a complex field's markers simply go.
       if (el.localName === 'fldSimple') {
         for (let n = el.firstChild; n; n = el.firstChild) {
-          const data = n.nodeType === 1 && (n as Element).namespaceURI === W_NS && (n as Element).localName === 'fldData';
+          const data =
+            n.nodeType === 1 && (n as Element).namespaceURI === W_NS && (n as Element).localName === 'fldData';
           if (data) el.removeChild(n);
           else parent.insertBefore(n, el);
         }
@@ -362,7 +416,9 @@ function normaliseStyleIds(session: Session): void {
       return fresh;
     };
     // The folder's parts only: word/glossary/ has styles of its own.
-    const scope = session.xmlParts().filter((n) => n.toLowerCase().startsWith(folder.toLowerCase()) && !n.slice(folder.length).includes('/'));
+    const scope = session
+      .xmlParts()
+      .filter((n) => n.toLowerCase().startsWith(folder.toLowerCase()) && !n.slice(folder.length).includes('/'));
     for (const name of scope) {
       const doc = session.doc(name);
       if (!doc) continue;
@@ -382,9 +438,18 @@ function normaliseStyleIds(session: Session): void {
 /** Font names reach the preview's CSS as written: characters that can break out of a declaration are removed. */
 function normaliseFontNames(session: Session): void {
   const fontAttributes: Array<[string, string, string]> = [
-    [W_NS, 'rFonts', 'ascii'], [W_NS, 'rFonts', 'hAnsi'], [W_NS, 'rFonts', 'eastAsia'], [W_NS, 'rFonts', 'cs'],
-    [W_NS, 'font', 'name'], [W_NS, 'altName', 'val'], [W_NS, 'sym', 'font'],
-    [A_NS, 'latin', 'typeface'], [A_NS, 'ea', 'typeface'], [A_NS, 'cs', 'typeface'], [A_NS, 'font', 'typeface'], [A_NS, 'sym', 'typeface'],
+    [W_NS, 'rFonts', 'ascii'],
+    [W_NS, 'rFonts', 'hAnsi'],
+    [W_NS, 'rFonts', 'eastAsia'],
+    [W_NS, 'rFonts', 'cs'],
+    [W_NS, 'font', 'name'],
+    [W_NS, 'altName', 'val'],
+    [W_NS, 'sym', 'font'],
+    [A_NS, 'latin', 'typeface'],
+    [A_NS, 'ea', 'typeface'],
+    [A_NS, 'cs', 'typeface'],
+    [A_NS, 'font', 'typeface'],
+    [A_NS, 'sym', 'typeface'],
   ];
   for (const name of session.xmlParts()) {
     if (isRelsPart(name) || name.toLowerCase() === '[content_types].xml') continue;
@@ -398,7 +463,9 @@ function normaliseFontNames(session: Session): void {
         if (!node) continue;
         const clean = node.value.replace(CSS_BREAKING, '').trim() || 'Font';
         if (node.value === '' || clean === node.value) continue; // an empty typeface (theme slots) is normal
-        session.warn(`template_font_renamed: font ${JSON.stringify(node.value.slice(0, 100))} → ${JSON.stringify(clean.slice(0, 100))}`);
+        session.warn(
+          `template_font_renamed: font ${JSON.stringify(node.value.slice(0, 100))} → ${JSON.stringify(clean.slice(0, 100))}`,
+        );
         if (ns === W_NS) el.setAttributeNS(W_NS, node.name, clean);
         else el.setAttribute(attr, clean);
         session.changed(name);

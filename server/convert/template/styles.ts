@@ -1,7 +1,6 @@
 import type { Document as XmlDocument } from '@xmldom/xmldom';
 import { W_NS, wChild } from './wordml.ts';
 
-
 export type StyleType = 'paragraph' | 'character' | 'table' | 'numbering';
 
 /** A style of a template as Word shows it: its name, id and type. */

@@ -33,10 +33,14 @@ function refuse(detail: string): never {
  */
 export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
   if (bytes.length < 22 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) {
-    throw new ConvertInputError('template_invalid', 'This file is not a Word template (.docx or .dotx). It is not a zip package.');
+    throw new ConvertInputError(
+      'template_invalid',
+      'This file is not a Word template (.docx or .dotx). It is not a zip package.',
+    );
   }
   const entries = centralDirectory(bytes);
-  if (entries.length > TEMPLATE_LIMITS.maxEntries) refuse(`it has ${entries.length} parts, more than ${TEMPLATE_LIMITS.maxEntries}`);
+  if (entries.length > TEMPLATE_LIMITS.maxEntries)
+    refuse(`it has ${entries.length} parts, more than ${TEMPLATE_LIMITS.maxEntries}`);
   let total = 0;
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -44,16 +48,21 @@ export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
     const key = entry.name.toLowerCase();
     if (seen.has(key)) refuse(`it holds the part ${entry.name} twice`);
     seen.add(key);
-    if (entry.method !== 0 && entry.method !== 8) refuse(`part ${entry.name} uses an unsupported compression method (${entry.method})`);
-    if (entry.method === 0 && entry.size !== entry.compressedSize) refuse(`part ${entry.name} is stored with inconsistent sizes`);
+    if (entry.method !== 0 && entry.method !== 8)
+      refuse(`part ${entry.name} uses an unsupported compression method (${entry.method})`);
+    if (entry.method === 0 && entry.size !== entry.compressedSize)
+      refuse(`part ${entry.name} is stored with inconsistent sizes`);
     total += entry.size;
-    if (total > TEMPLATE_LIMITS.maxTotalBytes) refuse(`it unpacks to more than ${TEMPLATE_LIMITS.maxTotalBytes / 1024 / 1024} MB`);
+    if (total > TEMPLATE_LIMITS.maxTotalBytes)
+      refuse(`it unpacks to more than ${TEMPLATE_LIMITS.maxTotalBytes / 1024 / 1024} MB`);
     if (entry.size > Math.max(1024 * 1024, entry.compressedSize * TEMPLATE_LIMITS.maxCompressionRatio)) {
       refuse(`part ${entry.name} is compressed suspiciously well (a zip bomb?)`);
     }
   }
   // Each part's data must lie between its own header and the next one: overlapping entries are a zip bomb's trick.
-  const located = entries.map((entry) => ({ entry, start: dataStart(bytes, entry) })).sort((a, b) => a.entry.offset - b.entry.offset);
+  const located = entries
+    .map((entry) => ({ entry, start: dataStart(bytes, entry) }))
+    .sort((a, b) => a.entry.offset - b.entry.offset);
   for (let i = 0; i < located.length; i++) {
     const current = located[i];
     if (!current) continue;
@@ -76,7 +85,8 @@ function inflateExactly(data: Uint8Array, entry: Entry): Uint8Array {
   let written = 0;
   let ended = false;
   const inflater = new Inflate((chunk, final) => {
-    if (written + chunk.length > entry.size) refuse(`part ${entry.name} unpacks to more than its declared ${entry.size} bytes (a zip bomb?)`);
+    if (written + chunk.length > entry.size)
+      refuse(`part ${entry.name} unpacks to more than its declared ${entry.size} bytes (a zip bomb?)`);
     out.set(chunk, written);
     written += chunk.length;
     if (final) ended = true;
@@ -91,14 +101,21 @@ function inflateExactly(data: Uint8Array, entry: Entry): Uint8Array {
     if (error instanceof ConvertInputError) throw error;
     refuse(`part ${entry.name} is damaged (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (!ended || written !== entry.size) refuse(`part ${entry.name} is damaged (${written} bytes instead of ${entry.size})`);
+  if (!ended || written !== entry.size)
+    refuse(`part ${entry.name} is damaged (${written} bytes instead of ${entry.size})`);
   return out;
 }
 
 /** OPC part names: relative, forward slashes, no empty, `.` or `..` segments, no drive letters or control characters. */
 function checkName(name: string): void {
   const shown = JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-  if (name === '' || name.startsWith('/') || name.includes('\\') || /^[a-zA-Z]:/.test(name) || /[\u0000-\u001f\u007f]/.test(name)) {
+  if (
+    name === '' ||
+    name.startsWith('/') ||
+    name.includes('\\') ||
+    /^[a-zA-Z]:/.test(name) ||
+    /[\u0000-\u001f\u007f]/.test(name)
+  ) {
     refuse(`it holds an unsafe part path ${shown}`);
   }
   const segments = (name.endsWith('/') ? name.slice(0, -1) : name).split('/');
@@ -112,7 +129,9 @@ function u16(bytes: Uint8Array, at: number): number {
 
 function u32(bytes: Uint8Array, at: number): number {
   if (at < 0 || at + 4 > bytes.length) refuse('its zip structure is damaged');
-  return ((bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16)) + (bytes[at + 3] ?? 0) * 0x1000000;
+  return (
+    ((bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8) | ((bytes[at + 2] ?? 0) << 16)) + (bytes[at + 3] ?? 0) * 0x1000000
+  );
 }
 
 function u64(bytes: Uint8Array, at: number): number {
@@ -133,7 +152,11 @@ function centralDirectory(bytes: Uint8Array): Entry[] {
       break;
     }
   }
-  if (eocd < 0) throw new ConvertInputError('template_invalid', 'This file is not a Word template (.docx or .dotx). It is damaged: not a zip package with a central directory.');
+  if (eocd < 0)
+    throw new ConvertInputError(
+      'template_invalid',
+      'This file is not a Word template (.docx or .dotx). It is damaged: not a zip package with a central directory.',
+    );
   let count = u16(bytes, eocd + 10);
   let offset = u32(bytes, eocd + 16);
   if (eocd >= 20 && u32(bytes, eocd - 20) === 0x07064b50) {
@@ -166,13 +189,13 @@ function centralDirectory(bytes: Uint8Array): Entry[] {
       refuse('it holds a part name that is not valid UTF-8');
     }
     // Zip64 extra field: the 64-bit values of the fields that hold 0xFFFFFFFF, in this order.
-    for (let x = nameEnd; x + 4 <= nameEnd + extraLength; ) {
+    for (let x = nameEnd; x + 4 <= nameEnd + extraLength;) {
       const id = u16(bytes, x);
       const length = u16(bytes, x + 2);
       if (id === 0x0001) {
         let y = x + 4;
-        if (size === 0xffffffff) (size = u64(bytes, y)), (y += 8);
-        if (compressedSize === 0xffffffff) (compressedSize = u64(bytes, y)), (y += 8);
+        if (size === 0xffffffff) ((size = u64(bytes, y)), (y += 8));
+        if (compressedSize === 0xffffffff) ((compressedSize = u64(bytes, y)), (y += 8));
         if (local === 0xffffffff) local = u64(bytes, y);
       }
       x += 4 + length;

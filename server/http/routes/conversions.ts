@@ -49,16 +49,26 @@ function find(app: FastifyInstance, id: string): ConversionRecord {
   const record = UUID.test(id) ? app.services.store.getConversion(id) : undefined;
   if (!record) throw new ApiError('not_found', `Conversion ${id} not found.`);
   const retention = app.services.store.settings().retention_days * 86_400_000;
-  if (Date.parse(record.created_at) < app.services.now().getTime() - retention) throw new ApiError('not_found', `Conversion ${id} has expired (kept ${app.services.store.settings().retention_days} days).`);
+  if (Date.parse(record.created_at) < app.services.now().getTime() - retention)
+    throw new ApiError(
+      'not_found',
+      `Conversion ${id} has expired (kept ${app.services.store.settings().retention_days} days).`,
+    );
   return record;
 }
-
 
 /** Conversion records: read, download, list (newest first), delete. */
 export async function conversionRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string } }>(
     '/api/v1/conversions/:id',
-    { ...access('api'), schema: { summary: 'A conversion record', params: IdParamsSchema, response: { 200: Type.Ref('Conversion'), ...ERROR_RESPONSES } } },
+    {
+      ...access('api'),
+      schema: {
+        summary: 'A conversion record',
+        params: IdParamsSchema,
+        response: { 200: Type.Ref('Conversion'), ...ERROR_RESPONSES },
+      },
+    },
     async (request) => conversionOut(find(app, request.params.id)),
   );
 
@@ -69,7 +79,13 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Download the .docx of a conversion',
         params: IdParamsSchema,
-        response: { 200: { description: 'The .docx bytes', content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } } }, ...ERROR_RESPONSES },
+        response: {
+          200: {
+            description: 'The .docx bytes',
+            content: { [DOCX_TYPE]: { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...ERROR_RESPONSES,
+        },
       },
     },
     async (request, reply) => {
@@ -87,7 +103,15 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get<{ Querystring: { offset?: string; limit?: string; q?: string; template_id?: string; channel?: ConversionRecord['channel'] } }>(
+  app.get<{
+    Querystring: {
+      offset?: string;
+      limit?: string;
+      q?: string;
+      template_id?: string;
+      channel?: ConversionRecord['channel'];
+    };
+  }>(
     '/api/v1/conversions',
     {
       ...access('api'),
@@ -95,10 +119,26 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Conversions, newest first',
         querystring: Type.Object({
           offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Records to skip (default 0)' })),
-          limit: Type.Optional(Type.String({ pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$', description: 'Records to return, 1 to 200 (default 50)' })),
-          q: Type.Optional(Type.String({ maxLength: 200, description: 'Only conversions whose filename contains this text (any case)' })),
-          template_id: Type.Optional(Type.String({ maxLength: 100, description: 'Only conversions with this template' })),
-          channel: Type.Optional(Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')], { description: 'Only conversions from this channel' })),
+          limit: Type.Optional(
+            Type.String({
+              pattern: '^(?:[1-9][0-9]?|1[0-9]{2}|200)$',
+              description: 'Records to return, 1 to 200 (default 50)',
+            }),
+          ),
+          q: Type.Optional(
+            Type.String({
+              maxLength: 200,
+              description: 'Only conversions whose filename contains this text (any case)',
+            }),
+          ),
+          template_id: Type.Optional(
+            Type.String({ maxLength: 100, description: 'Only conversions with this template' }),
+          ),
+          channel: Type.Optional(
+            Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')], {
+              description: 'Only conversions from this channel',
+            }),
+          ),
         }),
         response: { 200: Type.Ref('ConversionList'), ...ERROR_RESPONSES },
       },
@@ -111,7 +151,9 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
       const text = q?.trim().toLocaleLowerCase() ?? '';
       const filtered = text !== '' || templateId !== undefined || channel !== undefined;
       const match = (record: ConversionRecord): boolean =>
-        (text === '' || record.filename.toLocaleLowerCase().includes(text)) && (templateId === undefined || record.template_id === templateId) && (channel === undefined || record.channel === channel);
+        (text === '' || record.filename.toLocaleLowerCase().includes(text)) &&
+        (templateId === undefined || record.template_id === templateId) &&
+        (channel === undefined || record.channel === channel);
       const { items, total } = app.services.store.listConversions(offset, limit, filtered ? match : undefined);
       return { items: items.map(conversionOut), total, offset, limit };
     },
@@ -119,7 +161,14 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>(
     '/api/v1/conversions/:id',
-    { ...access('api'), schema: { summary: 'Delete a conversion and its output', params: IdParamsSchema, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+    {
+      ...access('api'),
+      schema: {
+        summary: 'Delete a conversion and its output',
+        params: IdParamsSchema,
+        response: { 204: Type.Null(), ...ERROR_RESPONSES },
+      },
+    },
     async (request, reply) => {
       const record = find(app, request.params.id);
       await app.services.store.deleteConversion(record.conversion_id);
@@ -127,4 +176,3 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 }
-

@@ -43,7 +43,12 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
       reply.raw.on('close', onClose);
       let converted;
       try {
-        converted = await app.services.convert({ ...body, channel, signal: gone.signal, ...(principal?.kind === 'key' ? { keyId: principal.keyId } : {}) });
+        converted = await app.services.convert({
+          ...body,
+          channel,
+          signal: gone.signal,
+          ...(principal?.kind === 'key' ? { keyId: principal.keyId } : {}),
+        });
       } finally {
         release();
         reply.raw.off('close', onClose);

@@ -9,10 +9,11 @@ import { ApiError } from '../../errors.ts';
 import { ERROR_RESPONSES } from '../schemas/index.ts';
 import { access } from '../access.ts';
 
-
 const SettingsSchema = Type.Object({
   plan: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]),
-  monthly_quota: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null: the plan\'s limit (Solo 20, others unlimited)' }),
+  monthly_quota: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: "null: the plan's limit (Solo 20, others unlimited)",
+  }),
   retention_days: Type.Integer({ minimum: 1, maximum: 3650 }),
   port: Type.Integer({ minimum: 1, maximum: 65535 }),
   mcp_output_dir: Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()], {
@@ -61,7 +62,12 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
     const active = store.listKeys().filter((k) => k.revoked_at === null).length;
     return {
       settings,
-      usage: { month: now.toISOString().slice(0, 7), conversions: store.usage(now), quota: quotaOf(settings), resets_at: nextMonth(now).toISOString() },
+      usage: {
+        month: now.toISOString().slice(0, 7),
+        conversions: store.usage(now),
+        quota: quotaOf(settings),
+        resets_at: nextMonth(now).toISOString(),
+      },
       limits: PLAN_LIMITS[settings.plan],
       server: app.serverInfo(),
       managed: managedSettings(policy, store.userSettings(), store.chosenSettings()),
@@ -74,10 +80,24 @@ export async function settingsRoutes(app: FastifyInstance): Promise<void> {
       conversion_workers: app.services.convertPool.size,
     };
   };
-  app.get('/api/settings', { ...access('owner'), schema: { summary: 'Settings, plan limits and this month\'s usage', response: ERROR_RESPONSES } }, async () => view());
+  app.get(
+    '/api/settings',
+    {
+      ...access('owner'),
+      schema: { summary: "Settings, plan limits and this month's usage", response: ERROR_RESPONSES },
+    },
+    async () => view(),
+  );
   app.patch<{ Body: Partial<Settings> }>(
     '/api/settings',
-    { ...access('owner'), schema: { summary: 'Change settings', body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }), response: ERROR_RESPONSES } },
+    {
+      ...access('owner'),
+      schema: {
+        summary: 'Change settings',
+        body: Type.Partial(SettingsSchema, { additionalProperties: false, minProperties: 1 }),
+        response: ERROR_RESPONSES,
+      },
+    },
     async (request) => {
       const dir = request.body.mcp_output_dir;
       if (typeof dir === 'string' && (!isAbsolute(dir) || !statSync(dir, { throwIfNoEntry: false })?.isDirectory())) {

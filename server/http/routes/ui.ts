@@ -64,7 +64,9 @@ export async function uiRoutes(app: FastifyInstance, options: { uiDir?: string |
   const dir = options.uiDir === false ? undefined : (options.uiDir ?? defaultUiDir());
   const secure = (reply: FastifyReply) => reply.headers(SECURITY_HEADERS);
   if (!dir) {
-    app.get('/', { ...access('public'), schema: { hide: true } }, async (_request, reply) => secure(reply).type('text/html; charset=utf-8').send(NOT_BUILT));
+    app.get('/', { ...access('public'), schema: { hide: true } }, async (_request, reply) =>
+      secure(reply).type('text/html; charset=utf-8').send(NOT_BUILT),
+    );
     return;
   }
   // The UI's files are public (this plugin's own scope): @fastify/static adds one route per file, with no config.

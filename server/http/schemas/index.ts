@@ -7,7 +7,8 @@ const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 const StyleName = Type.String({ minLength: 1, maxLength: 253, description: 'A style name as Word shows it' });
 /** A name a user gives (server/names.ts): any Unicode text without control characters or unpaired surrogates. */
-const Name = (maxLength: number, description?: string) => Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN, ...(description ? { description } : {}) });
+const Name = (maxLength: number, description?: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN, ...(description ? { description } : {}) });
 /** A template's description: multi-line text under the same rule. */
 const Description = Type.String({ maxLength: 2000, pattern: TEXT_PATTERN });
 
@@ -39,13 +40,19 @@ export const ConversionSchema = Type.Object(
     created_at: Timestamp,
     template_id: Uuid,
     mapping_id: Uuid,
-    channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')], { description: 'Where the conversion came from: the public API, the app, MCP or the CLI' }),
-    key_name: Type.Optional(Type.String({ description: 'Name of the API key that asked for it (channel api), as it was then' })),
+    channel: Type.Union([Type.Literal('api'), Type.Literal('ui'), Type.Literal('mcp'), Type.Literal('cli')], {
+      description: 'Where the conversion came from: the public API, the app, MCP or the CLI',
+    }),
+    key_name: Type.Optional(
+      Type.String({ description: 'Name of the API key that asked for it (channel api), as it was then' }),
+    ),
     size: Type.Integer({ minimum: 0, description: 'Size of the .docx in bytes' }),
     warning_details: Type.Array(
       Type.Object({
         warning: Type.String({ description: 'The warning, as in `warnings`' }),
-        line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'First line of the markdown it came from; null when not tied to a line' }),
+        line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+          description: 'First line of the markdown it came from; null when not tied to a line',
+        }),
         count: Type.Integer({ minimum: 1, description: 'How often it occurred' }),
       }),
       { description: '`warnings` in the same order, with the first source line and the count of each' },
@@ -71,7 +78,9 @@ export const ConvertBodySchema = Type.Object(
     template_id: Uuid,
     mapping_id: Uuid,
     filename: Type.Optional(Name(200, 'Output filename without extension; default "document"; no control characters')),
-    response_format: Type.Optional(Type.Union([Type.Literal('binary'), Type.Literal('json')], { description: '`binary` (default) or `json`' })),
+    response_format: Type.Optional(
+      Type.Union([Type.Literal('binary'), Type.Literal('json')], { description: '`binary` (default) or `json`' }),
+    ),
   },
   { $id: 'ConvertRequest', additionalProperties: false },
 );
@@ -86,7 +95,9 @@ export const TemplateSchema = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     builtin: Type.Boolean({ description: 'The built-in template, which cannot be changed or deleted' }),
-    managed: Type.Boolean({ description: "Seeded by the organisation's policy: read-only (PATCH, PUT and DELETE answer 403)" }),
+    managed: Type.Boolean({
+      description: "Seeded by the organisation's policy: read-only (PATCH, PUT and DELETE answer 403)",
+    }),
     size: Type.Integer({ minimum: 0, description: 'Size of the .docx in bytes' }),
     warnings: Type.Array(Type.String(), {
       description:
@@ -98,13 +109,26 @@ export const TemplateSchema = Type.Object(
 export type TemplateOut = Static<typeof TemplateSchema>;
 
 export const TemplateStyleSchema = Type.Object(
-  { name: Type.String(), id: Type.String(), type: Type.Union([Type.Literal('paragraph'), Type.Literal('character'), Type.Literal('table'), Type.Literal('numbering')]) },
+  {
+    name: Type.String(),
+    id: Type.String(),
+    type: Type.Union([
+      Type.Literal('paragraph'),
+      Type.Literal('character'),
+      Type.Literal('table'),
+      Type.Literal('numbering'),
+    ]),
+  },
   { $id: 'TemplateStyle' },
 );
 
 const templateFields = { name: Type.Optional(Name(200)), description: Type.Optional(Description) };
 
-export const TemplatePatchSchema = Type.Object(templateFields, { $id: 'TemplatePatch', additionalProperties: false, minProperties: 1 });
+export const TemplatePatchSchema = Type.Object(templateFields, {
+  $id: 'TemplatePatch',
+  additionalProperties: false,
+  minProperties: 1,
+});
 
 /** The text fields sent with an uploaded template (multipart), checked by the same validator as TemplatePatch. */
 export const TemplateFieldsSchema = Type.Object(templateFields);
@@ -113,7 +137,14 @@ export const RulesSchema = Type.Object(
   {
     heading: Type.Optional(
       Type.Object(
-        { '1': Type.Optional(StyleName), '2': Type.Optional(StyleName), '3': Type.Optional(StyleName), '4': Type.Optional(StyleName), '5': Type.Optional(StyleName), '6': Type.Optional(StyleName) },
+        {
+          '1': Type.Optional(StyleName),
+          '2': Type.Optional(StyleName),
+          '3': Type.Optional(StyleName),
+          '4': Type.Optional(StyleName),
+          '5': Type.Optional(StyleName),
+          '6': Type.Optional(StyleName),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -122,7 +153,12 @@ export const RulesSchema = Type.Object(
     list_ordered: Type.Optional(StyleName),
     code_block: Type.Optional(StyleName),
     blockquote: Type.Optional(StyleName),
-    table: Type.Optional(Type.Object({ style: Type.Optional(StyleName), header_row: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+    table: Type.Optional(
+      Type.Object(
+        { style: Type.Optional(StyleName), header_row: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { $id: 'Rules', additionalProperties: false },
 );
@@ -136,13 +172,18 @@ const mappingFields = {
   created_at: Timestamp,
   updated_at: Timestamp,
   builtin: Type.Boolean({ description: 'The built-in mapping, which cannot be changed or deleted' }),
-  managed: Type.Boolean({ description: "Seeded by the organisation's policy: read-only (PATCH and DELETE answer 403)" }),
+  managed: Type.Boolean({
+    description: "Seeded by the organisation's policy: read-only (PATCH and DELETE answer 403)",
+  }),
 };
 
 export const MappingSchema = Type.Object(mappingFields, { $id: 'Mapping' });
 
 export const MappingWithWarningsSchema = Type.Object(
-  { ...mappingFields, warnings: Type.Array(Type.String(), { description: '`missing_style: <name>` for each style the template lacks' }) },
+  {
+    ...mappingFields,
+    warnings: Type.Array(Type.String(), { description: '`missing_style: <name>` for each style the template lacks' }),
+  },
   { $id: 'MappingWithWarnings' },
 );
 
@@ -157,7 +198,10 @@ export const MappingPatchSchema = Type.Object(
   { $id: 'MappingPatch', additionalProperties: false, minProperties: 1 },
 );
 
-export const ApiKeyCreateSchema = Type.Object({ name: Name(100) }, { $id: 'ApiKeyCreate', additionalProperties: false });
+export const ApiKeyCreateSchema = Type.Object(
+  { name: Name(100) },
+  { $id: 'ApiKeyCreate', additionalProperties: false },
+);
 
 export const ApiKeyCreatedSchema = Type.Object(
   {

@@ -12,17 +12,35 @@ import { defineTool } from './tool.ts';
 export const MARKDOWN_LIMIT = 10 * 1024 * 1024;
 
 /** The .docx as MCP content: embedded (base64) up to the limit, else a link to its resource. */
-export function documentContent(record: { conversion_id: string; filename: string }, docx: Uint8Array, embed: boolean): ContentBlock {
+export function documentContent(
+  record: { conversion_id: string; filename: string },
+  docx: Uint8Array,
+  embed: boolean,
+): ContentBlock {
   const uri = documentUri(record.conversion_id);
-  if (embed) return { type: 'resource', resource: { uri, mimeType: DOCX_TYPE, blob: Buffer.from(docx.buffer, docx.byteOffset, docx.byteLength).toString('base64') } };
-  return { type: 'resource_link', uri, name: record.filename, mimeType: DOCX_TYPE, description: `The .docx (${docx.byteLength} bytes); read this resource to get it.` };
+  if (embed)
+    return {
+      type: 'resource',
+      resource: {
+        uri,
+        mimeType: DOCX_TYPE,
+        blob: Buffer.from(docx.buffer, docx.byteOffset, docx.byteLength).toString('base64'),
+      },
+    };
+  return {
+    type: 'resource_link',
+    uri,
+    name: record.filename,
+    mimeType: DOCX_TYPE,
+    description: `The .docx (${docx.byteLength} bytes); read this resource to get it.`,
+  };
 }
 
 export const convertMarkdown = defineTool({
   name: 'convert_markdown',
   title: 'Convert markdown to a Word document',
   description: [
-    'Convert markdown into a Word document (.docx) laid out by one of the user\'s Word templates and a style mapping (which template style each markdown element gets).',
+    "Convert markdown into a Word document (.docx) laid out by one of the user's Word templates and a style mapping (which template style each markdown element gets).",
     'Without template and mapping it uses the built-in "Docwright Default" template and mapping. Give template and/or mapping by id or by name as list_templates shows them; a template alone uses its first mapping, a mapping alone its own template.',
     'Each call counts as one conversion against the monthly quota (Solo plan: 20 a month); when it is used up the tool fails with rate_limit_exceeded and the reset date.',
     'Returns the conversion record (conversion_id, filename, warnings such as "missing_style: <name>", stats) and the .docx: embedded as a resource (base64) up to 1 MB, else a resource link (docwright://conversions/<id>/document) to read.',
@@ -30,30 +48,55 @@ export const convertMarkdown = defineTool({
     'Markdown: headings, paragraphs, bold/italic/strikethrough, lists (3 levels), code blocks, inline code, blockquotes, tables, links, footnotes, YAML front matter (document title, author…); "---" is a page break; images become a text placeholder.',
   ].join(' '),
   input: z.strictObject({
-    markdown: z.string().min(1).max(MARKDOWN_LIMIT).describe('The markdown text to convert (CommonMark + GitHub tables, task lists, footnotes; at most 10 MiB).'),
-    template: IdOrName('template').optional().describe('Template id or name (list_templates). Default: the mapping\'s template, else the built-in "Docwright Default".'),
-    mapping: IdOrName('mapping').optional().describe('Style mapping id or name (list_mappings). Default: the template\'s first mapping.'),
+    markdown: z
+      .string()
+      .min(1)
+      .max(MARKDOWN_LIMIT)
+      .describe('The markdown text to convert (CommonMark + GitHub tables, task lists, footnotes; at most 10 MiB).'),
+    template: IdOrName('template')
+      .optional()
+      .describe(
+        'Template id or name (list_templates). Default: the mapping\'s template, else the built-in "Docwright Default".',
+      ),
+    mapping: IdOrName('mapping')
+      .optional()
+      .describe("Style mapping id or name (list_mappings). Default: the template's first mapping."),
     filename: z.string().min(1).max(200).optional().describe('Output file name without extension; default "document".'),
     output_path: z
       .string()
       .min(1)
       .max(4096)
       .optional()
-      .describe('Also save the .docx here: a file path or a folder (then the file is named after filename), absolute or relative to the allowed folder. Only inside the folder the user allowed (setting mcp_output_dir); refused otherwise.'),
-    overwrite: z.boolean().default(false).describe('With output_path: replace an existing file (default false: refuse).'),
+      .describe(
+        'Also save the .docx here: a file path or a folder (then the file is named after filename), absolute or relative to the allowed folder. Only inside the folder the user allowed (setting mcp_output_dir); refused otherwise.',
+      ),
+    overwrite: z
+      .boolean()
+      .default(false)
+      .describe('With output_path: replace an existing file (default false: refuse).'),
   }),
   output: Conversion.extend({
     template_name: z.string(),
     mapping_name: z.string(),
     document: DocumentRef,
     saved_to: z.string().nullable().describe('Absolute path of the file written for output_path, else null'),
-    save_error: z.string().optional().describe('Why output_path could not be written (the conversion itself succeeded and counted)'),
+    save_error: z
+      .string()
+      .optional()
+      .describe('Why output_path could not be written (the conversion itself succeeded and counted)'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, { services, embedLimit }) {
     const { template, mapping } = resolvePair(services, args.template, args.mapping);
     const target =
-      args.output_path === undefined ? undefined : await outputTarget(services.store.settings().mcp_output_dir, args.output_path, outputFilename(args.filename), args.overwrite);
+      args.output_path === undefined
+        ? undefined
+        : await outputTarget(
+            services.store.settings().mcp_output_dir,
+            args.output_path,
+            outputFilename(args.filename),
+            args.overwrite,
+          );
     const { record, docx } = await services.convert({
       markdown: args.markdown,
       template_id: template.id,
@@ -78,7 +121,12 @@ export const convertMarkdown = defineTool({
         ...conversionResult(record),
         template_name: template.name,
         mapping_name: mapping.name,
-        document: { uri: documentUri(record.conversion_id), mime_type: DOCX_TYPE, size: docx.byteLength, embedded: embed },
+        document: {
+          uri: documentUri(record.conversion_id),
+          mime_type: DOCX_TYPE,
+          size: docx.byteLength,
+          embedded: embed,
+        },
         saved_to: savedTo,
         ...(saveError !== undefined ? { save_error: saveError } : {}),
       },

@@ -32,7 +32,10 @@ export const getConversion = defineTool({
       content = [documentContent(record, bytes, embed)];
     }
     return {
-      result: { ...conversionResult(record), document: { uri: documentUri(record.conversion_id), mime_type: DOCX_TYPE, size: record.size, embedded: embed } },
+      result: {
+        ...conversionResult(record),
+        document: { uri: documentUri(record.conversion_id), mime_type: DOCX_TYPE, size: record.size, embedded: embed },
+      },
       ...(content ? { content } : {}),
     };
   },

@@ -5,13 +5,15 @@ import { defineTool } from './tool.ts';
 
 export const getTemplateStyles = defineTool({
   name: 'get_template_styles',
-  title: 'List a template\'s styles',
+  title: "List a template's styles",
   description:
     'List the styles of a Word template: name (as Word shows it; the names mapping rules use), style id, and type (paragraph, character, table or numbering). Paragraph styles suit headings, paragraphs, lists, code blocks and quotes; table styles suit tables.',
   input: z.strictObject({ template: IdOrName('template') }),
   output: z.object({
     template: z.object({ id: z.string(), name: z.string(), version: z.int() }),
-    styles: z.array(z.object({ name: z.string(), id: z.string(), type: z.enum(['paragraph', 'character', 'table', 'numbering']) })),
+    styles: z.array(
+      z.object({ name: z.string(), id: z.string(), type: z.enum(['paragraph', 'character', 'table', 'numbering']) }),
+    ),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, { services }) {

@@ -7,4 +7,11 @@ import type { Tool } from './tool.ts';
 import { validateMapping } from './validate-mapping.ts';
 
 /** Every tool, in the order an agent meets them. */
-export const TOOLS: readonly Tool[] = [convertMarkdown, listTemplates, listMappings, getTemplateStyles, validateMapping, getConversion];
+export const TOOLS: readonly Tool[] = [
+  convertMarkdown,
+  listTemplates,
+  listMappings,
+  getTemplateStyles,
+  validateMapping,
+  getConversion,
+];

@@ -8,7 +8,9 @@ export const listMappings = defineTool({
   title: 'List style mappings',
   description:
     'List style mappings, optionally only those of one template. A mapping\'s rules give, per markdown element (heading levels "1"–"6", paragraph, list_bullet, list_ordered, code_block, blockquote, table), the template style it gets. Pass a mapping\'s id or name to convert_markdown.',
-  input: z.strictObject({ template: IdOrName('template').optional().describe('Only the mappings of this template (id or name).') }),
+  input: z.strictObject({
+    template: IdOrName('template').optional().describe('Only the mappings of this template (id or name).'),
+  }),
   output: z.object({ mappings: z.array(Mapping) }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, { services }) {

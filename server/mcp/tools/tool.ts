@@ -1,4 +1,9 @@
-import type { CallToolResult, ContentBlock, Tool as ToolListing, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ContentBlock,
+  Tool as ToolListing,
+  ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
@@ -73,13 +78,17 @@ function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
   const field = issue.path.map(String).join('.') || 'arguments';
   switch (issue.code) {
     case 'invalid_type':
-      return valueAt(input, issue.path) === undefined ? `${field} is required` : `${field} must be ${article(issue.expected)}`;
+      return valueAt(input, issue.path) === undefined
+        ? `${field} is required`
+        : `${field} must be ${article(issue.expected)}`;
     case 'too_small':
       return issue.origin === 'string'
         ? `${field} must have at least ${String(issue.minimum)} character${issue.minimum === 1 ? '' : 's'}`
         : `${field} must be at least ${String(issue.minimum)}`;
     case 'too_big':
-      return issue.origin === 'string' ? `${field} must have at most ${String(issue.maximum)} characters` : `${field} must be at most ${String(issue.maximum)}`;
+      return issue.origin === 'string'
+        ? `${field} must have at most ${String(issue.maximum)} characters`
+        : `${field} must be at most ${String(issue.maximum)}`;
     case 'unrecognized_keys': {
       const keys = issue.keys.map((k) => (field === 'arguments' ? k : `${field}.${k}`));
       return `${keys.join(', ')} ${keys.length === 1 ? 'is not a known field' : 'are not known fields'}${hint(keys)}`;
@@ -94,7 +103,8 @@ function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
 /** The argument an issue is about (zod does not keep it in the issue). */
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
 }
 
@@ -104,6 +114,7 @@ function article(type: string): string {
 
 /** REST habits an agent may bring along, pointed at this server's names. */
 function hint(keys: string[]): string {
-  if (keys.includes('template_id') || keys.includes('mapping_id')) return ' (use "template" and "mapping": each takes an id or a name)';
+  if (keys.includes('template_id') || keys.includes('mapping_id'))
+    return ' (use "template" and "mapping": each takes an id or a name)';
   return '';
 }

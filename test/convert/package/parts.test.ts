@@ -53,18 +53,28 @@ const runners: Record<string, (dir: string) => Outputs> = {
     const { document, content, kept } = mergeDocument(required(dir, 'template.xml'), required(dir, 'generated.xml'));
     declareNamespaces(document);
     const sets = Object.fromEntries(Object.entries(kept).map(([k, v]) => [k, [...v]]));
-    return { 'expected.xml': pretty(document), 'result.json': `${JSON.stringify({ contentElements: content.length, kept: sets }, null, 2)}\n` };
+    return {
+      'expected.xml': pretty(document),
+      'result.json': `${JSON.stringify({ contentElements: content.length, kept: sets }, null, 2)}\n`,
+    };
   },
   numbering(dir) {
     const body = required(dir, 'body.xml');
-    const merged = mergeNumbering(input(dir, 'template.xml'), required(dir, 'generated.xml'), bodyChildren(body), input(dir, 'styles.xml'));
+    const merged = mergeNumbering(
+      input(dir, 'template.xml'),
+      required(dir, 'generated.xml'),
+      bodyChildren(body),
+      input(dir, 'styles.xml'),
+    );
     if (!merged) throw new Error('no numbering merged');
     return { 'expected.xml': pretty(merged), 'expected-body.xml': pretty(body) };
   },
   footnotes(dir) {
     const template = required(dir, 'template.xml');
     const body = required(dir, 'body.xml');
-    const keep: string[] = existsSync(join(dir, 'keep.json')) ? JSON.parse(readFileSync(join(dir, 'keep.json'), 'utf8')) : [];
+    const keep: string[] = existsSync(join(dir, 'keep.json'))
+      ? JSON.parse(readFileSync(join(dir, 'keep.json'), 'utf8'))
+      : [];
     pruneNotes(template, 'footnote', new Set(keep));
     mergeFootnotes(template, required(dir, 'generated.xml'), bodyChildren(body));
     return { 'expected.xml': pretty(template), 'expected-body.xml': pretty(body) };
@@ -82,13 +92,18 @@ const runners: Record<string, (dir: string) => Outputs> = {
   },
   relationships(dir) {
     const rels = new Relationships(readFileSync(join(dir, 'template.xml'), 'utf8'), 'template.xml');
-    const adds: { type: string; target: string; external?: boolean; prefix?: string }[] = JSON.parse(readFileSync(join(dir, 'add.json'), 'utf8'));
+    const adds: { type: string; target: string; external?: boolean; prefix?: string }[] = JSON.parse(
+      readFileSync(join(dir, 'add.json'), 'utf8'),
+    );
     const ids = adds.map((a) => rels.add(a.type, a.target, { external: a.external, prefix: a.prefix }));
     return { 'expected.xml': prettyXml(rels.toXml()), 'ids.json': `${JSON.stringify(ids)}\n` };
   },
   'content-types'(dir) {
     const types = new ContentTypes(readFileSync(join(dir, 'template.xml'), 'utf8'));
-    types.addOverride('/word/numbering.xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml');
+    types.addOverride(
+      '/word/numbering.xml',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml',
+    );
     types.addOverride('/word/styles.xml', 'not added: the part has an override');
     types.mainAsDocument('/word/document.xml');
     return { 'expected.xml': prettyXml(types.toXml()) };
@@ -138,7 +153,8 @@ describe('package parts of any width', () => {
   // 200,000 paragraphs (or runs in one paragraph, as a 4 MB line gives): spreading an element's children into one
   // call's arguments overflowed the stack ("Maximum call stack size exceeded").
   const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-  const wide = (n: number, tag: string) => `<w:${tag} xmlns:w="${W}"><w:body>${'<w:p xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" w14:paraId="1A2B3C4D"/>'.repeat(n)}</w:body></w:${tag}>`;
+  const wide = (n: number, tag: string) =>
+    `<w:${tag} xmlns:w="${W}"><w:body>${'<w:p xmlns:w14="http://schemas.microsoft.com/office/word/2010/wordml" w14:paraId="1A2B3C4D"/>'.repeat(n)}</w:body></w:${tag}>`;
 
   it('declares namespaces on a body of 200,000 paragraphs', () => {
     const doc = parsePart(wide(200_000, 'document'), 'document.xml');
@@ -152,7 +168,10 @@ describe('package parts of any width', () => {
   it('merges footnotes into a part of 200,000 notes', () => {
     const notes = `<w:footnotes xmlns:w="${W}">${Array.from({ length: 200_000 }, (_, i) => `<w:footnote w:id="${i + 1}"><w:p/></w:footnote>`).join('')}</w:footnotes>`;
     const template = parsePart(notes, 'footnotes.xml');
-    const generated = parsePart(`<w:footnotes xmlns:w="${W}"><w:footnote w:id="1"><w:p/></w:footnote></w:footnotes>`, 'footnotes.xml');
+    const generated = parsePart(
+      `<w:footnotes xmlns:w="${W}"><w:footnote w:id="1"><w:p/></w:footnote></w:footnotes>`,
+      'footnotes.xml',
+    );
     mergeFootnotes(template, generated, []);
     expect(children(template.documentElement as Element).length).toBeGreaterThanOrEqual(200_000);
   });

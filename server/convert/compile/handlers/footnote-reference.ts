@@ -6,7 +6,9 @@ import type { State } from '../state.ts';
 function rowsAsParagraphs(table: Table): Nodes[] {
   return table.children.map((row) => ({
     type: 'paragraph',
-    children: row.children.flatMap((cell, i): PhrasingContent[] => (i === 0 ? cell.children : [{ type: 'text', value: ' | ' }, ...cell.children])),
+    children: row.children.flatMap((cell, i): PhrasingContent[] =>
+      i === 0 ? cell.children : [{ type: 'text', value: ' | ' }, ...cell.children],
+    ),
   }));
 }
 

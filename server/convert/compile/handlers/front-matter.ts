@@ -50,10 +50,15 @@ export function frontMatter(state: State, node: Yaml): FileChild[] {
     // YAML's own warnings (unknown tags) are not printed to the console.
     data = parseYaml(node.value, { maxAliasCount: 100, logLevel: 'error' });
   } catch (error) {
-    return keptAsText(state, node, error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid YAML').replace(/:\s*$/, '') : 'invalid YAML');
+    return keptAsText(
+      state,
+      node,
+      error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid YAML').replace(/:\s*$/, '') : 'invalid YAML',
+    );
   }
   if (data === null || data === undefined) return [];
-  if (typeof data !== 'object' || Array.isArray(data)) return keptAsText(state, node, 'not a mapping of keys to values');
+  if (typeof data !== 'object' || Array.isArray(data))
+    return keptAsText(state, node, 'not a mapping of keys to values');
   const record = data as Record<string, unknown>;
   const used = new Set<string>();
   for (const [property, keys] of KEYS) {

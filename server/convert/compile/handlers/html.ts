@@ -9,7 +9,8 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
     if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      const code =
+        name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
       return Number.isInteger(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
     return ENTITIES[name.toLowerCase()] ?? whole;
@@ -23,7 +24,12 @@ function textOf(state: State, value: string): string {
     const tag = (match[1] ?? '').toLowerCase();
     if (tag !== 'br') state.warn(`unsupported_html: ${tag}`);
   }
-  return decodeEntities(withoutComments.replace(/<br\s*\/?>/gi, '\n').replace(TAG, '').replace(/<[!?][^>]*>/g, ''));
+  return decodeEntities(
+    withoutComments
+      .replace(/<br\s*\/?>/gi, '\n')
+      .replace(TAG, '')
+      .replace(/<[!?][^>]*>/g, ''),
+  );
 }
 
 /** Block HTML: its text is kept as paragraphs, its tags are dropped with a warning. */

@@ -9,7 +9,8 @@ export const MAX_LIST_LEVELS = 3;
 /** A list: one numbering instance of its own, so numbering restarts; an ordered list keeps its start number. */
 export function list(state: State, node: List): FileChild[] {
   const ordered = node.ordered === true;
-  const start = ordered && typeof node.start === 'number' && Number.isSafeInteger(node.start) ? Math.max(0, node.start) : 1;
+  const start =
+    ordered && typeof node.start === 'number' && Number.isSafeInteger(node.start) ? Math.max(0, node.start) : 1;
   const { reference, instance } = state.newList(ordered, start);
   const out: FileChild[] = state.flushPendingItem();
   const container = state.container;

@@ -25,8 +25,14 @@ export function table(state: State, node: MdTable): FileChild[] {
     for (let c = 0; c < columns; c++) {
       const cell = row.children[c];
       const align = node.align?.[c];
-      const context = { cellAlignment: align ? ALIGN[align] : undefined, inHeaderCell: isHeader && !state.styles.table, inFootnote: state.inFootnote };
-      const paragraph = state.isolated(context, () => state.paragraph('cell', cell ? state.inlines(cell.children) : []));
+      const context = {
+        cellAlignment: align ? ALIGN[align] : undefined,
+        inHeaderCell: isHeader && !state.styles.table,
+        inFootnote: state.inFootnote,
+      };
+      const paragraph = state.isolated(context, () =>
+        state.paragraph('cell', cell ? state.inlines(cell.children) : []),
+      );
       cells.push(new TableCell({ children: [paragraph], width: { size: columnWidth, type: WidthType.DXA } }));
     }
     return new TableRow({ children: cells, tableHeader: isHeader, cantSplit: true });
