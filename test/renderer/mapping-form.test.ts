@@ -81,7 +81,7 @@ describe('messages in plain words', () => {
     expect(describeWarning('missing_style: Corp Quote')).toBe(
       'The template has no style “Corp Quote”; Word’s built-in formatting was used instead.',
     );
-    expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than 3 levels/);
+    expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than Word’s 9 levels/);
     expect(describeWarning('something_new: x')).toBe('something_new: x');
   });
 });

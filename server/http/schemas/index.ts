@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ELEMENT_OPTIONS } from '../../convert/element-options.ts';
 import { NAME_PATTERN, TEXT_PATTERN } from '../../names.ts';
 
 /** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
@@ -133,6 +134,35 @@ export const TemplatePatchSchema = Type.Object(templateFields, {
 /** The text fields sent with an uploaded template (multipart), checked by the same validator as TemplatePatch. */
 export const TemplateFieldsSchema = Type.Object(templateFields);
 
+/** Beyond SPEC: the footnote text paragraph style and character styles for inline elements (w:rStyle on their runs). */
+const describedStyle = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
+const characterRules = {
+  footnote_text: Type.Optional(describedStyle('Paragraph style of footnote bodies')),
+  inline_code: Type.Optional(describedStyle('Character style of inline code, e.g. "Verbatim Char"')),
+  link: Type.Optional(describedStyle('Character style of links (default: the template’s "Hyperlink")')),
+  strong: Type.Optional(describedStyle('Character style of **strong** text, e.g. "Strong"')),
+  emphasis: Type.Optional(describedStyle('Character style of *emphasised* text, e.g. "Emphasis"')),
+};
+
+/** Beyond SPEC: options where SPEC fixes one behaviour (SPEC's is the default), from element-options.ts. */
+const optionRules = {
+  thematic_break: Type.Optional(
+    Type.Union(
+      ELEMENT_OPTIONS.thematic_break.map((v) => Type.Literal(v)),
+      {
+        description:
+          'A horizontal rule: `page_break` (default, SPEC), `rule` (an empty paragraph with a bottom border) or `none`',
+      },
+    ),
+  ),
+  task_list: Type.Optional(
+    Type.Union(
+      ELEMENT_OPTIONS.task_list.map((v) => Type.Literal(v)),
+      { description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)' },
+    ),
+  ),
+};
+
 export const RulesSchema = Type.Object(
   {
     heading: Type.Optional(
@@ -159,6 +189,8 @@ export const RulesSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    ...characterRules,
+    ...optionRules,
   },
   { $id: 'Rules', additionalProperties: false },
 );
