@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ELEMENT_OPTIONS } from '../../server/convert/element-options.ts';
 import { DEFAULT_RULES } from '../../server/convert/index.ts';
 import { buildApp } from '../../server/http/app.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
@@ -131,8 +132,9 @@ describe('mapping options and character styles over the API', () => {
     for (const key of ['inline_code', 'link', 'strong', 'emphasis', 'footnote_text'])
       expect(properties[key], key).toMatchObject({ type: 'string' });
     const values = (key: string) => JSON.stringify(properties[key]);
-    for (const v of ['page_break', 'rule', 'none']) expect(values('thematic_break')).toContain(`"${v}"`);
-    for (const v of ['plain', 'checkbox']) expect(values('task_list')).toContain(`"${v}"`);
+    // The same values as the engine's (server/convert/element-options.ts).
+    for (const v of ELEMENT_OPTIONS.thematic_break) expect(values('thematic_break')).toContain(`"${v}"`);
+    for (const v of ELEMENT_OPTIONS.task_list) expect(values('task_list')).toContain(`"${v}"`);
   });
 });
 

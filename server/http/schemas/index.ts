@@ -1,5 +1,4 @@
 import { Type, type Static } from 'typebox';
-import { ELEMENT_OPTIONS } from '../../convert/element-options.ts';
 import { NAME_PATTERN, TEXT_PATTERN } from '../../names.ts';
 
 /** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
@@ -144,22 +143,18 @@ const characterRules = {
   emphasis: Type.Optional(describedStyle('Character style of *emphasised* text, e.g. "Emphasis"')),
 };
 
-/** Beyond SPEC: options where SPEC fixes one behaviour (SPEC's is the default), from element-options.ts. */
+/** Beyond SPEC: options where SPEC fixes one behaviour (SPEC's is the default); the values of element-options.ts. */
 const optionRules = {
   thematic_break: Type.Optional(
-    Type.Union(
-      ELEMENT_OPTIONS.thematic_break.map((v) => Type.Literal(v)),
-      {
-        description:
-          'A horizontal rule: `page_break` (default, SPEC), `rule` (an empty paragraph with a bottom border) or `none`',
-      },
-    ),
+    Type.Union([Type.Literal('page_break'), Type.Literal('rule'), Type.Literal('none')], {
+      description:
+        'A horizontal rule: `page_break` (default, SPEC), `rule` (an empty paragraph with a bottom border) or `none`',
+    }),
   ),
   task_list: Type.Optional(
-    Type.Union(
-      ELEMENT_OPTIONS.task_list.map((v) => Type.Literal(v)),
-      { description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)' },
-    ),
+    Type.Union([Type.Literal('plain'), Type.Literal('checkbox')], {
+      description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)',
+    }),
   ),
 };
 
