@@ -1,4 +1,4 @@
-import { HEADING_LEVELS, type HeadingLevel, type MappingRules } from './mapping.ts';
+import { CHARACTER_KEYS, HEADING_LEVELS, type HeadingLevel, type MappingRules } from './mapping.ts';
 import { findStyle, type StyleType, type TemplateStyle } from './template/styles.ts';
 
 /** Name of the mapping created for a newly uploaded template. */
@@ -28,6 +28,12 @@ const CANDIDATES = {
   code_block: ['Source Code', 'Code Block', 'Code', 'HTML Preformatted', 'Preformatted Text', 'Plain Text', 'Verbatim'],
   blockquote: ['Quote', 'Block Text', 'Quotations', 'Intense Quote'],
   table: ['Docwright Table', 'Table', 'Table Grid', 'Grid Table 1 Light', 'Plain Table 1', 'Light Grid'],
+  footnote_text: ['footnote text'],
+  // Character styles.
+  inline_code: ['Verbatim Char', 'HTML Code', 'Source Code Char', 'Inline Code', 'Code Char'],
+  link: ['Hyperlink', 'Internet Link'],
+  strong: ['Strong', 'Strong Emphasis'],
+  emphasis: ['Emphasis'],
 } as const;
 
 /** The first candidate the template has, of the given type, by the same lookup the engine uses when converting. */
@@ -62,14 +68,31 @@ export function suggestRules(styles: readonly TemplateStyle[]): MappingRules {
   }
   const table = pick(styles, CANDIDATES.table, 'table');
   rules.table = table === undefined ? { header_row: true } : { style: table, header_row: true };
+  const footnoteText = pick(styles, CANDIDATES.footnote_text, 'paragraph');
+  if (footnoteText !== undefined) rules.footnote_text = footnoteText;
+  for (const key of CHARACTER_KEYS) {
+    const name = pick(styles, CANDIDATES[key], 'character');
+    if (name !== undefined) rules[key] = name;
+  }
   return rules;
 }
 
-/** How many elements of the rules name a style (headings count one each): "matched 9 of 12". */
+const NAMED_KEYS = [
+  'paragraph',
+  'list_bullet',
+  'list_ordered',
+  'code_block',
+  'blockquote',
+  'footnote_text',
+  ...CHARACTER_KEYS,
+] as const;
+
+/** How many elements of the rules name a style (headings count one each): "matched 9 of 17". */
 export function matchedCount(rules: MappingRules): { matched: number; of: number } {
   const headings = Object.keys(rules.heading ?? {}).length;
-  const others = (['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote'] as const).filter(
-    (k) => rules[k] !== undefined,
-  ).length;
-  return { matched: headings + others + (rules.table?.style === undefined ? 0 : 1), of: HEADING_LEVELS.length + 6 };
+  const others = NAMED_KEYS.filter((k) => rules[k] !== undefined).length;
+  return {
+    matched: headings + others + (rules.table?.style === undefined ? 0 : 1),
+    of: HEADING_LEVELS.length + NAMED_KEYS.length + 1,
+  };
 }

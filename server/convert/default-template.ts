@@ -33,6 +33,11 @@ export const DEFAULT_RULES: MappingRules = {
   code_block: 'Code Block',
   blockquote: 'Quote',
   table: { style: 'Docwright Table', header_row: true },
+  footnote_text: 'footnote text',
+  inline_code: 'Verbatim Char',
+  link: 'Hyperlink',
+  strong: 'Strong',
+  emphasis: 'Emphasis',
 };
 
 const FONT = 'Calibri';
@@ -109,6 +114,9 @@ const styles: IStylesOptions = {
   characterStyles: [
     { id: 'Hyperlink', name: 'Hyperlink', run: { color: '0563C1', underline: {} } },
     { id: 'FootnoteReference', name: 'footnote reference', run: { superScript: true } },
+    { id: 'Emphasis', name: 'Emphasis', quickFormat: true, run: { italics: true } },
+    // Pandoc's name for inline code, so documents and templates made with pandoc map the same way.
+    { id: 'VerbatimChar', name: 'Verbatim Char', run: { font: MONO } },
   ],
 };
 

@@ -2,6 +2,7 @@ import { ConvertInputError } from './errors.ts';
 import { toDocx } from './compile/index.ts';
 import type { ConversionStats } from './compile/stats.ts';
 import { defaultTemplate, DEFAULT_RULES } from './default-template.ts';
+import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { packageDocument } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
@@ -65,7 +66,11 @@ export function convert(input: ConvertInput): ConvertResult {
   const template = templateOf(input.template);
   const rules = rulesOf(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
-  const compiled = toDocx(parseMarkdown(input.markdown), { styles, textWidthTwips: template.textWidthTwips });
+  const compiled = toDocx(parseMarkdown(input.markdown), {
+    styles,
+    textWidthTwips: template.textWidthTwips,
+    options: elementOptions(rules),
+  });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...styleWarnings]));

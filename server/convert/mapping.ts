@@ -1,12 +1,16 @@
 import { nameProblem } from '../names.ts';
+import { checkOption, isElementOption, type ElementOptions } from './element-options.ts';
 import { findStyle, type StyleType, type TemplateStyle } from './template/styles.ts';
 
 /** Heading levels a mapping may name. */
 export const HEADING_LEVELS = ['1', '2', '3', '4', '5', '6'] as const;
 export type HeadingLevel = (typeof HEADING_LEVELS)[number];
 
-/** The `rules` of a style mapping (SPEC.md): markdown elements → style names of the template. */
-export interface MappingRules {
+/**
+ * The `rules` of a style mapping (SPEC.md): markdown elements → style names of the template; beyond SPEC, character
+ * styles for inline elements, the footnote text style, and the options of element-options.ts.
+ */
+export interface MappingRules extends Partial<ElementOptions> {
   heading?: Partial<Record<HeadingLevel, string>>;
   paragraph?: string;
   list_bullet?: string;
@@ -14,9 +18,19 @@ export interface MappingRules {
   code_block?: string;
   blockquote?: string;
   table?: { style?: string; header_row?: boolean };
+  /** Paragraph style of footnote bodies (Word's "footnote text" is a paragraph style). */
+  footnote_text?: string;
+  inline_code?: string;
+  link?: string;
+  strong?: string;
+  emphasis?: string;
 }
 
-const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote'] as const;
+/** Keys naming a paragraph style. */
+const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'footnote_text'] as const;
+/** Keys naming a character style: the runs of the element get it (w:rStyle). */
+export const CHARACTER_KEYS = ['inline_code', 'link', 'strong', 'emphasis'] as const;
+export type CharacterKey = (typeof CHARACTER_KEYS)[number];
 const MAX_STYLE_NAME = 253;
 
 export type RulesCheck = { ok: true; rules: MappingRules } | { ok: false; errors: string[] };
@@ -76,6 +90,13 @@ export function checkRules(
     } else if ((STRING_KEYS as readonly string[]).includes(key)) {
       const name = checkName(v, field, errors, characters);
       if (name !== undefined) rules[key as (typeof STRING_KEYS)[number]] = name;
+    } else if ((CHARACTER_KEYS as readonly string[]).includes(key)) {
+      const name = checkName(v, field, errors, characters);
+      if (name !== undefined) rules[key as CharacterKey] = name;
+    } else if (isElementOption(key)) {
+      const problem = checkOption(key, v, field);
+      if (problem !== undefined) errors.push(problem);
+      else Object.assign(rules, { [key]: v });
     } else if (key === 'table') {
       if (!isRecord(v)) {
         errors.push(`${field} must be an object with "style" and "header_row"`);
@@ -96,7 +117,7 @@ export function checkRules(
       rules.table = table;
     } else {
       errors.push(
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, inline_code, link, strong, emphasis, thematic_break, task_list`,
       );
     }
   }
@@ -113,9 +134,14 @@ export interface ResolvedStyles {
   blockquote?: string;
   table?: string;
   tableHeaderRow: boolean;
-  /** Supporting styles used when the template has them (found by Word's names). */
+  /** Character styles of inline elements (`link` falls back to the template's "Hyperlink"). */
+  inlineCode?: string;
+  strong?: string;
+  emphasis?: string;
   hyperlink?: string;
+  /** The mapped footnote text style, else the template's "footnote text". */
   footnoteText?: string;
+  /** Supporting style used when the template has it (found by Word's name). */
   footnoteReference?: string;
 }
 
@@ -156,8 +182,11 @@ export function resolveStyles(
     blockquote: lookup(rules.blockquote, 'paragraph'),
     table: lookup(rules.table?.style, 'table'),
     tableHeaderRow: rules.table?.header_row ?? true,
-    hyperlink: support('Hyperlink', 'character'),
-    footnoteText: support('footnote text', 'paragraph'),
+    inlineCode: lookup(rules.inline_code, 'character'),
+    strong: lookup(rules.strong, 'character'),
+    emphasis: lookup(rules.emphasis, 'character'),
+    hyperlink: lookup(rules.link, 'character') ?? support('Hyperlink', 'character'),
+    footnoteText: lookup(rules.footnote_text, 'paragraph') ?? support('footnote text', 'paragraph'),
     footnoteReference: support('footnote reference', 'character'),
   };
   return { styles: resolved, warnings };

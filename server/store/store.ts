@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Low } from 'lowdb';
 import { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/index.ts';
 import type { ConversionLog } from './conversion-log.ts';
@@ -133,7 +134,17 @@ export class Store {
       });
       changed = true;
     }
-    if (!this.data.mappings.some((m) => m.id === BUILTIN_MAPPING_ID)) {
+    const builtinMapping = this.data.mappings.find((m) => m.id === BUILTIN_MAPPING_ID);
+    // A data folder from an older release gets the built-in mapping's new keys (it is read-only to users).
+    if (builtinMapping && !isDeepStrictEqual(builtinMapping.rules, DEFAULT_RULES)) {
+      Object.assign(builtinMapping, {
+        rules: DEFAULT_RULES,
+        version: builtinMapping.version + 1,
+        updated_at: new Date().toISOString(),
+      });
+      changed = true;
+    }
+    if (!builtinMapping) {
       this.data.mappings.unshift({
         id: BUILTIN_MAPPING_ID,
         name: DEFAULT_MAPPING_NAME,

@@ -57,7 +57,7 @@ interface Mapping {
 }
 
 const MARKDOWN =
-  '# One\n\n## Two\n\n### Three\n\nBody text.\n\n- a\n- b\n\n1. one\n2. two\n\n> quoted\n\n```\ncode\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
+  '# One\n\n## Two\n\n### Three\n\nBody **strong** *em* `code` [link](https://example.com)[^1].\n\n[^1]: A note.\n\n- a\n- b\n\n1. one\n2. two\n\n> quoted\n\n```\ncode\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n';
 
 // What a person mapping each corpus template by hand picks (the corpus's *.mapping.json, where one exists).
 const EXPECTED: Record<string, Record<string, unknown>> = {
@@ -68,6 +68,10 @@ const EXPECTED: Record<string, Record<string, unknown>> = {
     code_block: 'Source Code',
     blockquote: 'Block Text',
     table: { style: 'Table', header_row: true },
+    // Pandoc's character styles (issue 15 item 6).
+    footnote_text: 'footnote text',
+    inline_code: 'Verbatim Char',
+    link: 'Hyperlink',
   },
   'gongwen-template-lite.dotx': {
     paragraph: 'Normal',
@@ -82,8 +86,14 @@ const EXPECTED: Record<string, Record<string, unknown>> = {
     blockquote: 'Block Text',
     table: { style: 'Table', header_row: true },
   },
-  'ntu-dissertation-template.docx': { paragraph: 'Normal', table: { style: 'Table Grid', header_row: true } },
-  'office2007-academic-report.dotx': { paragraph: 'Normal' },
+  'ntu-dissertation-template.docx': {
+    paragraph: 'Normal',
+    table: { style: 'Table Grid', header_row: true },
+    strong: 'Strong',
+    emphasis: 'Emphasis',
+    link: 'Hyperlink',
+  },
+  'office2007-academic-report.dotx': { paragraph: 'Normal', strong: 'Strong', emphasis: 'Emphasis' },
 };
 
 describe('auto-mapping on template upload (corpus templates)', () => {

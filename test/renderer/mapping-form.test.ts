@@ -1,6 +1,13 @@
 // The mapping editor's model (renderer/src/lib/mapping-form.ts): rules ⇄ form, styles matched the way Word does.
 import { describe, expect, test } from 'vitest';
-import { formOf, matchStyle, RULE_FIELDS, rulesOf, stylesOfKind } from '../../renderer/src/lib/mapping-form.ts';
+import {
+  formOf,
+  matchStyle,
+  otherKind,
+  RULE_FIELDS,
+  rulesOf,
+  stylesOfKind,
+} from '../../renderer/src/lib/mapping-form.ts';
 import { describeWarning, plainMessage } from '../../renderer/src/lib/messages.ts';
 
 const STYLES = [
@@ -26,8 +33,18 @@ describe('mapping form', () => {
       'code_block',
       'blockquote',
       'table.style',
+      'footnote_text',
+      'inline_code',
+      'link',
+      'strong',
+      'emphasis',
     ]);
     expect(RULE_FIELDS.find((f) => f.key === 'table.style')?.kind).toBe('table');
+    // Footnote text is a paragraph style in OOXML; the inline elements take character styles.
+    expect(RULE_FIELDS.find((f) => f.key === 'footnote_text')?.kind).toBe('paragraph');
+    for (const key of ['inline_code', 'link', 'strong', 'emphasis'])
+      expect(RULE_FIELDS.find((f) => f.key === key)?.kind).toBe('character');
+    expect(stylesOfKind(STYLES, 'character').map((s) => s.name)).toEqual(['Strong']);
     // Common styles first (headings, body), then the template's own, A–Z (issue 16: the lists were raw A–Z).
     expect(stylesOfKind(STYLES, 'paragraph').map((s) => s.name)).toEqual(['heading 1', 'Normal', 'Corp Body']);
   });
@@ -59,6 +76,25 @@ describe('mapping form', () => {
     });
     expect(rulesOf(formOf(undefined, STYLES))).toEqual({ table: { header_row: true } });
   });
+
+  test('character keys: a paragraph style named for one is of the wrong type; options round-trip, defaults left out', () => {
+    expect(matchStyle(STYLES, 'Strong', 'character')?.id).toBe('Strong');
+    expect(otherKind(STYLES, 'Corp Body', 'character')).toBe('paragraph');
+    expect(otherKind(STYLES, 'Strong', 'character')).toBeUndefined();
+    expect(otherKind(STYLES, 'Nowhere', 'character')).toBeUndefined();
+    const form = formOf({ strong: 'strong', thematic_break: 'rule' }, STYLES);
+    expect(form.values.strong).toBe('Strong');
+    expect(form.options).toEqual({ thematic_break: 'rule', task_list: 'plain' });
+    form.options.task_list = 'checkbox';
+    expect(rulesOf(form)).toEqual({
+      strong: 'Strong',
+      table: { header_row: true },
+      thematic_break: 'rule',
+      task_list: 'checkbox',
+    });
+    form.options.thematic_break = 'page_break';
+    expect(rulesOf(form)).not.toHaveProperty('thematic_break');
+  });
 });
 
 describe('messages in plain words', () => {
@@ -81,7 +117,7 @@ describe('messages in plain words', () => {
     expect(describeWarning('missing_style: Corp Quote')).toBe(
       'The template has no style “Corp Quote”; Word’s built-in formatting was used instead.',
     );
-    expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than 3 levels/);
+    expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than Word’s 9 levels/);
     expect(describeWarning('something_new: x')).toBe('something_new: x');
   });
 });

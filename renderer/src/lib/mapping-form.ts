@@ -1,7 +1,7 @@
 // The mapping editor's model: one entry per mapping key, each a style of the template of the right type.
 import type { Rules, TemplateStyle } from './api.ts';
 
-export type StyleKind = 'paragraph' | 'table';
+export type StyleKind = 'paragraph' | 'character' | 'table';
 
 export interface RuleField {
   /** Path in the rules object, e.g. `heading.1`, `paragraph`, `table.style`. */
@@ -23,12 +23,54 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'code_block', label: 'Code block', kind: 'paragraph' },
   { key: 'blockquote', label: 'Block quote', kind: 'paragraph' },
   { key: 'table.style', label: 'Table', kind: 'table' },
+  { key: 'footnote_text', label: 'Footnote text', kind: 'paragraph' },
+  // Character styles: the runs of the element get them.
+  { key: 'inline_code', label: 'Inline code', kind: 'character' },
+  { key: 'link', label: 'Link', kind: 'character' },
+  { key: 'strong', label: 'Strong (bold)', kind: 'character' },
+  { key: 'emphasis', label: 'Emphasis (italic)', kind: 'character' },
+];
+
+/** An option where SPEC fixes one behaviour (server/convert/element-options.ts): SPEC's choice comes first. */
+export interface OptionField {
+  key: 'thematic_break' | 'task_list';
+  label: string;
+  choices: readonly { value: string; label: string }[];
+}
+
+/** The mapping's options, in the order the editor shows them; the first choice of each is the default. */
+export const OPTION_FIELDS: readonly OptionField[] = [
+  {
+    key: 'thematic_break',
+    label: 'Horizontal rule (---)',
+    choices: [
+      { value: 'page_break', label: 'Page break' },
+      { value: 'rule', label: 'Line across the page' },
+      { value: 'none', label: 'Nothing' },
+    ],
+  },
+  {
+    key: 'task_list',
+    label: 'Task list (- [ ] / - [x])',
+    choices: [
+      { value: 'plain', label: 'Ordinary list items' },
+      { value: 'checkbox', label: 'Items with ☐ / ☒ boxes' },
+    ],
+  },
 ];
 
 /** The form's values: style names by field key ('' = not mapped: Word's default formatting) and the header row. */
 export interface MappingForm {
   values: Record<string, string>;
   headerRow: boolean;
+  /** The options by key, each one of its field's choices. */
+  options: Record<OptionField['key'], string>;
+}
+
+/** A style of another type than a key needs, under the name it maps (a paragraph style named for a character key). */
+export function otherKind(styles: readonly TemplateStyle[], name: string, kind: StyleKind): StyleKind | undefined {
+  if (name === '' || matchStyle(styles, name, kind)) return undefined;
+  return (['paragraph', 'character', 'table'] as const).find((k) => k !== kind && matchStyle(styles, name, k));
 }
 
 const fold = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
@@ -50,7 +92,10 @@ export function formOf(rules: Rules | undefined, styles: readonly TemplateStyle[
     const raw = read(rules ?? {}, field.key) ?? '';
     values[field.key] = raw === '' ? '' : (matchStyle(styles, raw, field.kind)?.name ?? raw);
   }
-  return { values, headerRow: rules?.table?.header_row ?? true };
+  const options = Object.fromEntries(
+    OPTION_FIELDS.map((f) => [f.key, rules?.[f.key] ?? f.choices[0]?.value ?? '']),
+  ) as MappingForm['options'];
+  return { values, headerRow: rules?.table?.header_row ?? true, options };
 }
 
 /** The rules to send for a form (unmapped keys are left out). */
@@ -68,6 +113,11 @@ export function rulesOf(form: MappingForm): Rules {
     }
   }
   if (Object.keys(heading).length > 0) rules.heading = heading;
+  // SPEC's behaviour is the default: only another choice is stored.
+  for (const field of OPTION_FIELDS) {
+    const value = form.options[field.key];
+    if (value !== field.choices[0]?.value) Object.assign(rules, { [field.key]: value });
+  }
   return rules;
 }
 
@@ -118,6 +168,12 @@ const COMMON = [
   'table',
   'table grid',
   'normal table',
+  'footnote text',
+  'verbatim char',
+  'html code',
+  'hyperlink',
+  'strong',
+  'emphasis',
 ];
 
 /** Whether a style is one of the common ones shown first. */

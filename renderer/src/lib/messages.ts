@@ -86,7 +86,7 @@ export function describeWarning(warning: string): string {
     case 'missing_style':
       return `The template has no style “${detail}”; Word’s built-in formatting was used instead.`;
     case 'list_depth_exceeded':
-      return `Lists nest deeper than 3 levels (${detail}); deeper items were kept at level 3.`;
+      return `Lists nest deeper than Word’s 9 levels (${detail}); deeper items were kept at level 9.`;
     case 'unsupported_html':
       return `Raw HTML (${detail}) was kept as text.`;
     case 'template_external_removed':

@@ -49,7 +49,7 @@ function sentence(code: string, count: number, details: string[], line: number |
     case 'missing_style':
       return `The template has no style ${names(details, (name) => `“${name}”`)}; Word’s built-in formatting was used instead. Pick another style in the mapping, or add it to the template.`;
     case 'list_depth_exceeded':
-      return `Lists nest deeper than 3 levels (${names(details)} levels); deeper items were kept at level 3.`;
+      return `Lists nest deeper than Word’s 9 levels (${names(details)} levels); deeper items were kept at level 9.`;
     case 'footnote_not_printed':
       return `${plural(count, 'footnote', 'footnotes')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} not printed: never referenced, defined twice, or referenced only from another footnote.`;
     case 'invalid_front_matter':

@@ -1,7 +1,8 @@
 import type { List, ListItem, Nodes, Parents, Root } from 'mdast';
+import { MAX_LIST_LEVELS } from './handlers/list.ts';
 
 /** Lists deeper than this are hoisted: they render at the last list level anyway. */
-const MAX_LIST_NESTING = 4;
+const MAX_LIST_NESTING = MAX_LIST_LEVELS + 1;
 /** Quotes deeper than this are merged into their parent: they are indented like it anyway. */
 const MAX_QUOTE_NESTING = 8;
 /** Inline formatting deeper than this is merged into its parent (its formatting is already applied). */

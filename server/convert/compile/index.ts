@@ -1,5 +1,6 @@
 import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, type Paragraph } from 'docx';
 import type { Nodes, Root } from 'mdast';
+import type { ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles } from '../mapping.ts';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
@@ -83,7 +84,7 @@ export interface CompiledDocument {
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
 export function toDocx(
   parsed: ParsedMarkdown,
-  options: { styles: ResolvedStyles; textWidthTwips: number },
+  options: { styles: ResolvedStyles; textWidthTwips: number; options?: ElementOptions },
 ): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
@@ -133,7 +134,7 @@ function collectDefinitions(tree: Root, state: State): void {
 const BULLETS = ['\u2022', '\u25E6', '\u25AA'];
 const ORDERED_FORMATS = [LevelFormat.DECIMAL, LevelFormat.LOWER_LETTER, LevelFormat.LOWER_ROMAN];
 
-/** Nine levels (Word's maximum) so any numbering Word may apply stays defined; markdown uses the first three. */
+/** Nine levels, Word's maximum, each indented one step more: markdown lists use them all. */
 function numberingConfig(def: ListDefinition): INumberingOptions['config'][number] {
   return {
     reference: def.reference,

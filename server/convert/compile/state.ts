@@ -9,6 +9,7 @@ import {
   type ParagraphChild,
 } from 'docx';
 import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
+import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
@@ -27,6 +28,9 @@ export const MAX_QUOTE_INDENT_DEPTH = 6;
 export interface InlineContext {
   bold?: boolean;
   italics?: boolean;
+  /** Inside `**strong**` and `*emphasis*`: bold and italic, or the mapped character style. */
+  strong?: boolean;
+  emphasis?: boolean;
   strike?: boolean;
   code?: boolean;
   link?: boolean;
@@ -72,12 +76,15 @@ export type InlineHandler = (state: State, node: never) => ParagraphChild[];
 export interface CompileOptions {
   styles: ResolvedStyles;
   textWidthTwips: number;
+  /** The mapping's options (SPEC's behaviour when absent). */
+  options?: ElementOptions;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
 export class State {
   readonly styles: ResolvedStyles;
   readonly textWidthTwips: number;
+  readonly options: ElementOptions;
   /** Warnings once each, with the first source line and count of each (see warning-list.ts). */
   readonly warningList = new WarningList();
   /** The source line of the node being compiled (mdast positions), for the warnings it gives. */
@@ -118,6 +125,7 @@ export class State {
   ) {
     this.styles = options.styles;
     this.textWidthTwips = options.textWidthTwips;
+    this.options = options.options ?? DEFAULT_ELEMENT_OPTIONS;
   }
 
   /** The warnings, each once. */
@@ -243,18 +251,36 @@ export class State {
     superScript?: true;
     subScript?: true;
   } {
-    const { bold, italics, strike, code, link, size, superScript, subScript } = this.inline;
-    const hyperlinkStyle = link ? this.styles.hyperlink : undefined;
+    const { bold, italics, strong, emphasis, strike, code, link, size, superScript, subScript } = this.inline;
+    const style = this.characterStyle();
+    // The element whose character style the run carries takes its look from the style, not from direct formatting.
+    const direct = {
+      bold: bold === true || (strong === true && style?.of !== 'strong') || this.inHeaderCell,
+      italics: italics === true || (emphasis === true && style?.of !== 'emphasis'),
+      code: code === true && style?.of !== 'code',
+      link: link === true && style?.of !== 'link',
+    };
     return {
-      ...(bold || this.inHeaderCell ? { bold: true as const } : {}),
-      ...(italics ? { italics: true as const } : {}),
+      ...(direct.bold ? { bold: true as const } : {}),
+      ...(direct.italics ? { italics: true as const } : {}),
       ...(strike ? { strike: true as const } : {}),
-      ...(code ? { font: MONO_FONT } : {}),
+      ...(direct.code ? { font: MONO_FONT } : {}),
       ...(size ? { size } : {}),
       ...(superScript ? { superScript: true as const } : subScript ? { subScript: true as const } : {}),
-      ...(hyperlinkStyle ? { style: hyperlinkStyle } : {}),
-      ...(link && !hyperlinkStyle ? { color: '0563C1', underline: {} } : {}),
+      ...(style ? { style: style.id } : {}),
+      ...(direct.link ? { color: '0563C1', underline: {} } : {}),
     };
+  }
+
+  /** A run has one character style (w:rStyle): the link's, else inline code's, else strong's, else emphasis's. */
+  private characterStyle(): { id: string; of: 'link' | 'code' | 'strong' | 'emphasis' } | undefined {
+    const { strong, emphasis, code, link } = this.inline;
+    const styles = this.styles;
+    if (link && styles.hyperlink) return { id: styles.hyperlink, of: 'link' };
+    if (code && styles.inlineCode) return { id: styles.inlineCode, of: 'code' };
+    if (strong && styles.strong) return { id: styles.strong, of: 'strong' };
+    if (emphasis && styles.emphasis) return { id: styles.emphasis, of: 'emphasis' };
+    return undefined;
   }
 
   /** Starts a new list instance (each markdown list restarts its numbering). */

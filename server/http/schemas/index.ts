@@ -133,6 +133,31 @@ export const TemplatePatchSchema = Type.Object(templateFields, {
 /** The text fields sent with an uploaded template (multipart), checked by the same validator as TemplatePatch. */
 export const TemplateFieldsSchema = Type.Object(templateFields);
 
+/** Beyond SPEC: the footnote text paragraph style and character styles for inline elements (w:rStyle on their runs). */
+const describedStyle = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
+const characterRules = {
+  footnote_text: Type.Optional(describedStyle('Paragraph style of footnote bodies')),
+  inline_code: Type.Optional(describedStyle('Character style of inline code, e.g. "Verbatim Char"')),
+  link: Type.Optional(describedStyle('Character style of links (default: the template’s "Hyperlink")')),
+  strong: Type.Optional(describedStyle('Character style of **strong** text, e.g. "Strong"')),
+  emphasis: Type.Optional(describedStyle('Character style of *emphasised* text, e.g. "Emphasis"')),
+};
+
+/** Beyond SPEC: options where SPEC fixes one behaviour (SPEC's is the default); the values of element-options.ts. */
+const optionRules = {
+  thematic_break: Type.Optional(
+    Type.Union([Type.Literal('page_break'), Type.Literal('rule'), Type.Literal('none')], {
+      description:
+        'A horizontal rule: `page_break` (default, SPEC), `rule` (an empty paragraph with a bottom border) or `none`',
+    }),
+  ),
+  task_list: Type.Optional(
+    Type.Union([Type.Literal('plain'), Type.Literal('checkbox')], {
+      description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)',
+    }),
+  ),
+};
+
 export const RulesSchema = Type.Object(
   {
     heading: Type.Optional(
@@ -159,6 +184,8 @@ export const RulesSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    ...characterRules,
+    ...optionRules,
   },
   { $id: 'Rules', additionalProperties: false },
 );

@@ -7,7 +7,7 @@ export const getTemplateStyles = defineTool({
   name: 'get_template_styles',
   title: "List a template's styles",
   description:
-    'List the styles of a Word template: name (as Word shows it; the names mapping rules use), style id, and type (paragraph, character, table or numbering). Paragraph styles suit headings, paragraphs, lists, code blocks and quotes; table styles suit tables.',
+    'List the styles of a Word template: name (as Word shows it; the names mapping rules use), style id, and type (paragraph, character, table or numbering). Paragraph styles suit headings, paragraphs, lists, code blocks, quotes and footnote text; character styles suit inline code, links, strong and emphasis; table styles suit tables.',
   input: z.strictObject({ template: IdOrName('template') }),
   output: z.object({
     template: z.object({ id: z.string(), name: z.string(), version: z.int() }),

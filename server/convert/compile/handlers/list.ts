@@ -3,8 +3,8 @@ import type { List } from 'mdast';
 import type { State } from '../state.ts';
 import { listItemWith } from './list-item.ts';
 
-/** Levels Word shows; deeper items render at the last one with a warning. */
-export const MAX_LIST_LEVELS = 3;
+/** Word's nine list levels (ilvl 0–8); deeper items render at the last one with a warning. */
+export const MAX_LIST_LEVELS = 9;
 
 /** A list: one numbering instance of its own, so numbering restarts; an ordered list keeps its start number. */
 export function list(state: State, node: List): FileChild[] {

@@ -1,7 +1,19 @@
-import { PageBreak, Paragraph, type FileChild } from 'docx';
+import { BorderStyle, PageBreak, Paragraph, type FileChild } from 'docx';
 import type { State } from '../state.ts';
 
-/** A horizontal rule becomes a page break. */
-export function thematicBreak(_state: State): FileChild[] {
-  return [new Paragraph({ children: [new PageBreak()] })];
+/** A horizontal rule: a page break (SPEC's default), an empty paragraph with a bottom border, or nothing. */
+export function thematicBreak(state: State): FileChild[] {
+  switch (state.options.thematic_break) {
+    case 'none':
+      return [];
+    case 'rule':
+      return [
+        new Paragraph({
+          border: { bottom: { style: BorderStyle.SINGLE, size: 6, color: 'auto', space: 1 } },
+          indent: state.blockIndent('paragraph') > 0 ? { left: state.blockIndent('paragraph') } : undefined,
+        }),
+      ];
+    case 'page_break':
+      return [new Paragraph({ children: [new PageBreak()] })];
+  }
 }
