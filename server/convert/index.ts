@@ -3,6 +3,8 @@ import { toDocx } from './compile/index.ts';
 import type { ConversionStats } from './compile/stats.ts';
 import { defaultTemplate, DEFAULT_RULES } from './default-template.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
+import { ImageEmbedder } from './images/embed.ts';
+import type { ImageSource } from './images/source.ts';
 import { packageDocument } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { readTemplate, type Template } from './template/read.ts';
@@ -15,6 +17,9 @@ export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
 export { detailsOf, type WarningDetail } from './warning-list.ts';
+export { filesSource, type ImageSource } from './images/source.ts';
+export { folderSource } from './images/folder.ts';
+export { IMAGE_LIMITS } from './images/limits.ts';
 
 export interface ConvertInput {
   /** Markdown text (CommonMark + GFM, optional YAML front matter). */
@@ -25,6 +30,8 @@ export interface ConvertInput {
   mapping?: MappingRules | { rules: MappingRules };
   /** Creation time written into the document properties (default: now). */
   created?: Date;
+  /** Where local images are read from (docs/images.md); absent: every image is a placeholder (SPEC.md: Images). */
+  images?: ImageSource;
 }
 
 export interface ConvertResult {
@@ -65,7 +72,11 @@ export function convert(input: ConvertInput): ConvertResult {
   const template = templateOf(input.template);
   const rules = rulesOf(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
-  const compiled = toDocx(parseMarkdown(input.markdown), { styles, textWidthTwips: template.textWidthTwips });
+  const compiled = toDocx(parseMarkdown(input.markdown), {
+    styles,
+    textWidthTwips: template.textWidthTwips,
+    images: input.images ? new ImageEmbedder(input.images) : undefined,
+  });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...styleWarnings]));

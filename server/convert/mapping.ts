@@ -14,9 +14,11 @@ export interface MappingRules {
   code_block?: string;
   blockquote?: string;
   table?: { style?: string; header_row?: boolean };
+  /** Paragraph style of an image's caption (its title); none: no caption (docs/images.md). */
+  caption?: string;
 }
 
-const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote'] as const;
+const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'caption'] as const;
 const MAX_STYLE_NAME = 253;
 
 export type RulesCheck = { ok: true; rules: MappingRules } | { ok: false; errors: string[] };
@@ -96,7 +98,7 @@ export function checkRules(
       rules.table = table;
     } else {
       errors.push(
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, caption`,
       );
     }
   }
@@ -113,6 +115,7 @@ export interface ResolvedStyles {
   blockquote?: string;
   table?: string;
   tableHeaderRow: boolean;
+  caption?: string;
   /** Supporting styles used when the template has them (found by Word's names). */
   hyperlink?: string;
   footnoteText?: string;
@@ -156,6 +159,7 @@ export function resolveStyles(
     blockquote: lookup(rules.blockquote, 'paragraph'),
     table: lookup(rules.table?.style, 'table'),
     tableHeaderRow: rules.table?.header_row ?? true,
+    caption: lookup(rules.caption, 'paragraph'),
     hyperlink: support('Hyperlink', 'character'),
     footnoteText: support('footnote text', 'paragraph'),
     footnoteReference: support('footnote reference', 'character'),

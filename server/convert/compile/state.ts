@@ -13,6 +13,7 @@ import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
+import type { ImageEmbedder } from '../images/embed.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -72,12 +73,17 @@ export type InlineHandler = (state: State, node: never) => ParagraphChild[];
 export interface CompileOptions {
   styles: ResolvedStyles;
   textWidthTwips: number;
+  /** Embeds local images (docs/images.md); absent: every image is a placeholder (SPEC.md). */
+  images?: ImageEmbedder | undefined;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
 export class State {
   readonly styles: ResolvedStyles;
   readonly textWidthTwips: number;
+  readonly images: ImageEmbedder | undefined;
+  /** Blocks to write right after the current one (an image's caption after its paragraph). */
+  readonly after: (() => FileChild)[] = [];
   /** Warnings once each, with the first source line and count of each (see warning-list.ts). */
   readonly warningList = new WarningList();
   /** The source line of the node being compiled (mdast positions), for the warnings it gives. */
@@ -118,6 +124,7 @@ export class State {
   ) {
     this.styles = options.styles;
     this.textWidthTwips = options.textWidthTwips;
+    this.images = options.images;
   }
 
   /** The warnings, each once. */
@@ -148,10 +155,12 @@ export class State {
         if (this.inlineHandlers[node.type])
           out.push(this.paragraph('paragraph', this.inlines([node as PhrasingContent])));
         else out.push(this.paragraph('paragraph', this.unknown(node)));
+        for (const make of this.after.splice(0)) out.push(make());
         continue;
       }
       if (handler === null) continue;
       for (const child of handler(this, node as never)) out.push(child);
+      for (const make of this.after.splice(0)) out.push(make());
     }
     return out;
   }

@@ -153,6 +153,13 @@ export const RulesSchema = Type.Object(
     list_ordered: Type.Optional(StyleName),
     code_block: Type.Optional(StyleName),
     blockquote: Type.Optional(StyleName),
+    caption: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        description: "Paragraph style of an image's title shown as a caption (docs/images.md)",
+      }),
+    ),
     table: Type.Optional(
       Type.Object(
         { style: Type.Optional(StyleName), header_row: Type.Optional(Type.Boolean()) },
