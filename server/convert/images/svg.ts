@@ -1,6 +1,14 @@
-import { Resvg } from '@resvg/resvg-js';
+import { createRequire } from 'node:module';
 import { DOMParser, XMLSerializer, type Element } from '@xmldom/xmldom';
 import { IMAGE_LIMITS } from './limits.ts';
+
+type ResvgModule = typeof import('@resvg/resvg-js');
+let resvg: ResvgModule | undefined;
+/** The renderer's native module, loaded at the first SVG (it costs start-up time no other document should pay). */
+function renderer(): ResvgModule {
+  resvg ??= createRequire(import.meta.url)('@resvg/resvg-js') as ResvgModule;
+  return resvg;
+}
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const XLINK_NS = 'http://www.w3.org/1999/xlink';
@@ -59,6 +67,7 @@ export function renderSvg(bytes: Uint8Array): RenderedSvg | null {
   const svg = cleanSvg(bytes);
   if (svg === null) return null;
   try {
+    const { Resvg } = renderer();
     const probe = new Resvg(svg, { font: { loadSystemFonts: false } });
     const width = probe.width;
     const height = probe.height;
