@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import type { ImageRead, ImageSource } from './source.ts';
+import { filesSource, type ImageInput, type ImageRead, type ImageSource } from './source.ts';
 
 /**
  * The images beside a markdown file: paths resolve inside `folder` only. Symbolic links are followed and the real
@@ -44,4 +44,9 @@ export function folderSource(folder: string): ImageSource {
       }
     },
   };
+}
+
+/** The source of images a conversion worker was sent. */
+export function sourceOf(input: ImageInput): ImageSource {
+  return 'files' in input ? filesSource(input.files) : folderSource(input.folder);
 }

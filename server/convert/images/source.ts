@@ -20,3 +20,6 @@ export function filesSource(files: ReadonlyMap<string, Uint8Array>): ImageSource
     },
   };
 }
+
+/** Images as they travel to a conversion worker: the files themselves, or the folder to read them from. */
+export type ImageInput = { files: ReadonlyMap<string, Uint8Array> } | { folder: string };
