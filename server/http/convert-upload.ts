@@ -58,6 +58,8 @@ export async function readConvertUpload(request: FastifyRequest): Promise<Conver
           `${part.fieldname}: not a field of a conversion; send ${[...TEXT_FIELDS].join(', ')} and images.`,
         );
       if (part.fieldname in fields) throw new ApiError('validation_error', `${part.fieldname}: sent twice.`);
+      if (part.valueTruncated)
+        throw new ApiError('payload_too_large', `${part.fieldname} is larger than ${MARKDOWN_BYTES / (1024 * 1024)} MiB.`);
       fields[part.fieldname] = String(part.value);
       continue;
     }

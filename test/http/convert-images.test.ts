@@ -192,6 +192,7 @@ describe('POST /api/v1/convert, multipart with images', () => {
         /markdown/,
       ],
     ];
+    cases.push([form('x'.repeat(10 * 1024 * 1024 + 1)), 413, 'payload_too_large', /markdown/]);
     for (const [body, status, code, message] of cases) {
       const res = await post(body);
       const error = (res.json() as { error: { code: string; message: string } }).error;
