@@ -13,7 +13,8 @@ import {
   readTemplate,
 } from '../../server/convert/index.ts';
 import { imageTarget } from '../../server/convert/images/path.ts';
-import { part, validateDocx } from '../helpers/docx.ts';
+import { CORPORATE_RULES } from '../helpers/corporate.ts';
+import { fixture, part, validateDocx } from '../helpers/docx.ts';
 
 const DOC = resolve(import.meta.dirname, '../fixtures/images/doc');
 const NS = {
@@ -145,6 +146,28 @@ describe('images embedded from the markdown file’s folder', () => {
     // The list item kept its number on the image's paragraph, not on the caption.
     expect(Array.from(paragraphs[0]?.getElementsByTagNameNS(NS.w, 'numPr') ?? [])).toHaveLength(1);
     expect(Array.from(paragraphs[1]?.getElementsByTagNameNS(NS.w, 'numPr') ?? [])).toHaveLength(0);
+  });
+
+  it('keeps the template’s own pictures and drawing ids (a header logo): ours come after, under other names', async () => {
+    const template = fixture('templates', 'corporate.docx');
+    const { docx, warnings } = convert({
+      markdown: '![Chip](img/small.png) and a link [![Banner](img/wide.png)](https://example.com)\n',
+      images: folderSource(DOC),
+      template,
+      mapping: CORPORATE_RULES,
+    });
+    expect(warnings).toEqual([]);
+    const files = unzipSync(docx);
+    // The template's header logo is still there, byte for byte.
+    expect(files['word/media/image1.png']).toEqual(unzipSync(template)['word/media/image1.png']);
+    const ids = ['word/document.xml', 'word/header1.xml'].flatMap((path) =>
+      all(xml(docx, path), NS.wp, 'docPr').map((d) => d.getAttribute('id')),
+    );
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(drawings(docx).map((d) => d.descr)).toEqual(['Chip', 'Banner']);
+    const validation = await validateDocx(docx);
+    expect(validation.ok, validation.report).toBe(true);
   });
 
   it('keeps SPEC’s placeholders when no image source is given (the JSON API, --no-images)', () => {

@@ -1,6 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import type { ContentTypes } from './content-types.ts';
-import { children } from './dom.ts';
+import { children, descendants, parsePart } from './dom.ts';
 import { NS } from './namespaces.ts';
 import type { Relationships } from './relationships.ts';
 
@@ -51,6 +51,7 @@ export function moveMedia(
     renamed.set(rel.getAttribute('Id') ?? '', rels.add(IMAGE_REL, name, { prefix: 'dwImg' }));
   }
   if (renamed.size === 0) return;
+  renumberDrawings(nodes, out);
   const stack = [...nodes];
   for (let el = stack.pop(); el; el = stack.pop()) {
     const embed = el.getAttributeNS(NS.r, 'embed');
@@ -58,4 +59,27 @@ export function moveMedia(
     if (to !== undefined) el.setAttributeNS(NS.r, `${el.lookupPrefix(NS.r) ?? 'r'}:embed`, to);
     for (const child of children(el)) stack.push(child);
   }
+}
+
+/** Parts whose drawings share the document's drawing ids (headers, footers, notes, comments). */
+function sharesDrawingIds(path: string): boolean {
+  return /^word\/(header|footer|footnotes|endnotes|comments)\d*\.xml$/.test(path);
+}
+
+/**
+ * Gives our drawings ids past every id the template's headers, footers and notes use: Word wants each `wp:docPr`
+ * id once in the document, and docx numbers ours from 1.
+ */
+function renumberDrawings(nodes: readonly Element[], parts: ReadonlyMap<string, Uint8Array | string>): void {
+  let max = 0;
+  for (const [path, data] of parts) {
+    if (!sharesDrawingIds(path)) continue;
+    for (const docPr of descendants(parsePart(data, path), NS.wp, 'docPr')) {
+      const id = Number(docPr.getAttribute('id'));
+      if (Number.isInteger(id) && id > max) max = id;
+    }
+  }
+  if (max === 0) return;
+  for (const node of nodes)
+    for (const docPr of descendants(node, NS.wp, 'docPr')) docPr.setAttribute('id', String((max += 1)));
 }
