@@ -29,22 +29,23 @@ function hrefOf(el: Element): string {
  * Parses an SVG and drops what could reach beyond it (scripts, and images or uses that point at files or URLs
  * rather than inside the SVG), so neither our renderer nor Word loads anything else. Null when it is not an SVG.
  */
-export function cleanSvg(bytes: Uint8Array): string | null {
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+export function cleanSvg(bytes: Uint8Array): { svg: string; text: boolean } | null {
+  const source = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   // Entity declarations are how XML bombs work; real SVGs have none.
-  if (/<!ENTITY/i.test(text)) return null;
+  if (/<!ENTITY/i.test(source)) return null;
   let root: Element | null;
   try {
     const doc = new DOMParser({
       onError: (level, message) => {
         if (level !== 'warning') throw new Error(message);
       },
-    }).parseFromString(text, 'image/svg+xml');
+    }).parseFromString(source, 'image/svg+xml');
     root = doc.documentElement;
   } catch {
     return null;
   }
   if (!root || root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return null;
+  let text = false;
   const stack: Element[] = [root];
   for (let el = stack.pop(); el; el = stack.pop()) {
     const name = el.localName;
@@ -56,16 +57,18 @@ export function cleanSvg(bytes: Uint8Array): string | null {
       el.parentNode?.removeChild(el);
       continue;
     }
+    if (name === 'text') text = true;
     for (let child = el.firstChild; child; child = child.nextSibling)
       if (child.nodeType === 1) stack.push(child as Element);
   }
-  return new XMLSerializer().serializeToString(root);
+  return { svg: new XMLSerializer().serializeToString(root), text };
 }
 
 /** Renders a cleaned SVG into a PNG fallback (Word before 2016 and LibreOffice show it), at most a print width. */
 export function renderSvg(bytes: Uint8Array): RenderedSvg | null {
-  const svg = cleanSvg(bytes);
-  if (svg === null) return null;
+  const cleaned = cleanSvg(bytes);
+  if (cleaned === null) return null;
+  const { svg, text } = cleaned;
   try {
     const { Resvg } = renderer();
     const probe = new Resvg(svg, { font: { loadSystemFonts: false } });
@@ -73,7 +76,14 @@ export function renderSvg(bytes: Uint8Array): RenderedSvg | null {
     const height = probe.height;
     if (!(width > 0 && height > 0) || width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide) return null;
     const target = Math.max(1, Math.min(IMAGE_LIMITS.svgFallbackWidth, Math.round(width * 2)));
-    const png = new Resvg(svg, { fitTo: { mode: 'width', value: target }, logLevel: 'off' }).render().asPng();
+    // The system's fonts are loaded (tens of milliseconds) only for an SVG that has text to lay out.
+    const png = new Resvg(svg, {
+      fitTo: { mode: 'width', value: target },
+      font: { loadSystemFonts: text },
+      logLevel: 'off',
+    })
+      .render()
+      .asPng();
     return { svg: new TextEncoder().encode(svg), width, height, png: new Uint8Array(png) };
   } catch {
     return null;
