@@ -44,3 +44,8 @@ function complete(bytes: Uint8Array, type: RasterType): boolean {
   for (let i = n - 2; i >= Math.max(0, n - 4096); i--) if (bytes[i] === 0xff && bytes[i + 1] === 0xd9) return true;
   return false;
 }
+
+/** Whether a path names a file of a format Docwright embeds, by its extension (a first look; the bytes decide). */
+export function isImagePath(path: string): boolean {
+  return /\.(png|jpe?g|gif|svg)$/i.test(path);
+}
