@@ -76,6 +76,7 @@ describe('images in the Convert page', () => {
     expect((banner?.width ?? 0) / (banner?.height ?? 1)).toBeCloseTo(2, 1);
     expect((chip?.width ?? 0) / (chip?.height ?? 1)).toBeCloseTo(2, 1);
     expect(banner?.width ?? 0).toBeGreaterThan((chip?.width ?? 0) * 3);
+    await page.getByText('Rendering the document…').waitFor({ state: 'detached' });
     await world.screenshot(page, 'images-preview');
     expect(pageErrors(page)).toEqual([]);
   });
