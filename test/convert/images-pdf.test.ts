@@ -52,8 +52,9 @@ describe('images in the PDF LibreOffice makes', () => {
     // The chip keeps its own size: 120 pixels at 96 to the inch.
     const chip = images.find((i) => i.width === 120);
     expect(chip?.xppi).toBeCloseTo(96, -1);
-    // The SVG shows (LibreOffice renders the SVG or its PNG fallback): 400 × 200 at its own size.
-    const shown = images.filter((i) => i !== banner && i !== chip && i.width > 0);
-    expect(shown.length).toBeGreaterThanOrEqual(1);
+    // The SVG (400 × 200) shows through its PNG fallback, rendered at twice its size: 800 pixels over 400 / 96 inches.
+    const diagram = images.find((i) => i.width === 800);
+    expect(diagram?.height).toBe(400);
+    expect(diagram?.xppi).toBeCloseTo(192, -1);
   }, 180_000);
 });
