@@ -36,6 +36,18 @@ async function readPart(file: NodeJS.ReadableStream, limit: number, what: string
  * image as a file part named `images` whose filename is its path relative to the markdown (`img/chart.png`).
  */
 export async function readConvertUpload(request: FastifyRequest): Promise<ConvertUpload> {
+  try {
+    return await readParts(request);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // The plugin's own limit errors (413) keep their status; anything else is a body that is not well-formed.
+    if ((error as { statusCode?: number }).statusCode === 413) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ApiError('bad_request', `The multipart body is malformed: ${detail}.`);
+  }
+}
+
+async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
   const fields: Record<string, string> = {};
   const images = new Map<string, Uint8Array>();
   let total = 0;
@@ -59,7 +71,10 @@ export async function readConvertUpload(request: FastifyRequest): Promise<Conver
         );
       if (part.fieldname in fields) throw new ApiError('validation_error', `${part.fieldname}: sent twice.`);
       if (part.valueTruncated)
-        throw new ApiError('payload_too_large', `${part.fieldname} is larger than ${MARKDOWN_BYTES / (1024 * 1024)} MiB.`);
+        throw new ApiError(
+          'payload_too_large',
+          `${part.fieldname} is larger than ${MARKDOWN_BYTES / (1024 * 1024)} MiB.`,
+        );
       fields[part.fieldname] = String(part.value);
       continue;
     }
