@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './helpers/docwright-process.ts';
+import { BIN, runCli } from './helpers/docwright-process.ts';
 import { part, validateDocx } from './helpers/docx.ts';
 
 const FIXTURE = resolve(import.meta.dirname, 'fixtures/images/doc');
@@ -31,6 +33,19 @@ describe('docwright convert with images', () => {
     expect(media).toHaveLength(6);
     expect(part(docx, 'word/document.xml')).toContain('descr="A blue banner"');
     expect((await validateDocx(docx)).ok).toBe(true);
+  });
+
+  it('standard input has no folder: its images stay placeholders', async () => {
+    const dir = folder();
+    const out = join(dir, 'stdin.docx');
+    // Run in the folder that has the image: still no image, since standard input names no folder.
+    const child = spawn(process.execPath, [BIN, 'convert', '-', '-o', out], { cwd: dir });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end('![Chip](img/small.png)\n');
+    const [code] = (await once(child, 'close')) as [number];
+    expect(code).toBe(0);
+    expect(stderr).toContain('warning: image_placeholder: Chip');
   });
 
   it('--no-images keeps every image a placeholder, as the API does', async () => {

@@ -170,6 +170,31 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(validation.ok, validation.report).toBe(true);
   });
 
+  it('keeps an image in a footnote a placeholder (our notes have no relationships of their own), and says so', () => {
+    const result = convert({ markdown: 'Text[^1]\n\n[^1]: See ![Chip](img/small.png)\n', images: folderSource(DOC) });
+    expect(result.warnings).toEqual(['image_placeholder: Chip (in a footnote)']);
+    expect(part(result.docx, 'word/footnotes.xml')).toContain('[Image: Chip]');
+  });
+
+  it('renders an SVG with text into its fallback, and an <img> of raw HTML is embedded like a markdown image', () => {
+    const files = new Map([
+      [
+        'chart.svg',
+        new TextEncoder().encode(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="60"><text x="10" y="40" font-size="30">Sales 2026</text></svg>',
+        ),
+      ],
+    ]);
+    const result = convert({ markdown: '<img src="chart.svg" alt="Sales chart">\n', images: filesSource(files) });
+    expect(result.warnings).toEqual([]);
+    const [chart] = drawings(result.docx);
+    expect(chart).toMatchObject({ descr: 'Sales chart', width: 300, height: 60 });
+    const fallback = unzipSync(result.docx)[`word/${chart?.media[0] ?? ''}`];
+    // A PNG (signature), larger than an empty canvas of that size would be: the text was drawn.
+    expect(Array.from(fallback?.subarray(0, 4) ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect(fallback?.byteLength ?? 0).toBeGreaterThan(1000);
+  });
+
   it('keeps SPEC’s placeholders when no image source is given (the JSON API, --no-images)', () => {
     const result = convert({ markdown: '![Logo](img/small.png)\n' });
     expect(result.warnings).toEqual(['image_placeholder: Logo']);
