@@ -243,6 +243,15 @@ describe('confinement', () => {
   });
 });
 
+/** The small PNG with its header's width and height replaced (the CRC is not checked by readers of the header). */
+function claimedPng(width: number, height: number): Uint8Array {
+  const bytes = new Uint8Array(readFileSync(join(DOC, 'img/small.png')));
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view.setUint32(16, width);
+  view.setUint32(20, height);
+  return bytes;
+}
+
 describe('limits and hostile bytes', () => {
   const small = new Uint8Array(readFileSync(join(DOC, 'img/small.png')));
 
@@ -281,11 +290,13 @@ describe('limits and hostile bytes', () => {
         ),
       ],
       ['huge.svg', new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="10"/>')],
+      // A PNG header claiming 20,000 × 20,000 pixels (400 megapixels): a decompression bomb for whoever opens it.
+      ['bomb.png', claimedPng(20_000, 20_000)],
       ['broken.svg', new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="10"')],
     ]);
     const markdown = [...files.keys()].map((k) => `![${k}](${k})`).join('\n\n');
     const result = convert({ markdown, images: filesSource(files) });
-    expect(result.warnings).toHaveLength(5);
+    expect(result.warnings).toHaveLength(6);
     for (const warning of result.warnings) expect(warning).toMatch(/^image_unsupported: /);
     expect(drawings(result.docx)).toHaveLength(0);
   });

@@ -24,7 +24,7 @@ export function describeImage(bytes: Uint8Array): Described {
   const raster = RASTER[type];
   const { width, height } = info;
   if (!raster || !(width > 0 && height > 0)) return { ok: false, detected: type };
-  if (width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide)
+  if (width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide || width * height > IMAGE_LIMITS.maxPixels)
     return { ok: false, detected: `${type} ${width}×${height}` };
   if (!complete(bytes, raster)) return { ok: false, detected: `${type}, cut short` };
   const rotated = info.orientation !== undefined && info.orientation >= 5;

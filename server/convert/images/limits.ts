@@ -10,6 +10,9 @@ export const IMAGE_LIMITS = {
   count: 200,
   /** Largest width or height a header may claim (pixels); beyond it the file is treated as hostile. */
   maxSide: 30_000,
+  /** Most pixels a bitmap may have (60 megapixels: a 50 MP camera's photo): a small file that inflates to gigabytes
+   * would stall or crash Word and LibreOffice when they open the document. */
+  maxPixels: 60_000_000,
   /** Width of an SVG's PNG fallback at most (pixels): enough for print at the text width. */
   svgFallbackWidth: 1600,
 } as const;
