@@ -23,6 +23,8 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'code_block', label: 'Code block', kind: 'paragraph' },
   { key: 'blockquote', label: 'Block quote', kind: 'paragraph' },
   { key: 'table.style', label: 'Table', kind: 'table' },
+  // An image's title printed under it (docs/images.md).
+  { key: 'caption', label: 'Image caption', kind: 'paragraph' },
 ];
 
 /** The form's values: style names by field key ('' = not mapped: Word's default formatting) and the header row. */
