@@ -15,6 +15,7 @@ import {
   uniqueName,
 } from './files.ts';
 import { IPC, type IpcChannel } from './ipc-channels.ts';
+import { openedImages } from './opened-images.ts';
 import type { FileLog } from './log.ts';
 import type { OpenedFile, SavedFile, SavedFolder } from './preload-api.ts';
 import { isTrustedSender } from './sender.ts';
@@ -120,7 +121,8 @@ export function registerIpc(context: IpcContext): void {
       const info = await stat(path);
       if (!info.isFile()) continue;
       checkOpenSize(basename(path), info.size);
-      files.push({ name: basename(path), text: decoder.decode(await readFile(path)) });
+      const text = decoder.decode(await readFile(path));
+      files.push({ name: basename(path), text, images: openedImages(path, text) });
     }
     return files;
   });

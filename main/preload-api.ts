@@ -29,6 +29,8 @@ export interface SavedFolder {
 export interface OpenedFile {
   name: string;
   text: string;
+  /** The images the markdown names, from its folder (main/opened-images.ts), by path relative to it. */
+  images?: { path: string; bytes: Uint8Array }[];
 }
 
 /** `window.docwright`: native dialogs of the desktop app. */

@@ -16,7 +16,7 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
     platform: 'node',
     format: 'esm',
     // Electron is the runtime; the keychain's native module is loaded from node_modules (unpacked from the asar).
-    external: ['electron', '@napi-rs/keyring'],
+    external: ['electron', '@napi-rs/keyring', '@resvg/resvg-js'],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
   // The server's conversion worker, next to main.js where the pool looks for it (unpacked from the asar, see
@@ -27,7 +27,8 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
     outfile: join(out, 'convert-worker.js'),
     platform: 'node',
     format: 'esm',
-    external: ['electron'],
+    // The SVG renderer's native module is loaded from node_modules (unpacked from the asar).
+    external: ['electron', '@resvg/resvg-js'],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
   await build({

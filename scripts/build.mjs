@@ -16,7 +16,7 @@ const common = {
   target: 'node22',
   logLevel: 'warning',
   // Native modules stay outside the bundle.
-  external: ['@napi-rs/keyring', 'electron'],
+  external: ['@napi-rs/keyring', 'electron', '@resvg/resvg-js'],
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 };
 

@@ -6,6 +6,7 @@ import {
   convert,
   ConvertInputError,
   defaultTemplate,
+  folderSource,
   readTemplate,
   type ConversionStats,
   type MappingRules,
@@ -88,6 +89,9 @@ function defaultOutput(input: string): string {
   return resolve(input, '..', `${name}.docx`);
 }
 
+/** The options of `convert`. */
+type ConvertOpts = { output?: string; template?: string; mapping?: string; quiet?: boolean; images: boolean };
+
 const EXAMPLES = `
 Examples:
   docwright convert report.md -o report.docx --template corporate.dotx --mapping mapping.json
@@ -116,14 +120,17 @@ export function buildProgram(): Command {
     .option('-t, --template <file>', 'Word template (.docx or .dotx); default: the built-in "Docwright Default"')
     .option('-m, --mapping <file>', 'JSON file with a rules object, or a whole mapping object holding "rules"')
     .option('-q, --quiet', 'print nothing on success (warnings still go to standard error)')
-    .action((input: string, opts: { output?: string; template?: string; mapping?: string; quiet?: boolean }) => {
+    .option('--no-images', 'keep images as placeholders instead of embedding the files beside INPUT (docs/images.md)')
+    .action((input: string, opts: ConvertOpts) => {
       const markdown = readInput(input);
       const template = opts.template ? readBytes(opts.template, 'template') : undefined;
       const mapping = opts.mapping ? readMapping(opts.mapping) : undefined;
       const output = opts.output ?? defaultOutput(input);
       if (output === '-' && process.stdout.isTTY)
         throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
-      const result = convert({ markdown, template, mapping });
+      // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
+      const images = opts.images && input !== '-' ? folderSource(dirname(resolve(input))) : undefined;
+      const result = convert({ markdown, template, mapping, ...(images ? { images } : {}) });
       for (const warning of result.warnings) process.stderr.write(`warning: ${warning.replace(/\s*\n\s*/g, ' ')}\n`);
       writeOutput(output, result.docx);
       if (!opts.quiet)

@@ -4,6 +4,7 @@ import {
   checkRules,
   ConvertInputError,
   resolveStyles,
+  type ImageInput,
   type MappingRules,
   type TemplateStyle,
 } from './convert/index.ts';
@@ -65,6 +66,8 @@ export interface ConvertRequest {
   keyId?: string;
   /** Aborted when the caller stops waiting: the conversion stops, nothing is stored or charged. */
   signal?: AbortSignal;
+  /** The document's images (docs/images.md); absent: placeholders, as SPEC.md says. */
+  images?: ImageInput;
 }
 
 /** Refuses a name that breaks the rule of server/names.ts (every channel: HTTP checks it in its schemas too). */
@@ -194,6 +197,7 @@ export class Services {
           mapping: mapping.rules,
           created: now,
           ...(request.signal ? { signal: request.signal } : {}),
+          ...(request.images ? { images: request.images } : {}),
         });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
-import type { ConversionStats, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
+import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
 import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
 
 /** Sizes and limits of the pool; each defaults to its environment variable, else to the value given here. */
@@ -29,6 +29,8 @@ export interface PoolJob {
   created: Date;
   /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once. */
   template: { key: string; bytes: Uint8Array };
+  /** Where the document's images come from (docs/images.md); absent: placeholders (SPEC.md). */
+  images?: ImageInput;
   /** Aborting it cancels the conversion: taken off the queue, or its worker ended (ConvertCancelledError). */
   signal?: AbortSignal;
 }
@@ -296,6 +298,7 @@ export class ConvertPool {
       templateKey: key,
       evict,
       ...(known >= 0 ? {} : { templateBytes: bytes }),
+      ...(task.job.images ? { images: task.job.images } : {}),
     };
     slot.task = { ...task, id, timer: slot.ready ? this.limit(slot) : this.bootLimit(slot) };
     if (known < 0) this.counters.templatesSent += 1;

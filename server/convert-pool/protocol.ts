@@ -1,4 +1,4 @@
-import type { ConversionStats, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
+import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
 
 /** A conversion sent to a worker. The template's bytes come only when the worker does not hold that key yet. */
 export interface JobMessage {
@@ -12,6 +12,8 @@ export interface JobMessage {
   templateBytes?: Uint8Array;
   /** Template keys the worker must forget (the pool mirrors each worker's cache, so it knows what to send). */
   evict: string[];
+  /** Where the document's images come from (docs/images.md); absent: placeholders. */
+  images?: ImageInput;
 }
 
 /** An uploaded or stored template to read, check and sanitise off the main thread, under the pool's limits. */

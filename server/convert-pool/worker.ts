@@ -8,6 +8,7 @@ import {
   detailsOf,
   readTemplate,
   sanitizedBytes,
+  sourceOf,
   type Template,
 } from '../convert/index.ts';
 import { optimisationsEnabled } from '../convert/optimisations.ts';
@@ -80,7 +81,13 @@ function run(job: JobMessage): ResultMessage {
       template = readTemplate(job.templateBytes);
       templates.set(job.templateKey, template);
     }
-    const result = convert({ markdown: job.markdown, template, mapping: job.mapping, created: job.created });
+    const result = convert({
+      markdown: job.markdown,
+      template,
+      mapping: job.mapping,
+      created: job.created,
+      ...(job.images ? { images: sourceOf(job.images) } : {}),
+    });
     // A template stored before sanitising existed is sanitised as it is read: the output says what was removed.
     const warningDetails = [...detailsOf(template.warnings), ...result.warningDetails];
     return {

@@ -4,6 +4,8 @@ import type { ConversionStats } from './compile/stats.ts';
 import { defaultTemplate, DEFAULT_RULES } from './default-template.ts';
 import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
+import { ImageEmbedder } from './images/embed.ts';
+import type { ImageSource } from './images/source.ts';
 import { packageDocument } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { readTemplate, type Template } from './template/read.ts';
@@ -16,6 +18,9 @@ export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
 export { detailsOf, type WarningDetail } from './warning-list.ts';
+export { filesSource, type ImageInput, type ImageSource } from './images/source.ts';
+export { folderSource, sourceOf } from './images/folder.ts';
+export { IMAGE_LIMITS } from './images/limits.ts';
 
 export interface ConvertInput {
   /** Markdown text (CommonMark + GFM, optional YAML front matter). */
@@ -26,6 +31,8 @@ export interface ConvertInput {
   mapping?: MappingRules | { rules: MappingRules };
   /** Creation time written into the document properties (default: now). */
   created?: Date;
+  /** Where local images are read from (docs/images.md); absent: every image is a placeholder (SPEC.md: Images). */
+  images?: ImageSource;
 }
 
 export interface ConvertResult {
@@ -70,6 +77,7 @@ export function convert(input: ConvertInput): ConvertResult {
     styles,
     textWidthTwips: template.textWidthTwips,
     options: elementOptions(rules),
+    images: input.images ? new ImageEmbedder(input.images) : undefined,
   });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
   const warnings = new WarningList();

@@ -20,6 +20,8 @@ export interface MappingRules extends Partial<ElementOptions> {
   table?: { style?: string; header_row?: boolean };
   /** Paragraph style of footnote bodies (Word's "footnote text" is a paragraph style). */
   footnote_text?: string;
+  /** Paragraph style of an image's caption (its title); none: no caption (docs/images.md). */
+  caption?: string;
   inline_code?: string;
   link?: string;
   strong?: string;
@@ -27,7 +29,7 @@ export interface MappingRules extends Partial<ElementOptions> {
 }
 
 /** Keys naming a paragraph style. */
-const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'footnote_text'] as const;
+const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'footnote_text', 'caption'] as const;
 /** Keys naming a character style: the runs of the element get it (w:rStyle). */
 export const CHARACTER_KEYS = ['inline_code', 'link', 'strong', 'emphasis'] as const;
 export type CharacterKey = (typeof CHARACTER_KEYS)[number];
@@ -117,7 +119,7 @@ export function checkRules(
       rules.table = table;
     } else {
       errors.push(
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, inline_code, link, strong, emphasis, thematic_break, task_list`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, inline_code, link, strong, emphasis, thematic_break, task_list`,
       );
     }
   }
@@ -138,6 +140,7 @@ export interface ResolvedStyles {
   inlineCode?: string;
   strong?: string;
   emphasis?: string;
+  caption?: string;
   hyperlink?: string;
   /** The mapped footnote text style, else the template's "footnote text". */
   footnoteText?: string;
@@ -182,6 +185,7 @@ export function resolveStyles(
     blockquote: lookup(rules.blockquote, 'paragraph'),
     table: lookup(rules.table?.style, 'table'),
     tableHeaderRow: rules.table?.header_row ?? true,
+    caption: lookup(rules.caption, 'paragraph'),
     inlineCode: lookup(rules.inline_code, 'character'),
     strong: lookup(rules.strong, 'character'),
     emphasis: lookup(rules.emphasis, 'character'),

@@ -439,7 +439,8 @@ describe('Errors in place, quota, curl, saving, port', () => {
       await page.getByTestId('drop-zone').dispatchEvent('drop', {
         dataTransfer: await transfer(page, [
           { name: 'a.md', text: '# A\n' },
-          { name: 'logo.png', text: 'x' },
+          // Not an image Docwright embeds (a .png would go with the markdown: docs/images.md).
+          { name: 'logo.psd', text: 'x' },
         ]),
       });
       await page.getByRole('listitem', { name: 'a.md' }).getByText('Done').waitFor();

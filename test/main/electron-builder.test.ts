@@ -207,6 +207,9 @@ describe('electron-builder.yml', () => {
     expect(
       (config.asarUnpack ?? []).some((pattern) => matchesGlob('node_modules/@napi-rs/keyring/index.js', pattern)),
     ).toBe(true);
+    // And the SVG renderer's (docs/images.md), loaded by the conversion worker.
+    const resvg = 'node_modules/@resvg/resvg-js-linux-x64-gnu/resvgjs.linux-x64-gnu.node';
+    expect((config.asarUnpack ?? []).some((pattern) => matchesGlob(resvg, pattern))).toBe(true);
   });
 
   it('turns off Electron’s Node switches in the binary, and has a large enough icon', async () => {

@@ -93,7 +93,8 @@ describe('listing', () => {
       expect(tool.outputSchema?.type).toBe('object');
     }
     const convert = tools[0];
-    expect(convert?.inputSchema.required).toEqual(['markdown']);
+    // markdown, or input_path (a file in the allowed folder, with its images): one of them, checked by the tool.
+    expect(convert?.inputSchema.required ?? []).toEqual([]);
     expect(convert?.annotations?.readOnlyHint).toBe(false);
     expect(tools[1]?.annotations?.readOnlyHint).toBe(true);
   });
@@ -194,7 +195,7 @@ describe('convert_markdown', () => {
     const before = usage();
     expect(toolError(await call('convert_markdown', {}))).toEqual({
       code: 'validation_error',
-      message: 'markdown is required',
+      message: 'markdown is required (or input_path: a markdown file in the allowed folder)',
     });
     expect(toolError(await call('convert_markdown', { markdown: '' }))).toEqual({
       code: 'validation_error',

@@ -34,6 +34,7 @@ describe('mapping form', () => {
       'blockquote',
       'table.style',
       'footnote_text',
+      'caption',
       'inline_code',
       'link',
       'strong',

@@ -161,6 +161,19 @@ export const api = {
     body: { markdown: string; template_id: string; mapping_id: string; filename?: string },
     signal?: AbortSignal,
   ) => request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }, signal),
+  /** Converts with the markdown's image files (multipart, docs/images.md): they are embedded, not placeholders. */
+  convertWithImages: (
+    body: { markdown: string; template_id: string; mapping_id: string; filename?: string },
+    images: ReadonlyMap<string, Blob>,
+    signal?: AbortSignal,
+  ) => {
+    const form = new FormData();
+    for (const [key, value] of Object.entries(body)) form.set(key, value);
+    form.set('response_format', 'json');
+    // Each image's filename is its path relative to the markdown, which the server matches with the markdown's links.
+    for (const [path, image] of images) form.append('images', image, path);
+    return request<Conversion>('POST', '/api/v1/convert', form, signal);
+  },
   conversions: (offset = 0, limit = 50, filter: { q?: string; template_id?: string; channel?: string } = {}) => {
     const query = new URLSearchParams({ offset: String(offset), limit: String(limit) });
     for (const [key, value] of Object.entries(filter)) if (value) query.set(key, value);

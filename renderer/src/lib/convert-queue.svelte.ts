@@ -1,6 +1,7 @@
 // The files the user converts in this session: each read, sent, and shown with its result. A batch runs on as many
 // conversions at once as the server has workers (from its settings), started in the order the files were given.
 import { api, ApiProblem, type Conversion } from './api.ts';
+import { imagesToSend } from './image-files.ts';
 
 /** Extensions the drop zone takes. */
 export const ACCEPTED = ['.md', '.markdown', '.txt'];
@@ -15,6 +16,8 @@ export interface Source {
   /** A file to read, or text pasted by the user. */
   file?: File;
   text?: string;
+  /** Image files that came with the file, by path relative to it: the ones it names are embedded. */
+  images?: ReadonlyMap<string, File>;
 }
 
 export class Job {
@@ -128,15 +131,15 @@ export class ConvertQueue {
       if (markdown.trim().length === 0) throw new Error(`${job.label} is empty; there is nothing to convert.`);
       job.state = 'converting';
       job.progress = null;
-      job.result = await api.convert(
-        {
-          markdown,
-          template_id: choice.templateId,
-          mapping_id: choice.mappingId,
-          filename: job.source.name.slice(0, 200),
-        },
-        job.signal,
-      );
+      const body = {
+        markdown,
+        template_id: choice.templateId,
+        mapping_id: choice.mappingId,
+        filename: job.source.name.slice(0, 200),
+      };
+      const images = imagesToSend(markdown, job.source.images);
+      job.result =
+        images.size > 0 ? await api.convertWithImages(body, images, job.signal) : await api.convert(body, job.signal);
       job.state = 'done';
       job.progress = 1;
     } catch (error) {

@@ -24,6 +24,8 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'blockquote', label: 'Block quote', kind: 'paragraph' },
   { key: 'table.style', label: 'Table', kind: 'table' },
   { key: 'footnote_text', label: 'Footnote text', kind: 'paragraph' },
+  // An image's title printed under it (docs/images.md).
+  { key: 'caption', label: 'Image caption', kind: 'paragraph' },
   // Character styles: the runs of the element get them.
   { key: 'inline_code', label: 'Inline code', kind: 'character' },
   { key: 'link', label: 'Link', kind: 'character' },

@@ -43,7 +43,18 @@ function sentence(code: string, count: number, details: string[], line: number |
     case 'html_too_deep':
       return `HTML nested too deeply${line === null ? '' : ` (line ${line})`} was printed as text. Simplify its nesting.`;
     case 'image_placeholder':
-      return `${plural(count, 'image', 'images')} (${names(details)}${where}) ${count === 1 ? 'is' : 'are'} shown as placeholder text: Docwright does not embed pictures. Insert ${count === 1 ? 'it' : 'them'} in Word where the placeholder stands.`;
+      return `${plural(count, 'image', 'images')} (${names(details)}${where}) ${count === 1 ? 'is' : 'are'} shown as placeholder text: pictures are embedded only when their files come with the markdown. Drop the images with the file, or choose its folder.`;
+    case 'image_missing':
+      return `${plural(count, 'image', 'images')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} not found beside the markdown and ${count === 1 ? 'is' : 'are'} shown as placeholder text. Drop the image files with it, or choose its folder.`;
+    case 'remote_image':
+      return `${plural(count, 'image', 'images')} on the web (${names(details)}${where}) ${count === 1 ? 'is' : 'are'} shown as placeholder text: Docwright never downloads anything. Save ${count === 1 ? 'it' : 'them'} beside the markdown and link ${count === 1 ? 'it' : 'them'} by file name.`;
+    case 'image_outside_folder':
+      return `${plural(count, 'image', 'images')} outside the markdown’s folder (${names(details)}${where}) ${count === 1 ? 'is' : 'are'} shown as placeholder text: only files in the folder (or below it) are embedded.`;
+    case 'image_too_large':
+    case 'image_limit_exceeded':
+      return `${plural(count, 'image', 'images')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} too large to embed and ${count === 1 ? 'is' : 'are'} shown as placeholder text: 10 MiB an image, 50 MiB together.`;
+    case 'image_unsupported':
+      return `${plural(count, 'image', 'images')} (${names(details)}${where}) could not be read as PNG, JPEG, GIF or SVG and ${count === 1 ? 'is' : 'are'} shown as placeholder text.`;
     case 'unsafe_link':
       return `${plural(count, 'link', 'links')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} kept as text, not as a hyperlink: only http, https and mailto links are made clickable.`;
     case 'missing_style':

@@ -1,7 +1,5 @@
 import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, type Paragraph } from 'docx';
 import type { Nodes, Root } from 'mdast';
-import type { ElementOptions } from '../element-options.ts';
-import type { ResolvedStyles } from '../mapping.ts';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
@@ -28,7 +26,14 @@ import type { ParsedMarkdown } from '../parse.ts';
 import type { WarningDetail } from '../warning-list.ts';
 
 export type { DocumentProperties } from './handlers/front-matter.ts';
-import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition } from './state.ts';
+import {
+  INDENT_STEP,
+  State,
+  type BlockHandler,
+  type CompileOptions,
+  type InlineHandler,
+  type ListDefinition,
+} from './state.ts';
 
 /** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
 const blockHandlers: Record<string, BlockHandler | null> = {
@@ -82,10 +87,7 @@ export interface CompiledDocument {
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
-export function toDocx(
-  parsed: ParsedMarkdown,
-  options: { styles: ResolvedStyles; textWidthTwips: number; options?: ElementOptions },
-): CompiledDocument {
+export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
   state.warningList.addAll(parsed.warningDetails);

@@ -14,6 +14,7 @@ import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
+import type { ImageEmbedder } from '../images/embed.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -78,6 +79,8 @@ export interface CompileOptions {
   textWidthTwips: number;
   /** The mapping's options (SPEC's behaviour when absent). */
   options?: ElementOptions;
+  /** Embeds local images (docs/images.md); absent: every image is a placeholder (SPEC.md). */
+  images?: ImageEmbedder | undefined;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -85,6 +88,9 @@ export class State {
   readonly styles: ResolvedStyles;
   readonly textWidthTwips: number;
   readonly options: ElementOptions;
+  readonly images: ImageEmbedder | undefined;
+  /** Blocks to write right after the current one (an image's caption after its paragraph). */
+  readonly after: (() => FileChild)[] = [];
   /** Warnings once each, with the first source line and count of each (see warning-list.ts). */
   readonly warningList = new WarningList();
   /** The source line of the node being compiled (mdast positions), for the warnings it gives. */
@@ -126,6 +132,7 @@ export class State {
     this.styles = options.styles;
     this.textWidthTwips = options.textWidthTwips;
     this.options = options.options ?? DEFAULT_ELEMENT_OPTIONS;
+    this.images = options.images;
   }
 
   /** The warnings, each once. */
@@ -156,10 +163,12 @@ export class State {
         if (this.inlineHandlers[node.type])
           out.push(this.paragraph('paragraph', this.inlines([node as PhrasingContent])));
         else out.push(this.paragraph('paragraph', this.unknown(node)));
+        for (const make of this.after.splice(0)) out.push(make());
         continue;
       }
       if (handler === null) continue;
       for (const child of handler(this, node as never)) out.push(child);
+      for (const make of this.after.splice(0)) out.push(make());
     }
     return out;
   }

@@ -11,6 +11,7 @@ import { corePropertiesXml } from './core-properties.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
 import { children, isW, parsePart, serializePart, wAttr } from './dom.ts';
 import { mergeFootnotes, pruneNotes } from './footnotes.ts';
+import { moveMedia } from './media.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 import { mergeNumbering } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
@@ -89,7 +90,9 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const genDocument = generatedPart('word/document.xml');
   if (!genDocument) throw new Error('docx wrote no document part');
   const { document, content, kept } = mergeDocument(ready.body, genDocument);
-  moveHyperlinks(generatedPart('word/_rels/document.xml.rels'), mainRels, content, 'dwLink');
+  const genMainRels = generatedPart('word/_rels/document.xml.rels');
+  moveHyperlinks(genMainRels, mainRels, content, 'dwLink');
+  moveMedia(generated, genMainRels, mainRels, types, out, main, content);
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
   const genFootnotes = generatedPart('word/footnotes.xml');

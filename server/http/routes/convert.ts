@@ -5,6 +5,10 @@ import { warningsHeaders } from '../warnings-header.ts';
 import { ConvertBodySchema, type ConvertBody } from '../schemas/index.ts';
 import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
+import { readConvertUpload } from '../convert-upload.ts';
+
+/** The images of a multipart conversion, read before validation (its fields are validated as the JSON body). */
+const uploaded = new WeakMap<object, Map<string, Uint8Array>>();
 
 /** POST /api/v1/convert (SPEC.md): the .docx bytes by default, or the conversion record. */
 export async function convertRoutes(app: FastifyInstance): Promise<void> {
@@ -12,9 +16,24 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
     '/api/v1/convert',
     {
       ...access('api'),
+      // A multipart request carries the markdown's images too (docs/images.md); its text fields become the body.
+      preValidation: async (request) => {
+        if (!request.isMultipart()) return;
+        const upload = await readConvertUpload(request);
+        request.body = upload.fields as unknown as ConvertBody;
+        uploaded.set(request, upload.images);
+      },
       schema: {
         summary: 'Convert markdown to .docx',
-        body: Type.Ref('ConvertRequest'),
+        description:
+          'A JSON body converts with images as placeholders (SPEC.md). A multipart/form-data body takes the same fields plus the image files the markdown refers to, each as an "images" part whose filename is its path relative to the markdown; those images are embedded (docs/images.md).',
+        consumes: ['application/json', 'multipart/form-data'],
+        body: {
+          content: {
+            'application/json': { schema: Type.Ref('ConvertRequest') },
+            'multipart/form-data': { schema: Type.Ref('ConvertUpload') },
+          },
+        },
         response: {
           200: {
             description: 'The .docx bytes (response_format binary, the default) or the conversion record (json)',
@@ -43,8 +62,10 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
       reply.raw.on('close', onClose);
       let converted;
       try {
+        const images = uploaded.get(request);
         converted = await app.services.convert({
           ...body,
+          ...(images ? { images: { files: images } } : {}),
           channel,
           signal: gone.signal,
           ...(principal?.kind === 'key' ? { keyId: principal.keyId } : {}),

@@ -86,6 +86,21 @@ export const ConvertBodySchema = Type.Object(
 );
 export type ConvertBody = Static<typeof ConvertBodySchema>;
 
+/** The multipart form of POST /api/v1/convert: the JSON body's fields, and the images (docs/images.md). */
+export const ConvertUploadSchema = Type.Object(
+  {
+    ...ConvertBodySchema.properties,
+    markdown: Type.String({ minLength: 1, description: 'Raw markdown: a text field, or a file part' }),
+    images: Type.Optional(
+      Type.Array(Type.String({ format: 'binary' }), {
+        description:
+          'Image files, each a part named "images" whose filename is its path relative to the markdown (img/chart.png); PNG, JPEG, GIF or SVG; at most 200 files, 10 MiB each, 50 MiB together',
+      }),
+    ),
+  },
+  { $id: 'ConvertUpload', additionalProperties: false },
+);
+
 export const TemplateSchema = Type.Object(
   {
     id: Uuid,
@@ -178,6 +193,13 @@ export const RulesSchema = Type.Object(
     list_ordered: Type.Optional(StyleName),
     code_block: Type.Optional(StyleName),
     blockquote: Type.Optional(StyleName),
+    caption: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 253,
+        description: "Paragraph style of an image's title shown as a caption (docs/images.md)",
+      }),
+    ),
     table: Type.Optional(
       Type.Object(
         { style: Type.Optional(StyleName), header_row: Type.Optional(Type.Boolean()) },
@@ -266,6 +288,7 @@ export const SHARED_SCHEMAS = [
   ConversionSchema,
   ConversionListSchema,
   ConvertBodySchema,
+  ConvertUploadSchema,
   TemplateSchema,
   TemplateStyleSchema,
   TemplatePatchSchema,

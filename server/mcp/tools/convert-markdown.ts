@@ -2,6 +2,8 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { DOCX_TYPE } from '../../http/routes/conversions.ts';
 import { outputFilename } from '../../services.ts';
+import { ApiError } from '../../errors.ts';
+import { inputFile } from '../input.ts';
 import { resolvePair } from '../lookup.ts';
 import { outputTarget, writeOutput } from '../output.ts';
 import { documentUri } from '../resources.ts';
@@ -45,14 +47,26 @@ export const convertMarkdown = defineTool({
     'Each call counts as one conversion against the monthly quota (Solo plan: 20 a month); when it is used up the tool fails with rate_limit_exceeded and the reset date.',
     'Returns the conversion record (conversion_id, filename, warnings such as "missing_style: <name>", stats) and the .docx: embedded as a resource (base64) up to 1 MB, else a resource link (docwright://conversions/<id>/document) to read.',
     'output_path also writes the file to disk, but only inside the one folder the user allowed in the settings (mcp_output_dir); otherwise the call is refused before converting.',
-    'Markdown: headings, paragraphs, bold/italic/strikethrough, lists (3 levels), code blocks, inline code, blockquotes, tables, links, footnotes, YAML front matter (document title, author…); "---" is a page break; images become a text placeholder.',
+    'input_path converts a markdown file from that same allowed folder instead of markdown text, and embeds the PNG, JPEG, GIF and SVG images it refers to from its own folder (never from outside it, never from the web).',
+    'Markdown: headings, paragraphs, bold/italic/strikethrough, lists (3 levels), code blocks, inline code, blockquotes, tables, links, footnotes, YAML front matter (document title, author…); "---" is a page break; images in markdown text become a text placeholder.',
   ].join(' '),
   input: z.strictObject({
     markdown: z
       .string()
       .min(1)
       .max(MARKDOWN_LIMIT)
-      .describe('The markdown text to convert (CommonMark + GitHub tables, task lists, footnotes; at most 10 MiB).'),
+      .optional()
+      .describe(
+        'The markdown text to convert (CommonMark + GitHub tables, task lists, footnotes; at most 10 MiB). Give this or input_path.',
+      ),
+    input_path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'A markdown file to convert instead of markdown: a path inside the folder the user allowed (setting mcp_output_dir), absolute or relative to it. Its images are embedded from its folder.',
+      ),
     template: IdOrName('template')
       .optional()
       .describe(
@@ -87,7 +101,20 @@ export const convertMarkdown = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, { services, embedLimit }) {
+    if (args.markdown === undefined && args.input_path === undefined)
+      throw new ApiError(
+        'validation_error',
+        'markdown is required (or input_path: a markdown file in the allowed folder)',
+      );
+    if (args.markdown !== undefined && args.input_path !== undefined)
+      throw new ApiError('validation_error', 'markdown: give either markdown or input_path, not both');
     const { template, mapping } = resolvePair(services, args.template, args.mapping);
+    // A file: read now (refused before anything is counted), its images from its own folder.
+    const source =
+      args.input_path === undefined
+        ? undefined
+        : await inputFile(services.store.settings().mcp_output_dir, args.input_path, MARKDOWN_LIMIT);
+    const markdown = source?.markdown ?? args.markdown ?? '';
     const target =
       args.output_path === undefined
         ? undefined
@@ -98,7 +125,8 @@ export const convertMarkdown = defineTool({
             args.overwrite,
           );
     const { record, docx } = await services.convert({
-      markdown: args.markdown,
+      markdown,
+      ...(source ? { images: { folder: source.folder } } : {}),
       template_id: template.id,
       mapping_id: mapping.id,
       ...(args.filename !== undefined ? { filename: args.filename } : {}),

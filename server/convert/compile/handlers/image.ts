@@ -1,5 +1,6 @@
 import type { ParagraphChild } from 'docx';
 import type { Image, ImageReference } from 'mdast';
+import { imageCaption, embedInline } from '../images.ts';
 import type { State } from '../state.ts';
 
 /** The name an image placeholder shows: its alt text, else its file name. */
@@ -14,19 +15,33 @@ function imageName(alt: string | null | undefined, url: string | undefined): str
   }
 }
 
-/** An image: a placeholder text that names it. */
+/** An image: embedded when the conversion has an image source (docs/images.md), else a placeholder that names it. */
 export function image(state: State, node: Image): ParagraphChild[] {
-  return placeholder(state, imageName(node.alt, node.url));
+  return picture(state, node.url, node.alt, node.title);
 }
 
-/** A reference-style image: a placeholder like any image. */
+/** A reference-style image: like any image, through its definition. */
 export function imageReference(state: State, node: ImageReference): ParagraphChild[] {
   const definition = state.definitions.get(node.identifier.toLowerCase());
-  return placeholder(state, imageName(node.alt, definition?.url));
+  return picture(state, definition?.url, node.alt, definition?.title);
+}
+
+function picture(
+  state: State,
+  url: string | undefined,
+  alt: string | null | undefined,
+  title: string | null | undefined,
+): ParagraphChild[] {
+  const name = imageName(alt, url);
+  if (!state.images) return placeholder(state, `image_placeholder: ${name}`, name);
+  const embedded = embedInline(state, url ?? '', alt ?? '', title);
+  if (!embedded.ok) return placeholder(state, embedded.warning, name);
+  imageCaption(state, title);
+  return embedded.runs;
 }
 
 /** The placeholder text, with a warning naming it: the image itself is not in the document (SPEC.md: Images). */
-function placeholder(state: State, name: string): ParagraphChild[] {
-  state.warn(`image_placeholder: ${name}`);
+function placeholder(state: State, warning: string, name: string): ParagraphChild[] {
+  state.warn(warning);
   return state.withInline({ italics: true }, () => [state.run(`[Image: ${name}]`)]);
 }

@@ -1,0 +1,18 @@
+/** Limits on the images one conversion embeds (docs/images.md): the bytes are untrusted and bounded before parsing. */
+export const IMAGE_LIMITS = {
+  /** Largest image file read (10 MiB): bigger ones stay placeholders. */
+  perImageBytes: 10 * 1024 * 1024,
+  /** Largest SVG file rendered (2 MiB): rendering costs far more per byte than copying a bitmap. */
+  svgBytes: 2 * 1024 * 1024,
+  /** All images of one document together (50 MiB). */
+  totalBytes: 50 * 1024 * 1024,
+  /** Distinct image files one document embeds. */
+  count: 200,
+  /** Largest width or height a header may claim (pixels); beyond it the file is treated as hostile. */
+  maxSide: 30_000,
+  /** Most pixels a bitmap may have (60 megapixels: a 50 MP camera's photo): a small file that inflates to gigabytes
+   * would stall or crash Word and LibreOffice when they open the document. */
+  maxPixels: 60_000_000,
+  /** Width of an SVG's PNG fallback at most (pixels): enough for print at the text width. */
+  svgFallbackWidth: 1600,
+} as const;

@@ -1,0 +1,85 @@
+import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { ContentTypes } from './content-types.ts';
+import { children, descendants, parsePart } from './dom.ts';
+import { NS } from './namespaces.ts';
+import type { Relationships } from './relationships.ts';
+
+/** Relationship type of an image part. */
+export const IMAGE_REL = `${NS.r}/image`;
+
+const MEDIA_TYPE: Record<string, string> = {
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  svg: 'image/svg+xml',
+};
+
+/**
+ * Moves the images docx wrote (its `media/` parts and their relationships) into the template's package: parts under
+ * names the template does not use, relationships with ids of our own, a content type each, and `r:embed` in
+ * `nodes` renamed to match.
+ */
+export function moveMedia(
+  generated: ReadonlyMap<string, string | Uint8Array>,
+  generatedRels: XmlDocument | null,
+  rels: Relationships,
+  types: ContentTypes,
+  out: Map<string, Uint8Array | string>,
+  mainPart: string,
+  nodes: readonly Element[],
+): void {
+  if (!generatedRels?.documentElement) return;
+  const folder = mainPart.slice(0, mainPart.lastIndexOf('/') + 1);
+  const renamed = new Map<string, string>();
+  let n = 0;
+  for (const rel of children(generatedRels.documentElement)) {
+    if (rel.getAttribute('Type') !== IMAGE_REL) continue;
+    const target = rel.getAttribute('Target') ?? '';
+    const data = generated.get(`word/${target}`);
+    const extension = target.slice(target.lastIndexOf('.') + 1).toLowerCase();
+    const type = MEDIA_TYPE[extension];
+    if (data === undefined || typeof data === 'string' || type === undefined) continue;
+    let name: string;
+    do {
+      n += 1;
+      name = `media/docwright-image${n}.${extension}`;
+    } while (out.has(`${folder}${name}`));
+    out.set(`${folder}${name}`, data);
+    types.addOverride(`/${folder}${name}`, type);
+    renamed.set(rel.getAttribute('Id') ?? '', rels.add(IMAGE_REL, name, { prefix: 'dwImg' }));
+  }
+  if (renamed.size === 0) return;
+  renumberDrawings(nodes, out);
+  const stack = [...nodes];
+  for (let el = stack.pop(); el; el = stack.pop()) {
+    const embed = el.getAttributeNS(NS.r, 'embed');
+    const to = embed ? renamed.get(embed) : undefined;
+    if (to !== undefined) el.setAttributeNS(NS.r, `${el.lookupPrefix(NS.r) ?? 'r'}:embed`, to);
+    for (const child of children(el)) stack.push(child);
+  }
+}
+
+/** Parts whose drawings share the document's drawing ids (headers, footers, notes, comments). */
+function sharesDrawingIds(path: string): boolean {
+  return /^word\/(header|footer|footnotes|endnotes|comments)\d*\.xml$/.test(path);
+}
+
+/**
+ * Gives our drawings ids past every id the template's headers, footers and notes use: Word wants each `wp:docPr`
+ * id once in the document, and docx numbers ours from 1.
+ */
+function renumberDrawings(nodes: readonly Element[], parts: ReadonlyMap<string, Uint8Array | string>): void {
+  let max = 0;
+  for (const [path, data] of parts) {
+    if (!sharesDrawingIds(path)) continue;
+    for (const docPr of descendants(parsePart(data, path), NS.wp, 'docPr')) {
+      const id = Number(docPr.getAttribute('id'));
+      if (Number.isInteger(id) && id > max) max = id;
+    }
+  }
+  if (max === 0) return;
+  for (const node of nodes)
+    for (const docPr of descendants(node, NS.wp, 'docPr')) docPr.setAttribute('id', String((max += 1)));
+}

@@ -1,0 +1,113 @@
+// POST /api/v1/convert as multipart/form-data (docs/images.md): the markdown and its image files in one request, so
+// the images are embedded. The JSON body stays SPEC.md's, with images as placeholders.
+import type { FastifyRequest } from 'fastify';
+import { imageTarget } from '../convert/images/path.ts';
+import { IMAGE_LIMITS } from '../convert/images/limits.ts';
+import { ApiError } from '../errors.ts';
+
+/** The text fields a multipart conversion takes (the JSON body's fields); `markdown` may also be a file part. */
+const TEXT_FIELDS = new Set(['markdown', 'template_id', 'mapping_id', 'filename', 'response_format']);
+/** Largest markdown, as in a JSON body (10 MiB). */
+const MARKDOWN_BYTES = 10 * 1024 * 1024;
+/** Content types an image part may declare (a browser's, or a client's guess from the extension). */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'application/octet-stream']);
+
+export interface ConvertUpload {
+  fields: Record<string, string>;
+  images: Map<string, Uint8Array>;
+}
+
+/** Reads one file part to its end, refusing it as soon as it passes `limit` bytes. */
+async function readPart(file: NodeJS.ReadableStream, limit: number, what: string): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of file) {
+    const buffer = chunk as Buffer;
+    size += buffer.byteLength;
+    if (size > limit) throw new ApiError('payload_too_large', `${what} is larger than ${limit / (1024 * 1024)} MiB.`);
+    chunks.push(buffer);
+  }
+  const all = Buffer.concat(chunks);
+  return new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
+}
+
+/**
+ * Reads a multipart conversion: text fields as the JSON body has them, `markdown` as a field or a file, and each
+ * image as a file part named `images` whose filename is its path relative to the markdown (`img/chart.png`).
+ */
+export async function readConvertUpload(request: FastifyRequest): Promise<ConvertUpload> {
+  try {
+    return await readParts(request);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // The plugin's own limit errors (413) keep their status; anything else is a body that is not well-formed.
+    if ((error as { statusCode?: number }).statusCode === 413) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ApiError('bad_request', `The multipart body is malformed: ${detail}.`);
+  }
+}
+
+async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
+  const fields: Record<string, string> = {};
+  const images = new Map<string, Uint8Array>();
+  let total = 0;
+  const parts = request.parts({
+    // Paths are kept (busboy would cut `img/a.png` to `a.png`); the limits are checked per part below as well.
+    preservePath: true,
+    limits: {
+      fields: TEXT_FIELDS.size,
+      fieldSize: MARKDOWN_BYTES,
+      files: IMAGE_LIMITS.count + 1,
+      fileSize: IMAGE_LIMITS.perImageBytes + 1,
+      parts: IMAGE_LIMITS.count + TEXT_FIELDS.size + 1,
+    },
+  });
+  for await (const part of parts) {
+    if (part.type === 'field') {
+      if (!TEXT_FIELDS.has(part.fieldname))
+        throw new ApiError(
+          'validation_error',
+          `${part.fieldname}: not a field of a conversion; send ${[...TEXT_FIELDS].join(', ')} and images.`,
+        );
+      if (part.fieldname in fields) throw new ApiError('validation_error', `${part.fieldname}: sent twice.`);
+      if (part.valueTruncated)
+        throw new ApiError(
+          'payload_too_large',
+          `${part.fieldname} is larger than ${MARKDOWN_BYTES / (1024 * 1024)} MiB.`,
+        );
+      fields[part.fieldname] = String(part.value);
+      continue;
+    }
+    if (part.fieldname === 'markdown') {
+      if ('markdown' in fields) throw new ApiError('validation_error', 'markdown: sent twice.');
+      const bytes = await readPart(part.file, MARKDOWN_BYTES, 'markdown');
+      fields.markdown = new TextDecoder('utf-8').decode(bytes);
+      continue;
+    }
+    if (part.fieldname !== 'images')
+      throw new ApiError('validation_error', `${part.fieldname}: unexpected file field; send image files as "images".`);
+    const target = imageTarget(part.filename);
+    if (target.kind !== 'local')
+      throw new ApiError(
+        'validation_error',
+        `images: "${part.filename}" is not a path inside the markdown's folder; name each image by its relative path (img/chart.png).`,
+      );
+    if (!IMAGE_TYPES.has(part.mimetype.toLowerCase()))
+      throw new ApiError(
+        'validation_error',
+        `images: ${target.path} is ${part.mimetype}, not a PNG, JPEG, GIF or SVG image.`,
+      );
+    if (images.has(target.path)) throw new ApiError('validation_error', `images: ${target.path} was sent twice.`);
+    if (images.size >= IMAGE_LIMITS.count)
+      throw new ApiError('payload_too_large', `images: more than ${IMAGE_LIMITS.count} image files.`);
+    const bytes = await readPart(part.file, IMAGE_LIMITS.perImageBytes, `images: ${target.path}`);
+    total += bytes.byteLength;
+    if (total > IMAGE_LIMITS.totalBytes)
+      throw new ApiError(
+        'payload_too_large',
+        `images: all images together are larger than ${IMAGE_LIMITS.totalBytes / (1024 * 1024)} MiB.`,
+      );
+    images.set(target.path, bytes);
+  }
+  return { fields, images };
+}
