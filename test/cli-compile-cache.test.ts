@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/docwright-process.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'docwright-compile-cache-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(temp, { recursive: true, force: true });
+});
 
 /** Every file under a folder. */
 function filesUnder(dir: string): string[] {
