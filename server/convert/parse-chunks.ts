@@ -197,6 +197,9 @@ export function parseInChunks(markdown: string, parse: Parse, minLength: number)
   for (const labels of defined)
     for (const kind of ['links', 'notes'] as const)
       for (const [id, label] of labels[kind]) if (!all[kind].has(id)) all[kind].set(id, label);
+  const squeezedLabels = new Map<string, string>();
+  for (const kind of ['links', 'notes'] as const)
+    for (const label of all[kind].values()) squeezedLabels.set(label, squeeze(label));
   const children: RootContent[] = [];
   for (const [index, chunk] of chunks.entries()) {
     const own = defined[index] ?? { links: new Map(), notes: new Map() };
@@ -206,7 +209,7 @@ export function parseInChunks(markdown: string, parse: Parse, minLength: number)
     // micromark drops a leading byte order mark and counts offsets without it.
     const bom = index > 0 && markdown.charCodeAt(0) === 0xfeff ? 1 : 0;
     let shift = { offset: chunk.offset - bom, line: chunk.line - 1 };
-    const extra = foreignDefinitions(chunk.text, own, all);
+    const extra = foreignDefinitions(chunk.text, own, all, squeezedLabels);
     if (extra.length > 0) {
       const block = extra.map((d) => `${d.source}\n\n`).join('');
       tree = parse(last ? `${block}${chunk.text}` : `${chunk.text}\n\n${block}`);
@@ -235,7 +238,12 @@ interface Foreign {
 }
 
 /** The definitions of other pieces this piece may refer to, as markdown that defines them again. */
-function foreignDefinitions(text: string, own: Labels, all: Labels): Foreign[] {
+function foreignDefinitions(
+  text: string,
+  own: Labels,
+  all: Labels,
+  squeezedLabels: ReadonlyMap<string, string>,
+): Foreign[] {
   const out: Foreign[] = [];
   if (!text.includes(']')) return out;
   const squeezed = squeeze(text);
@@ -246,7 +254,7 @@ function foreignDefinitions(text: string, own: Labels, all: Labels): Foreign[] {
   ] as const) {
     for (const [identifier, label] of all[kind]) {
       if (own[kind].has(identifier)) continue;
-      const key = squeeze(label);
+      const key = squeezedLabels.get(label) ?? squeeze(label);
       const mentioned = /[[\]^]/.test(key)
         ? squeezed.includes(`[${key}]`) || squeezed.includes(`^${key}]`)
         : keys.has(key);
