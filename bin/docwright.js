@@ -6,7 +6,7 @@
 //   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -52,6 +52,9 @@ function newestSource(dir) {
 }
 
 async function runCli() {
+  // V8's compiled code of the bundle kept on disk (the OS temp folder): later starts skip compiling it again.
+  // NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  module.enableCompileCache?.();
   const checkout = existsSync(join(root, '.git')) && existsSync(join(sources, 'cli-entry.ts'));
   const fresh = existsSync(bundle) && (!checkout || statSync(bundle).mtimeMs >= newestSource(sources));
   if (fresh) {

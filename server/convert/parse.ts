@@ -9,6 +9,7 @@ import { measure, type ConversionStats } from './compile/stats.ts';
 import { WarningList, type WarningDetail } from './warning-list.ts';
 import { targetedAutolinks } from './autolink-targeted.ts';
 import { optimisationsEnabled } from './optimisations.ts';
+import { parseInChunks } from './parse-chunks.ts';
 
 type Transform = (tree: Root) => Root | undefined | void;
 interface FromMarkdownExtension {
@@ -77,9 +78,24 @@ export function normalizeFrontMatterFence(markdown: string): string {
   return markdown;
 }
 
+/** Documents from this length are parsed in pieces of at least CHUNK_LENGTH characters (parse-chunks.ts). */
+const CHUNKED_FROM = 32 * 1024;
+const CHUNK_LENGTH = 4 * 1024;
+const parseWhole = (markdown: string): Root => processor.parse(markdown);
+
+/**
+ * The mdast tree of the markdown as remark parses it, whole or, for a long document, in pieces joined into the same
+ * tree. `chunkLength` forces the pieces (the proof in test/convert/parse-chunks.test.ts cuts wherever it may).
+ */
+export function parseTree(markdown: string, chunkLength?: number): Root {
+  if (chunkLength === undefined && (!optimisationsEnabled() || markdown.length < CHUNKED_FROM))
+    return parseWhole(markdown);
+  return parseInChunks(markdown, parseWhole, chunkLength ?? CHUNK_LENGTH) ?? parseWhole(markdown);
+}
+
 /** Parses markdown (CommonMark + GFM + YAML front matter) into an mdast tree, safely for any nesting depth. */
 export function parseMarkdown(markdown: string): ParsedMarkdown {
-  const tree = processor.parse(normalizeFrontMatterFence(markdown));
+  const tree = parseTree(normalizeFrontMatterFence(markdown));
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of optimisationsEnabled() ? targeted : transforms) transform(tree);

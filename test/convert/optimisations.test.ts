@@ -2,6 +2,7 @@
 // and each corpus template, with its mapping) converts to the same bytes with the optimisations on and off
 // (DOCWRIGHT_UNOPTIMISED=1, server/convert/optimisations.ts). The creation time is fixed, so the zip's are too.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { convert, defaultTemplate } from '../../server/convert/index.ts';
@@ -75,6 +76,14 @@ describe('optimisations change no output', () => {
     ].join('\n\n');
     expectSame(autolinks, defaultTemplate(), undefined, 'autolinks');
     for (const kb of [10, 120]) expectSame(generateMarkdown(kb * 1024), defaultTemplate(), undefined, `bench ${kb} KB`);
+  }, 300_000);
+
+  it('documents long enough to be parsed in pieces: the CommonMark and GFM spec documents', () => {
+    const specs = [
+      createRequire(import.meta.url).resolve('commonmark-spec/spec.txt'),
+      join(import.meta.dirname, '../fixtures/gfm-spec/spec.txt'),
+    ];
+    for (const path of specs) expectSame(readFileSync(path, 'utf8'), defaultTemplate(), undefined, path);
   }, 300_000);
 
   it('every fixture, built-in template', () => {

@@ -2,6 +2,7 @@ import { XMLSerializer, type Document as XmlDocument, type Element, type Node } 
 import { parseXml } from '../template/read.ts';
 import { decodeUtf8 } from '../xml.ts';
 import { NS } from './namespaces.ts';
+import '../xml-regexps.ts';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 

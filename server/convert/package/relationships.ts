@@ -1,6 +1,7 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { children, parsePart, serializePart } from './dom.ts';
 import { NS } from './namespaces.ts';
+import { optimisationsEnabled } from '../optimisations.ts';
 
 const EMPTY = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="${NS.pkg}"></Relationships>`;
 
@@ -28,6 +29,9 @@ export class Relationships {
 
   /** Ids in use, kept up to date by add and remove. */
   private readonly taken: Set<string>;
+
+  /** Per prefix, a number below which every id is taken (so a thousand links cost a thousand probes, not 500,000). */
+  private readonly free = new Map<string, number>();
 
   constructor(xml: Uint8Array | string | undefined, name: string) {
     this.doc = parsePart(xml ?? EMPTY, name);
@@ -70,9 +74,10 @@ export class Relationships {
       while (taken.has(`rId${n}`)) n += 1;
       id = `rId${n}`;
     } else {
-      let n = 1;
+      let n = optimisationsEnabled() ? (this.free.get(options.prefix) ?? 1) : 1;
       while (taken.has(`${options.prefix}${n}`)) n += 1;
       id = `${options.prefix}${n}`;
+      this.free.set(options.prefix, n + 1);
     }
     const root = this.doc.documentElement;
     if (!root) throw new Error('relationships part without a root');
@@ -93,6 +98,7 @@ export class Relationships {
       if (e.getAttribute('Type') === type && e.getAttribute('Target') === target) {
         e.parentNode?.removeChild(e);
         this.taken.delete(e.getAttribute('Id') ?? '');
+        this.free.clear();
         this.changed = true;
       }
     }
