@@ -1,7 +1,7 @@
 /**
  * Load test of the real HTTPS server on loopback (part of `npm run bench`; alone: `tsx bench/load.ts`).
  *
- *   tsx bench/load.ts [--connections 1,8,32] [--duration S] [--format json|binary] [--size KB]
+ *   tsx bench/load.ts [--connections 1,8,32] [--duration S] [--format json|binary] [--size KB] [--no-isolation]
  *
  * The server runs in a child process (bench/load-server.ts: startServer in a fresh data directory, the file secret,
  * an API key made through Services, its conversion workers started). autocannon, in a worker thread of this
@@ -9,6 +9,7 @@
  * connections: requests per second, latency p50/p99, errors and non-2xx answers, and the server process's peak
  * resident memory (workers included) while it ran. During the 8-connection run (or the first one of at least 2), a
  * probe here GETs /api/v1/conversions?limit=1 one request at a time, to show what a GET waits while conversions run.
+ * Last, the p99 of two clients' conversions alone and while 1.2 MB conversions run (issue 17: at most 2×).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -45,6 +46,8 @@ export interface LoadOptions {
   duration: number;
   format: 'json' | 'binary';
   sizeKB: number;
+  /** Also measure the small conversions' p99 while a 1.2 MB conversion runs (default true). */
+  isolation?: boolean;
 }
 
 export interface LoadRow {
@@ -67,6 +70,20 @@ export interface ProbeResult {
   max: number;
 }
 
+/** The p99 of small conversions by `clients` clients, alone and while 1.2 MB conversions run one after another. */
+export interface IsolationResult {
+  clients: number;
+  largeKB: number;
+  idleP99: number;
+  busyP99: number;
+  idleRequests: number;
+  busyRequests: number;
+  /** Large conversions finished during the busy run, and whether one was running for all of it. */
+  largeDone: number;
+  largeRunning: boolean;
+  errors: number;
+}
+
 export interface LoadResult {
   workers: number;
   sizeBytes: number;
@@ -74,6 +91,7 @@ export interface LoadResult {
   rows: LoadRow[];
   idleGet: ProbeResult;
   busyGet: ProbeResult;
+  isolation: IsolationResult | null;
 }
 
 interface ServerInfo {
@@ -143,6 +161,65 @@ async function probe(info: ServerInfo, agent: Agent, until: Promise<unknown>, mi
   return latencies;
 }
 
+const ISOLATION_CLIENTS = 2;
+const LARGE_KB = 1200;
+
+/**
+ * Issue 17's responsiveness measure: the p99 of 9 KB conversions by two clients for 10 s, alone, then while another
+ * client converts 1.2 MB documents one after another (one is running for the whole run: it starts first).
+ */
+async function measureIsolation(
+  info: ServerInfo,
+  agent: Agent,
+  target: Record<string, unknown>,
+): Promise<IsolationResult> {
+  const duration = 10;
+  process.stdout.write(`, ${ISOLATION_CLIENTS} clients alone`);
+  const idle = await autocannon({ ...target, connections: ISOLATION_CLIENTS, duration });
+  const large = JSON.stringify({
+    markdown: generateMarkdown(LARGE_KB * 1024),
+    template_id: BUILTIN_TEMPLATE_ID,
+    mapping_id: BUILTIN_MAPPING_ID,
+    response_format: 'json',
+  });
+  const largeRuns = { stop: false, done: 0 };
+  const loop = (async () => {
+    while (!largeRuns.stop) {
+      const res = await request(`${info.url}/api/v1/convert`, {
+        method: 'POST',
+        body: large,
+        headers: { authorization: `Bearer ${info.key}`, 'content-type': 'application/json' },
+        dispatcher: agent,
+        headersTimeout: 600_000,
+        bodyTimeout: 600_000,
+      });
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 200) throw new Error(`the 1.2 MB conversion answered ${res.statusCode}`);
+      largeRuns.done += 1;
+    }
+  })();
+  // The large body is sent and its conversion under way before the small ones start.
+  await new Promise((r) => setTimeout(r, 1500));
+  process.stdout.write(`, with a ${LARGE_KB / 1000} MB conversion running`);
+  const startedAt = largeRuns.done;
+  const busy = await autocannon({ ...target, connections: ISOLATION_CLIENTS, duration });
+  const largeRunning = largeRuns.done === startedAt;
+  const largeDone = largeRuns.done;
+  largeRuns.stop = true;
+  await loop;
+  return {
+    clients: ISOLATION_CLIENTS,
+    largeKB: LARGE_KB,
+    idleP99: idle.latency.p99,
+    busyP99: busy.latency.p99,
+    idleRequests: idle.requests.total,
+    busyRequests: busy.requests.total,
+    largeDone,
+    largeRunning,
+    errors: idle.errors + idle.timeouts + idle.non2xx + busy.errors + busy.timeouts + busy.non2xx,
+  };
+}
+
 function summarise(latencies: number[], whileConnections: number | null): ProbeResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN;
@@ -201,6 +278,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         peakRssMB: rss.stop(),
       });
     }
+    const isolation = options.isolation === false ? null : await measureIsolation(info, agent, target);
     process.stdout.write('\n');
     return {
       workers: info.workers,
@@ -209,6 +287,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       rows,
       idleGet,
       busyGet,
+      isolation,
     };
   } finally {
     await agent.close();
@@ -245,6 +324,13 @@ export function printLoad(result: LoadResult): void {
   console.log(`GET /api/v1/conversions?limit=1 idle: ${g(result.idleGet)}`);
   if (result.busyGet.whileConnections !== null)
     console.log(`GET while ${result.busyGet.whileConnections} clients convert: ${g(result.busyGet)}`);
+  const iso = result.isolation;
+  if (iso)
+    console.log(
+      `${iso.clients} clients' ${fixed(result.sizeBytes / 1024, 0)} KB conversions, p99: ${fixed(iso.idleP99, 0)} ms alone (${iso.idleRequests}), ` +
+        `${fixed(iso.busyP99, 0)} ms while ${fixed(iso.largeKB / 1000, 1)} MB conversions run (${iso.busyRequests}; ${iso.largeRunning ? 'one ran all along' : `${iso.largeDone} finished meanwhile`}): ` +
+        `${fixed(iso.busyP99 / iso.idleP99, 2)}× (must be ≤ 2×)${iso.errors > 0 ? `, ${iso.errors} errors` : ''}`,
+    );
 }
 
 function parseArgs(argv: readonly string[]): LoadOptions {
@@ -260,6 +346,7 @@ function parseArgs(argv: readonly string[]): LoadOptions {
     else if (arg === '--duration') options.duration = Number(value());
     else if (arg === '--format') options.format = value() === 'binary' ? 'binary' : 'json';
     else if (arg === '--size') options.sizeKB = Number(value());
+    else if (arg === '--no-isolation') options.isolation = false;
     else if (arg !== '--') throw new Error(`unknown option ${arg}`);
   }
   return options;
