@@ -14,6 +14,12 @@ export interface JobMessage {
   evict: string[];
 }
 
+/** Template keys a worker must forget now (a template replaced or deleted); no answer. */
+export interface ForgetMessage {
+  kind: 'forget';
+  keys: string[];
+}
+
 /** An uploaded or stored template to read, check and sanitise off the main thread, under the pool's limits. */
 export interface InspectMessage {
   kind: 'inspect';
