@@ -79,6 +79,7 @@ export interface IsolationResult {
   largeClients: number;
   idleP99: number;
   busyP99: number;
+  /** Requests answered 2xx. */
   idleRequests: number;
   busyRequests: number;
   /** Large conversions finished during the busy run, and whether one was running for all of it. */
@@ -217,10 +218,11 @@ async function measureIsolation(
     clients: ISOLATION_CLIENTS,
     largeKB: LARGE_KB,
     largeClients: info.workers,
-    idleP99: idle.latency.p99,
-    busyP99: busy.latency.p99,
-    idleRequests: idle.requests.total,
-    busyRequests: busy.requests.total,
+    // No answer at all within the run is worse than any p99: counted as the whole run.
+    idleP99: idle['2xx'] > 0 ? idle.latency.p99 : duration * 1000,
+    busyP99: busy['2xx'] > 0 ? busy.latency.p99 : duration * 1000,
+    idleRequests: idle['2xx'],
+    busyRequests: busy['2xx'],
     largeDone,
     largeRunning,
     errors: idle.errors + idle.timeouts + idle.non2xx + busy.errors + busy.timeouts + busy.non2xx,
