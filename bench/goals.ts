@@ -90,6 +90,19 @@ export function goalsTable(
     '–',
     verdict(eight?.p99 ?? null, (v) => v <= 250),
   ]);
+  const iso = load?.isolation ?? null;
+  if (iso) {
+    const r = iso.busyP99 / iso.idleP99;
+    rows.push([
+      `HTTPS, ${kb}, ${iso.clients} clients, p99 during ${fixed(iso.largeKB / 1000, 1)} MB`,
+      cell(iso.busyP99, 0, ' ms'),
+      '–',
+      `${fixed(r, 2)}× of ${fixed(iso.idleP99, 0)} ms`,
+      '≤ 2× idle',
+      '–',
+      verdict(r, (v) => v <= 2),
+    ]);
+  }
   const big = sizes.find((s) => s.targetKB === 1200);
   if (big) {
     const dw = big.docwrightProcess.ok ? (big.docwrightProcess.peakRssMiB ?? null) : null;

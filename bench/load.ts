@@ -1,7 +1,7 @@
 /**
  * Load test of the real HTTPS server on loopback (part of `npm run bench`; alone: `tsx bench/load.ts`).
  *
- *   tsx bench/load.ts [--connections 1,8,32] [--duration S] [--format json|binary] [--size KB]
+ *   tsx bench/load.ts [--connections 1,8,32] [--duration S] [--format json|binary] [--size KB] [--no-isolation]
  *
  * The server runs in a child process (bench/load-server.ts: startServer in a fresh data directory, the file secret,
  * an API key made through Services, its conversion workers started). autocannon, in a worker thread of this
@@ -9,6 +9,8 @@
  * connections: requests per second, latency p50/p99, errors and non-2xx answers, and the server process's peak
  * resident memory (workers included) while it ran. During the 8-connection run (or the first one of at least 2), a
  * probe here GETs /api/v1/conversions?limit=1 one request at a time, to show what a GET waits while conversions run.
+ * Last, the p99 of two clients' conversions alone and while one client per worker sends 1.2 MB conversions (issue
+ * 17: at most 2×).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -45,6 +47,8 @@ export interface LoadOptions {
   duration: number;
   format: 'json' | 'binary';
   sizeKB: number;
+  /** Also measure the small conversions' p99 while a 1.2 MB conversion runs (default true). */
+  isolation?: boolean;
 }
 
 export interface LoadRow {
@@ -67,6 +71,23 @@ export interface ProbeResult {
   max: number;
 }
 
+/** The p99 of small conversions by `clients` clients, alone and while 1.2 MB conversions run one after another. */
+export interface IsolationResult {
+  clients: number;
+  largeKB: number;
+  /** Clients sending large conversions at once (one per worker). */
+  largeClients: number;
+  idleP99: number;
+  busyP99: number;
+  /** Requests answered 2xx. */
+  idleRequests: number;
+  busyRequests: number;
+  /** Large conversions finished during the busy run, and whether one was running for all of it. */
+  largeDone: number;
+  largeRunning: boolean;
+  errors: number;
+}
+
 export interface LoadResult {
   workers: number;
   sizeBytes: number;
@@ -74,6 +95,7 @@ export interface LoadResult {
   rows: LoadRow[];
   idleGet: ProbeResult;
   busyGet: ProbeResult;
+  isolation: IsolationResult | null;
 }
 
 interface ServerInfo {
@@ -87,7 +109,8 @@ interface ServerInfo {
 async function startChild(dataDir: string): Promise<{ child: ChildProcess; info: ServerInfo }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/load-server.ts'), dataDir], {
     cwd: repoRoot,
-    env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' },
+    // A 1.2 MB conversion on a loaded machine may take longer than the default 30 s limit: it is measured, not cut.
+    env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off', DOCWRIGHT_CONVERT_TIMEOUT_MS: '600000' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -141,6 +164,69 @@ async function probe(info: ServerInfo, agent: Agent, until: Promise<unknown>, mi
     await new Promise((r) => setTimeout(r, 20));
   }
   return latencies;
+}
+
+const ISOLATION_CLIENTS = 2;
+const LARGE_KB = 1200;
+
+/**
+ * Issue 17's responsiveness measure: the p99 of 9 KB conversions by two clients for 10 s, alone, then while one
+ * client per worker converts 1.2 MB documents one after another (started first, so they are under way).
+ */
+async function measureIsolation(
+  info: ServerInfo,
+  agent: Agent,
+  target: Record<string, unknown>,
+): Promise<IsolationResult> {
+  const duration = 10;
+  process.stdout.write(`, ${ISOLATION_CLIENTS} clients alone`);
+  const idle = await autocannon({ ...target, connections: ISOLATION_CLIENTS, duration });
+  const large = JSON.stringify({
+    markdown: generateMarkdown(LARGE_KB * 1024),
+    template_id: BUILTIN_TEMPLATE_ID,
+    mapping_id: BUILTIN_MAPPING_ID,
+    response_format: 'json',
+  });
+  const largeRuns = { stop: false, done: 0 };
+  // One client per worker sends 1.2 MB conversions one after another: enough to hold every worker, were large
+  // conversions allowed to.
+  const loops = Array.from({ length: info.workers }, async () => {
+    while (!largeRuns.stop) {
+      const res = await request(`${info.url}/api/v1/convert`, {
+        method: 'POST',
+        body: large,
+        headers: { authorization: `Bearer ${info.key}`, 'content-type': 'application/json' },
+        dispatcher: agent,
+        headersTimeout: 600_000,
+        bodyTimeout: 600_000,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`the 1.2 MB conversion answered ${res.statusCode}: ${text}`);
+      largeRuns.done += 1;
+    }
+  });
+  // The large body is sent and its conversion under way before the small ones start.
+  await new Promise((r) => setTimeout(r, 1500));
+  process.stdout.write(`, with ${info.workers} clients sending ${LARGE_KB / 1000} MB`);
+  const startedAt = largeRuns.done;
+  const busy = await autocannon({ ...target, connections: ISOLATION_CLIENTS, duration });
+  const largeRunning = largeRuns.done === startedAt;
+  const largeDone = largeRuns.done;
+  largeRuns.stop = true;
+  await Promise.all(loops);
+  return {
+    clients: ISOLATION_CLIENTS,
+    largeKB: LARGE_KB,
+    largeClients: info.workers,
+    // No answer at all within the run is worse than any p99: counted as the whole run.
+    idleP99: idle['2xx'] > 0 ? idle.latency.p99 : duration * 1000,
+    busyP99: busy['2xx'] > 0 ? busy.latency.p99 : duration * 1000,
+    idleRequests: idle['2xx'],
+    busyRequests: busy['2xx'],
+    largeDone,
+    largeRunning,
+    errors: idle.errors + idle.timeouts + idle.non2xx + busy.errors + busy.timeouts + busy.non2xx,
+  };
 }
 
 function summarise(latencies: number[], whileConnections: number | null): ProbeResult {
@@ -201,6 +287,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         peakRssMB: rss.stop(),
       });
     }
+    const isolation = options.isolation === false ? null : await measureIsolation(info, agent, target);
     process.stdout.write('\n');
     return {
       workers: info.workers,
@@ -209,6 +296,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       rows,
       idleGet,
       busyGet,
+      isolation,
     };
   } finally {
     await agent.close();
@@ -245,6 +333,13 @@ export function printLoad(result: LoadResult): void {
   console.log(`GET /api/v1/conversions?limit=1 idle: ${g(result.idleGet)}`);
   if (result.busyGet.whileConnections !== null)
     console.log(`GET while ${result.busyGet.whileConnections} clients convert: ${g(result.busyGet)}`);
+  const iso = result.isolation;
+  if (iso)
+    console.log(
+      `${iso.clients} clients' ${fixed(result.sizeBytes / 1024, 0)} KB conversions, p99: ${fixed(iso.idleP99, 0)} ms alone (${iso.idleRequests}), ` +
+        `${fixed(iso.busyP99, 0)} ms while ${iso.largeClients} clients send ${fixed(iso.largeKB / 1000, 1)} MB conversions (${iso.busyRequests}; ${iso.largeRunning ? 'none finished meanwhile' : `${iso.largeDone} finished meanwhile`}): ` +
+        `${fixed(iso.busyP99 / iso.idleP99, 2)}× (must be ≤ 2×)${iso.errors > 0 ? `, ${iso.errors} errors` : ''}`,
+    );
 }
 
 function parseArgs(argv: readonly string[]): LoadOptions {
@@ -260,6 +355,7 @@ function parseArgs(argv: readonly string[]): LoadOptions {
     else if (arg === '--duration') options.duration = Number(value());
     else if (arg === '--format') options.format = value() === 'binary' ? 'binary' : 'json';
     else if (arg === '--size') options.sizeKB = Number(value());
+    else if (arg === '--no-isolation') options.isolation = false;
     else if (arg !== '--') throw new Error(`unknown option ${arg}`);
   }
   return options;

@@ -37,6 +37,8 @@ export interface ServeOptions {
   /** Host names accepted in the Host header besides loopback and the certificate's names (--public-host). */
   publicHosts?: string[];
   logger?: boolean;
+  /** Start and warm every conversion worker once listening, so the first conversions wait for no start (default true). */
+  warmWorkers?: boolean;
 }
 
 /** What `docwright status` and other local processes read to find the running server (never a key). */
@@ -155,6 +157,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const purge = setInterval(() => void store.purgeExpired(new Date()).catch(() => undefined), 3_600_000);
     purge.unref();
     await store.purgeExpired(new Date());
+    // Each worker converts a small document before it says it is ready (worker.ts): the first users' conversions
+    // find compiled code instead of waiting for a thread's start (seconds) and its first, cold conversion.
+    if (options.warmWorkers ?? true) app.services.convertPool.warm();
     let closed = false;
     return {
       app,

@@ -92,6 +92,45 @@ function templateKey(record: TemplateRecord): string {
   return `${record.id}:${record.version}:${record.sha256}`;
 }
 
+/** Template versions each of the main thread's caches keeps (the least recently used goes first). */
+export const TEMPLATES_CACHED = 16;
+
+/**
+ * A bounded cache by template version (least recently used first out): storing a version drops the template's
+ * other versions, and `forget` drops a template (replaced or deleted).
+ */
+class TemplateCache<T> {
+  private readonly entries = new Map<string, T>();
+  constructor(private readonly max: number) {}
+
+  get(key: string): T | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      // Most recently used last.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: string, value: T): void {
+    this.forget(key.slice(0, key.indexOf(':')));
+    this.entries.set(key, value);
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.max) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  forget(templateId: string): void {
+    for (const key of [...this.entries.keys()]) if (key.startsWith(`${templateId}:`)) this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
 /** What the server keeps of a read template: its styles and what sanitising it removed. */
 export interface TemplateSummary {
   readonly styles: readonly TemplateStyle[];
@@ -100,8 +139,8 @@ export interface TemplateSummary {
 
 /** The operations every channel shares (REST API, UI, MCP): conversions against the quota, templates, mappings. */
 export class Services {
-  private parsed = new Map<string, TemplateSummary>();
-  private bytes = new Map<string, Uint8Array>();
+  private readonly parsed = new TemplateCache<TemplateSummary>(TEMPLATES_CACHED);
+  private readonly bytes = new TemplateCache<Uint8Array>(TEMPLATES_CACHED);
   private pool: ConvertPool | null = null;
 
   constructor(
@@ -147,7 +186,6 @@ export class Services {
     if (!template) {
       const { styles, warnings } = await this.inspect(await this.templateBytes(record));
       template = { styles, warnings };
-      for (const old of this.parsed.keys()) if (old.startsWith(`${record.id}:`)) this.parsed.delete(old);
       this.parsed.set(key, template);
     }
     return template;
@@ -159,10 +197,21 @@ export class Services {
     let bytes = this.bytes.get(key);
     if (!bytes) {
       bytes = await this.store.templateBytes(record);
-      for (const old of this.bytes.keys()) if (old.startsWith(`${record.id}:`)) this.bytes.delete(old);
       this.bytes.set(key, bytes);
     }
     return bytes;
+  }
+
+  /** Drops every cached version of a template (replaced or deleted), here and in the conversion workers. */
+  forgetTemplate(id: string): void {
+    this.parsed.forget(id);
+    this.bytes.forget(id);
+    this.pool?.forgetTemplate(id);
+  }
+
+  /** Template versions the main thread holds: read for their styles, and as bytes (diagnostics and tests). */
+  get templatesCached(): { parsed: number; bytes: number } {
+    return { parsed: this.parsed.size, bytes: this.bytes.size };
   }
 
   /** Converts, counting against the monthly quota exactly once, and stores the output and its record. */

@@ -16,6 +16,12 @@ export interface JobMessage {
   images?: ImageInput;
 }
 
+/** Template keys a worker must forget now (a template replaced or deleted); no answer. */
+export interface ForgetMessage {
+  kind: 'forget';
+  keys: string[];
+}
+
 /** An uploaded or stored template to read, check and sanitise off the main thread, under the pool's limits. */
 export interface InspectMessage {
   kind: 'inspect';

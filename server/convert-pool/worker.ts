@@ -12,7 +12,14 @@ import {
   type Template,
 } from '../convert/index.ts';
 import { optimisationsEnabled } from '../convert/optimisations.ts';
-import type { InspectMessage, InspectResultMessage, JobMessage, ReadyMessage, ResultMessage } from './protocol.ts';
+import type {
+  ForgetMessage,
+  InspectMessage,
+  InspectResultMessage,
+  JobMessage,
+  ReadyMessage,
+  ResultMessage,
+} from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker thread');
@@ -120,7 +127,11 @@ if (optimisationsEnabled()) {
 
 port.postMessage({ ready: true } satisfies ReadyMessage);
 
-port.on('message', (job: JobMessage | InspectMessage) => {
+port.on('message', (job: JobMessage | InspectMessage | ForgetMessage) => {
+  if (job.kind === 'forget') {
+    for (const key of job.keys) templates.delete(key);
+    return;
+  }
   const result: ResultMessage | InspectResultMessage = job.kind === 'inspect' ? inspect(job) : run(job);
   if (result.ok && 'inspected' in result) {
     port.postMessage(result, result.clean ? [result.clean.buffer as ArrayBuffer] : []);

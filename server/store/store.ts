@@ -376,14 +376,18 @@ export class Store {
     await writeFileAtomic(path, bytes);
     const full: ConversionRecord = { ...record, file, size: bytes.length };
     const month = record.created_at.slice(0, 7);
-    const pending = this.counted.get(month) ?? 0;
+    const pending = (this.counted.get(month) ?? 0) > 0;
+    // The unit moves from `counted` to the log in the same tick as the log counts it (before its write): counting
+    // it in both while the record is written would refuse a unit under the quota to a request arriving meanwhile.
+    if (pending) this.counted.set(month, (this.counted.get(month) ?? 1) - 1);
     try {
-      await this.log.add(full, pending > 0);
+      await this.log.add(full, pending);
     } catch (error) {
+      // The log took its count back: the unit is the caller's again (its reservation's cancel refunds it).
+      if (pending) this.counted.set(month, (this.counted.get(month) ?? 0) + 1);
       removeQuietly(path);
       throw error;
     }
-    if (pending > 0) this.counted.set(month, (this.counted.get(month) ?? 1) - 1);
     return { ...full };
   }
 

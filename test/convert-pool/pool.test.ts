@@ -10,9 +10,10 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../../bench/generate.ts';
-import type { PoolOptions } from '../../server/convert-pool/pool.ts';
+import { DEFAULT_RULES, defaultTemplate } from '../../server/convert/index.ts';
+import { ConvertPool, type PoolOptions } from '../../server/convert-pool/pool.ts';
 import { buildApp } from '../../server/http/app.ts';
-import { Services } from '../../server/services.ts';
+import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 import { call, type HttpResult } from '../helpers/docwright-process.ts';
 import { fixture, validateDocx } from '../helpers/docx.ts';
@@ -285,5 +286,119 @@ describe('the built bundle (dist/)', () => {
     expect(slow.status).toBe(422);
     expect(slow.json().error.code).toBe('document_too_complex');
     expect((await post('# Still serving')).status).toBe(200);
+  });
+});
+
+describe('large conversions and small ones', () => {
+  it('a large conversion never takes the last free worker: a small one sent after two large ones finishes first', async () => {
+    const pool = new ConvertPool({ size: 2, largeJobChars: 50_000 });
+    try {
+      const template = { key: 'builtin', bytes: defaultTemplate() };
+      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
+      // Both workers started and warm.
+      await Promise.all([pool.run(job('# warm')), pool.run(job('# warm'))]);
+      const large = generateMarkdown(120 * 1024);
+      const finished: string[] = [];
+      const track = (name: string, markdown: string) =>
+        pool.run(job(markdown)).then((result) => {
+          finished.push(name);
+          return result;
+        });
+      const runs = [
+        track('large 1', large),
+        track('large 2', large),
+        track('small', '# Small\n\nNot queued behind the large ones.'),
+      ];
+      // The second large one waits (one worker stays free for small ones); the small one runs at once.
+      expect(pool.load).toEqual({ running: 2, queued: 1 });
+      const results = await Promise.all(runs);
+      expect(finished[0]).toBe('small');
+      expect(finished).toHaveLength(3);
+      for (const result of results) expect((await validateDocx(result.docx)).ok).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('with one worker, large conversions still run (nothing can be reserved), in order with the small ones', async () => {
+    const pool = new ConvertPool({ size: 1, largeJobChars: 1_000 });
+    try {
+      const template = { key: 'builtin', bytes: defaultTemplate() };
+      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
+      const finished: string[] = [];
+      await Promise.all(
+        [
+          ['large', generateMarkdown(20 * 1024)],
+          ['small', '# small'],
+        ].map(([name = '', markdown = '']) => pool.run(job(markdown)).then(() => finished.push(name))),
+      );
+      expect(finished).toEqual(['large', 'small']);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('template caches', () => {
+  it('a deleted template is forgotten by the main thread and every worker; each cache keeps a bounded number', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-'));
+    const store = await Store.open(dir);
+    const secret = randomBytes(32);
+    const app = await buildApp({ store, secret, convert: { size: 1, templatesPerWorker: 4 } });
+    const services = app.services;
+    try {
+      const corporate = fixture('templates', 'corporate.docx');
+      const at = new Date().toISOString();
+      const ids: string[] = [];
+      for (let i = 0; i < TEMPLATES_CACHED + 2; i++) {
+        const template = await store.addTemplate(
+          {
+            id: `3a3a3a3a-0000-4000-8000-${String(i).padStart(12, '0')}`,
+            name: `Corporate ${i}`,
+            description: '',
+            version: 1,
+            created_at: at,
+            updated_at: at,
+          },
+          corporate,
+        );
+        ids.push(template.id);
+        await services.convert({
+          markdown: '# Title',
+          template_id: template.id,
+          mapping_id: BUILTIN_MAPPING_ID,
+          channel: 'api',
+        });
+        await services.mappingWarnings(template.id, DEFAULT_RULES);
+      }
+      expect(services.templatesCached).toEqual({ parsed: TEMPLATES_CACHED, bytes: TEMPLATES_CACHED });
+      const last = ids.at(-1) ?? '';
+      expect(services.convertPool.templatesHeld).toEqual([
+        ids.slice(-4).map((id): unknown => expect.stringMatching(`^${id}:`)),
+      ]);
+      const { key } = await services.createApiKey('cache test', secret);
+      const byKey = await app.inject({
+        method: 'DELETE',
+        url: `/api/v1/templates/${last}`,
+        headers: { host: '127.0.0.1', authorization: `Bearer ${key}` },
+      });
+      expect(byKey.statusCode).toBe(204);
+      expect(services.templatesCached).toEqual({ parsed: TEMPLATES_CACHED - 1, bytes: TEMPLATES_CACHED - 1 });
+      expect(services.convertPool.templatesHeld).toEqual([
+        ids.slice(-4, -1).map((id): unknown => expect.stringMatching(`^${id}:`)),
+      ]);
+      // The worker forgot it too: the next conversion with the template before it still converts (cached or sent).
+      const { docx } = await services.convert({
+        markdown: '# After',
+        template_id: ids.at(-2) ?? '',
+        mapping_id: BUILTIN_MAPPING_ID,
+        channel: 'api',
+      });
+      expect((await validateDocx(docx)).ok).toBe(true);
+    } finally {
+      await app.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { convert, defaultTemplate } from '../../server/convert/index.ts';
+import { convert, DEFAULT_RULES, defaultTemplate, type MappingRules } from '../../server/convert/index.ts';
+import { ConvertPool } from '../../server/convert-pool/pool.ts';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
 
@@ -102,4 +103,40 @@ describe('optimisations change no output', () => {
       }
     }, 300_000);
   }
+});
+
+describe("the pool's caches change no output", () => {
+  it('a template read once and kept in a worker, sent again after a forget, gives the bytes of an in-process conversion of the template read afresh', async () => {
+    const pool = new ConvertPool({ size: 1 });
+    try {
+      const markdown = generateMarkdown(10 * 1024);
+      for (const templatePath of corpusTemplates.slice(0, 3)) {
+        const bytes = new Uint8Array(readFileSync(templatePath));
+        const mappingPath = templatePath.replace(/\.(docx|dotx)$/, '.mapping.json');
+        const mapping = existsSync(mappingPath)
+          ? (JSON.parse(readFileSync(mappingPath, 'utf8')) as MappingRules)
+          : DEFAULT_RULES;
+        process.env.DOCWRIGHT_UNOPTIMISED = '1';
+        const expected = Buffer.from(convert({ markdown, template: bytes, mapping, created: CREATED }).docx);
+        delete process.env.DOCWRIGHT_UNOPTIMISED;
+        const key = `${basename(templatePath)}:1:x`;
+        const job = { markdown, template: { key, bytes }, mapping, created: CREATED };
+        const first = await pool.run(job);
+        const cached = await pool.run(job);
+        pool.forgetTemplate(basename(templatePath));
+        const again = await pool.run(job);
+        expect(pool.counters.templatesSent).toBeGreaterThan(0);
+        for (const [label, result] of [
+          ['first', first],
+          ['cached', cached],
+          ['sent again', again],
+        ] as const)
+          expect(Buffer.from(result.docx).equals(expected), `${basename(templatePath)}, ${label}`).toBe(true);
+      }
+      // Each template was sent twice: once, then again after it was forgotten.
+      expect(pool.counters.templatesSent).toBe(2 * Math.min(3, corpusTemplates.length));
+    } finally {
+      await pool.close();
+    }
+  }, 300_000);
 });

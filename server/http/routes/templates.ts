@@ -308,6 +308,8 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         warnings: inspected.warnings,
       };
       const updated = (await store.updateTemplate(t.id, patch, inspected.bytes)) ?? t;
+      // The old version's bytes and reading, here and in every worker, are of no further use.
+      app.services.forgetTemplate(t.id);
       // Existing mappings are the user's and stay as they are; a template left with none gets a matched one again.
       if (store.listMappings(t.id).length === 0) await addMatchedMapping(t.id, inspected.styles);
       return templateOut(updated);
@@ -327,6 +329,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const t = editable(request.params.id);
       await store.deleteTemplate(t.id);
+      app.services.forgetTemplate(t.id);
       return reply.status(204).send();
     },
   );
