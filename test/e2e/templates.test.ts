@@ -163,13 +163,11 @@ describe('Templates & mappings page', () => {
     const { page } = await world.signedIn();
     const before = (await api<unknown[]>('/api/v1/templates')).length;
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
-    await page
-      .getByLabel('File (.docx or .dotx)')
-      .setInputFiles({
-        name: 'notes.docx',
-        mimeType: 'application/octet-stream',
-        buffer: Buffer.from('this is not a zip file'),
-      });
+    await page.getByLabel('File (.docx or .dotx)').setInputFiles({
+      name: 'notes.docx',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('this is not a zip file'),
+    });
     await page.getByRole('button', { name: 'Upload template' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
