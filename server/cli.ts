@@ -37,7 +37,7 @@ function readBytes(path: string, what: string): Uint8Array {
 
 /** The end of a one-sentence error: why a file could not be read or written. */
 function reason(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
+  const e = error as Partial<NodeJS.ErrnoException>;
   if (e.code === 'ENOENT') return 'there is no such file.';
   if (e.code === 'EISDIR') return 'it is a folder, not a file.';
   if (e.code === 'EACCES' || e.code === 'EPERM') return 'permission denied.';
@@ -155,7 +155,7 @@ export function buildProgram(): Command {
         );
       else for (const s of styles) process.stdout.write(`${s.type.padEnd(10)} ${s.name}\n`);
     });
-  const dataDir = () => resolve((program.opts() as { dataDir?: string }).dataDir ?? defaultDataDir());
+  const dataDir = () => resolve(program.opts<{ dataDir?: string }>().dataDir ?? defaultDataDir());
   program.option('--data-dir <dir>', 'data directory (default: $DOCWRIGHT_HOME, else the per-user app-data folder)');
   const print = (text: string): void => void process.stdout.write(`${text}\n`);
 

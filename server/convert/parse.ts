@@ -10,7 +10,7 @@ import { WarningList, type WarningDetail } from './warning-list.ts';
 import { targetedAutolinks } from './autolink-targeted.ts';
 import { optimisationsEnabled } from './optimisations.ts';
 
-type Transform = (tree: Root) => Root | undefined | void;
+type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
   transforms?: Transform[];
   [key: string]: unknown;

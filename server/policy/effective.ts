@@ -93,7 +93,7 @@ export function managedSettings(policy: Policy | null, stored: Settings, chosen:
       source: policy?.path ?? '',
     };
   }
-  return out as ManagedSettings;
+  return out;
 }
 
 /** Why a new API key is refused under the policy (creation turned off, or the limit reached), or undefined. */

@@ -6,6 +6,7 @@ import type { PendingItem, State } from '../state.ts';
 export function listItemWith(state: State, node: ListItem, item: PendingItem): FileChild[] {
   state.pendingItem = item;
   const out = state.blocks(node.children);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- state.blocks() takes it with the first paragraph
   if (state.pendingItem) {
     // An empty item, or one that holds no paragraph, still shows its number.
     out.unshift(state.paragraph('list', []));
