@@ -92,7 +92,7 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; info:
   });
   let out = '';
   const info = await new Promise<ServerInfo>((done, fail) => {
-    child.stdout?.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const line = out.split('\n')[0];
       if (out.includes('\n') && line) done(JSON.parse(line) as ServerInfo);
@@ -126,7 +126,7 @@ function rssSampler(pid: number): { stop: () => number } {
 
 /** GETs one conversion record at a time until `until` resolves (at least `min` requests); latencies in ms. */
 async function probe(info: ServerInfo, agent: Agent, until: Promise<unknown>, min = 0): Promise<number[]> {
-  let done = false;
+  let done = false as boolean; // set when `until` resolves, which TypeScript does not follow
   void until.then(() => (done = true));
   const latencies: number[] = [];
   while (!done || latencies.length < min) {
