@@ -327,7 +327,7 @@ describe('Errors in place, quota, curl, saving, port', () => {
         await run('sh', ['-c', broken], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
       } catch (error) {
         code = (error as { code: number }).code;
-        printed = String((error as { stdout: string }).stdout);
+        printed = String((error as { stdout: unknown }).stdout);
       }
       expect(code).toBe(22);
       expect(printed).toContain('HTTP 404');

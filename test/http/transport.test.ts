@@ -48,7 +48,7 @@ beforeAll(async () => {
   dir = tempDir();
   server = await startServer({ dataDir: dir, port: 0 });
   servers.push(server);
-  certPath = server.discovery.cert_path!;
+  certPath = server.discovery.cert_path ?? '';
   pem = readFileSync(certPath, 'utf8');
   agent = trustingAgent(certPath);
 });
@@ -174,7 +174,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     // curl without --cacert: exit 60, "SSL certificate problem".
     const curl = await run('curl', ['-sS', url('/api/health')]).then(
       () => ({ code: 0, stderr: '' }),
-      (e: { code: number; stderr: string }) => e,
+      (e: unknown) => e as { code: number; stderr: string },
     );
     expect(curl.code).toBe(60);
     expect(curl.stderr).toMatch(/certificate/i);
@@ -206,7 +206,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     for (const field of Object.keys(discovery))
       expect(field).not.toMatch(/token|secret|password|^key$|api_?key|session/i);
     expect(text).not.toContain(server.adminToken);
-    const uiToken = new URL(server.uiLink).searchParams.get('token')!;
+    const uiToken = new URL(server.uiLink).searchParams.get('token') ?? '';
     expect(uiToken.length).toBeGreaterThan(20);
     expect(text).not.toContain(uiToken);
     expect(text).not.toContain(apiKey);
