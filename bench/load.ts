@@ -97,7 +97,7 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; info:
       const line = out.split('\n')[0];
       if (out.includes('\n') && line) done(JSON.parse(line) as ServerInfo);
     });
-    child.on('exit', (code) => fail(new Error(`the load server exited (${code}) before it was ready: ${out}`)));
+    child.on('exit', (code) => fail(new Error(`the load server exited (${String(code)}) before it was ready: ${out}`)));
   });
   return { child, info };
 }
@@ -260,7 +260,7 @@ function parseArgs(argv: readonly string[]): LoadOptions {
     else if (arg === '--duration') options.duration = Number(value());
     else if (arg === '--format') options.format = value() === 'binary' ? 'binary' : 'json';
     else if (arg === '--size') options.sizeKB = Number(value());
-    else if (arg !== '--') throw new Error(`unknown option ${arg}`);
+    else if (arg !== '--') throw new Error(`unknown option ${String(arg)}`);
   }
   return options;
 }

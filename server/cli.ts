@@ -214,7 +214,7 @@ export function buildProgram(): Command {
         }
         if (server.discovery.cert_path)
           print(
-            `Certificate:   ${server.discovery.cert_path} (${opts.cert ? 'yours' : 'curl --cacert it'}; SHA-256 ${server.discovery.fingerprint})`,
+            `Certificate:   ${server.discovery.cert_path} (${opts.cert ? 'yours' : 'curl --cacert it'}; SHA-256 ${String(server.discovery.fingerprint)})`,
           );
         print(`Data:          ${dataDir()}`);
         print('Stop with Ctrl+C.');
@@ -346,8 +346,12 @@ export function buildProgram(): Command {
         cert_path: running?.discovery.cert_path ?? null,
       };
       if (opts.json) return print(JSON.stringify(status, null, 2));
-      print(running ? `Running at ${status.url} (pid ${status.pid})` : 'Not running (start it: docwright serve)');
-      if (status.fingerprint) print(`Certificate: ${status.cert_path} (SHA-256 ${status.fingerprint})`);
+      print(
+        running
+          ? `Running at ${String(status.url)} (pid ${String(status.pid)})`
+          : 'Not running (start it: docwright serve)',
+      );
+      if (status.fingerprint) print(`Certificate: ${String(status.cert_path)} (SHA-256 ${status.fingerprint})`);
       print(
         `Plan: ${status.plan}; key secret in the ${keychain === 'keychain' ? 'OS keychain' : '0600 file in the data directory'}; data in ${status.data_dir}`,
       );

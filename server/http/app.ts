@@ -312,7 +312,7 @@ function send(reply: FastifyReply, code: ErrorCode, message: string, headers: Re
 /** One error handler: everything becomes the envelope; 5xx messages never leak internals. */
 function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request: FastifyRequest, reply) =>
-    send(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+    send(reply, 'not_found', `No route ${request.method} ${String(request.url.split('?')[0])}.`),
   );
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return send(reply, error.code, error.message, error.headers);

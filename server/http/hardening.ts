@@ -83,7 +83,7 @@ export function loggedUrl(url: string): string {
     .split('&')
     .map((pair) => pair.split('=')[0])
     .filter(Boolean);
-  return `${url.slice(0, at)}?${names.map((n) => `${n}=[redacted]`).join('&')}`;
+  return `${url.slice(0, at)}?${names.map((n) => `${String(n)}=[redacted]`).join('&')}`;
 }
 
 /**
