@@ -25,7 +25,7 @@ describe('lists inside footnotes', () => {
       const body = ids(part(docx, 'word/document.xml'), /<w:numId w:val="(\d+)"\/>/g);
       const notes = ids(part(docx, 'word/footnotes.xml'), /<w:numId w:val="(\d+)"\/>/g);
       expect(notes.size).toBe(2);
-      for (const id of [...body, ...notes]) expect(defined.has(id), `numId ${id}`).toBe(true);
+      for (const id of [...body, ...notes]) expect(defined.has(id), `numId ${String(id)}`).toBe(true);
       // Each footnote's list is its own instance, apart from the body's.
       for (const id of notes) expect(body.has(id)).toBe(false);
       expect((await validateDocx(docx)).ok).toBe(true);

@@ -110,7 +110,7 @@ function coverage(markdown: string, docx: Uint8Array): { share: number; missing:
 
 describe('no text lost silently: real documents', () => {
   for (const path of documents) {
-    it(`${path.split('/').pop()}: every visible word reaches the output`, () => {
+    it(`${String(path.split('/').pop())}: every visible word reaches the output`, () => {
       const markdown = readFileSync(path, 'utf8');
       const { docx } = convert({ markdown, created: new Date(0) });
       const { share, missing } = coverage(markdown, docx);

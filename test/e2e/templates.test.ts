@@ -86,7 +86,7 @@ describe('Templates & mappings page', () => {
     // The template's own mapping matched by style name (made on upload), and this one.
     const mappings = (
       await api<{ id: string; name: string; version: number; rules: Record<string, unknown> }[]>(
-        `/api/v1/mappings?template_id=${corporate?.id}`,
+        `/api/v1/mappings?template_id=${String(corporate?.id)}`,
       )
     ).filter((m) => m.name === 'Corporate mapping');
     expect(mappings).toHaveLength(1);

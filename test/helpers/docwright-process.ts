@@ -88,7 +88,7 @@ export async function startServe(
       clearTimeout(timer);
       fail(
         new Error(
-          `docwright serve exited (${child.exitCode ?? child.signalCode}) before printing its URL; stderr: ${stderr}`,
+          `docwright serve exited (${String(child.exitCode ?? child.signalCode)}) before printing its URL; stderr: ${stderr}`,
         ),
       );
     });

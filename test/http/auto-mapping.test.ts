@@ -134,7 +134,7 @@ describe('auto-mapping on template upload (corpus templates)', () => {
       (
         await app.inject({
           method: 'PATCH',
-          url: `/api/v1/mappings/${auto?.id}`,
+          url: `/api/v1/mappings/${String(auto?.id)}`,
           headers: ADMIN,
           payload: { name: 'Mine' },
         })
@@ -146,7 +146,7 @@ describe('auto-mapping on template upload (corpus templates)', () => {
     ).json<Mapping[]>();
     expect(list.map((m) => m.name)).toEqual(['Mine']);
     expect(
-      (await app.inject({ method: 'DELETE', url: `/api/v1/mappings/${auto?.id}`, headers: ADMIN })).statusCode,
+      (await app.inject({ method: 'DELETE', url: `/api/v1/mappings/${String(auto?.id)}`, headers: ADMIN })).statusCode,
     ).toBe(204);
     expect((await upload('PUT', `/api/v1/templates/${template.id}/file`, bytes, 'apa.docx')).statusCode).toBe(200);
     list = (

@@ -157,7 +157,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     expect(id).toMatch(UUID);
     const bytes = readFileSync(out);
     expect(bytes.subarray(0, 2).toString()).toBe('PK');
-    const download = await call(agent, url(`/api/v1/conversions/${id}/download`), { headers: bearer() });
+    const download = await call(agent, url(`/api/v1/conversions/${String(id)}/download`), { headers: bearer() });
     expect(Buffer.compare(download.bytes, bytes)).toBe(0);
   });
 
@@ -233,7 +233,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     });
     expect(created.status).toBe(201);
     const templates = await call(undefined, `${plain.discovery.url}/api/v1/templates`, {
-      headers: { authorization: `Bearer ${created.json().key}` },
+      headers: { authorization: `Bearer ${String(created.json().key)}` },
     });
     expect(templates.status).toBe(200);
     // TLS against the plain port fails: it really is plain HTTP.

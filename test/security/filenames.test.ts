@@ -168,7 +168,12 @@ describe('a lone surrogate or a control character in a name: 422 before anything
       const put = await multipart({ name }, { bytes: defaultTemplate(), name: 'x.docx' });
       expect(
         expectError(
-          await env.send('PUT', `/api/v1/templates/${existing?.id}/file`, { ...env.auth, ...put.headers }, put.payload),
+          await env.send(
+            'PUT',
+            `/api/v1/templates/${String(existing?.id)}/file`,
+            { ...env.auth, ...put.headers },
+            put.payload,
+          ),
           422,
           'validation_error',
         ),
@@ -228,7 +233,7 @@ describe('no 500 after a record was saved or a unit charged', () => {
     const download = await env.send('GET', record.download_url, env.auth);
     expect(download.statusCode, download.body).toBe(200);
     expect(dispositionName(String(download.headers['content-disposition']))).toBe('a\ufffdb.docx');
-    const templateDownload = await env.send('GET', `/api/v1/templates/${template?.id}/download`, env.auth);
+    const templateDownload = await env.send('GET', `/api/v1/templates/${String(template?.id)}/download`, env.auth);
     expect(templateDownload.statusCode, templateDownload.body).toBe(200);
     expect(dispositionName(String(templateDownload.headers['content-disposition']))).toBe('b\ufffdc.docx');
     expect((await env.send('GET', `/api/v1/conversions/${record.conversion_id}`, env.auth)).statusCode).toBe(200);
