@@ -115,12 +115,12 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; info:
   });
   let out = '';
   const info = await new Promise<ServerInfo>((done, fail) => {
-    child.stdout?.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const line = out.split('\n')[0];
       if (out.includes('\n') && line) done(JSON.parse(line) as ServerInfo);
     });
-    child.on('exit', (code) => fail(new Error(`the load server exited (${code}) before it was ready: ${out}`)));
+    child.on('exit', (code) => fail(new Error(`the load server exited (${String(code)}) before it was ready: ${out}`)));
   });
   return { child, info };
 }
@@ -149,7 +149,7 @@ function rssSampler(pid: number): { stop: () => number } {
 
 /** GETs one conversion record at a time until `until` resolves (at least `min` requests); latencies in ms. */
 async function probe(info: ServerInfo, agent: Agent, until: Promise<unknown>, min = 0): Promise<number[]> {
-  let done = false;
+  let done = false as boolean; // set when `until` resolves, which TypeScript does not follow
   void until.then(() => (done = true));
   const latencies: number[] = [];
   while (!done || latencies.length < min) {
@@ -356,7 +356,7 @@ function parseArgs(argv: readonly string[]): LoadOptions {
     else if (arg === '--format') options.format = value() === 'binary' ? 'binary' : 'json';
     else if (arg === '--size') options.sizeKB = Number(value());
     else if (arg === '--no-isolation') options.isolation = false;
-    else if (arg !== '--') throw new Error(`unknown option ${arg}`);
+    else if (arg !== '--') throw new Error(`unknown option ${String(arg)}`);
   }
   return options;
 }

@@ -104,7 +104,7 @@ function pollProcess(
     });
     const poll = (): void => {
       try {
-        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const status = readFileSync(`/proc/${String(child.pid)}/status`, 'utf8');
         const match = /VmHWM:\s+(\d+)\s+kB/.exec(status);
         if (match?.[1]) peak = Math.max(peak ?? 0, Number(match[1]));
       } catch {

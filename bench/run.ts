@@ -323,7 +323,10 @@ async function timePeer(
     }
     return { ok: true, medianMs: median(samples), outputBytes };
   } catch (error) {
-    return { ok: false, reason: `error (${error instanceof Error ? error.message.split('\n')[0] : String(error)})` };
+    return {
+      ok: false,
+      reason: `error (${String(error instanceof Error ? error.message.split('\n')[0] : String(error))})`,
+    };
   }
 }
 

@@ -131,7 +131,7 @@ async function main(): Promise<void> {
       `machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}, Node ${process.version}`,
     );
     console.log(
-      `document: ${markdown.length} bytes of markdown (bench/generate.ts); history: ${history} conversion records before the run (db.json ${Math.round(Number(readFileSync(join(home, 'db.json')).length) / 1024)} KiB)`,
+      `document: ${markdown.length} bytes of markdown (bench/generate.ts); history: ${history} conversion records before the run (db.json ${Math.round(readFileSync(join(home, 'db.json')).length / 1024)} KiB)`,
     );
     console.log(
       `load average before: ${loadavg()

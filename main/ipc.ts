@@ -60,7 +60,7 @@ export function registerIpc(context: IpcContext): void {
           { frameUrl: frame?.url, isTopFrame: frame !== null && frame.parent === null, webContentsId: event.sender.id },
           { serverOrigin: context.serverOrigin, webContentsId: window.webContents.id },
         );
-      if (!trusted || window === undefined) {
+      if (!trusted) {
         log.warn(`Refused ${channel} from ${frame?.url ?? 'a frame that is gone'}`);
         throw new Error('Refused: the message did not come from the Docwright window.');
       }

@@ -127,7 +127,7 @@ if (options) {
     app.quit();
   } else {
     const log = new FileLog(app.getPath('logs'));
-    log.info(`Docwright ${app.getVersion()} on Electron ${process.versions.electron ?? '?'} starting`);
+    log.info(`Docwright ${app.getVersion()} on Electron ${process.versions.electron} starting`);
     run(options, log).catch((error: unknown) => {
       log.error('Start failed', error);
       dialog.showErrorBox('Docwright could not start', message(error));

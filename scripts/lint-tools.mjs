@@ -3,7 +3,7 @@
 // than its lock file, then runs the one asked for from the project root, with its config from tools/lint/.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,5 +28,12 @@ if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(tools,
   if (install.status !== 0) process.exit(install.status ?? 1);
 }
 const [bin, ...options] = command;
-const run = spawnSync(join(tools, 'node_modules', '.bin', bin), [...options, ...args], { cwd: root, stdio: 'inherit' });
+// The tools run on the project's Node (node_modules/.bin/node, the `node` dependency), also when this script was
+// started by an older system Node: the ESLint config needs module.registerHooks (Node 22.15).
+const path = [join(root, 'node_modules', '.bin'), process.env.PATH].join(delimiter);
+const run = spawnSync(join(tools, 'node_modules', '.bin', bin), [...options, ...args], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, PATH: path },
+});
 process.exit(run.status ?? 1);

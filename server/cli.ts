@@ -38,7 +38,7 @@ function readBytes(path: string, what: string): Uint8Array {
 
 /** The end of a one-sentence error: why a file could not be read or written. */
 function reason(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
+  const e = error as Partial<NodeJS.ErrnoException>;
   if (e.code === 'ENOENT') return 'there is no such file.';
   if (e.code === 'EISDIR') return 'it is a folder, not a file.';
   if (e.code === 'EACCES' || e.code === 'EPERM') return 'permission denied.';
@@ -162,7 +162,7 @@ export function buildProgram(): Command {
         );
       else for (const s of styles) process.stdout.write(`${s.type.padEnd(10)} ${s.name}\n`);
     });
-  const dataDir = () => resolve((program.opts() as { dataDir?: string }).dataDir ?? defaultDataDir());
+  const dataDir = () => resolve(program.opts<{ dataDir?: string }>().dataDir ?? defaultDataDir());
   program.option('--data-dir <dir>', 'data directory (default: $DOCWRIGHT_HOME, else the per-user app-data folder)');
   const print = (text: string): void => void process.stdout.write(`${text}\n`);
 
@@ -221,7 +221,7 @@ export function buildProgram(): Command {
         }
         if (server.discovery.cert_path)
           print(
-            `Certificate:   ${server.discovery.cert_path} (${opts.cert ? 'yours' : 'curl --cacert it'}; SHA-256 ${server.discovery.fingerprint})`,
+            `Certificate:   ${server.discovery.cert_path} (${opts.cert ? 'yours' : 'curl --cacert it'}; SHA-256 ${String(server.discovery.fingerprint)})`,
           );
         print(`Data:          ${dataDir()}`);
         print('Stop with Ctrl+C.');
@@ -353,8 +353,12 @@ export function buildProgram(): Command {
         cert_path: running?.discovery.cert_path ?? null,
       };
       if (opts.json) return print(JSON.stringify(status, null, 2));
-      print(running ? `Running at ${status.url} (pid ${status.pid})` : 'Not running (start it: docwright serve)');
-      if (status.fingerprint) print(`Certificate: ${status.cert_path} (SHA-256 ${status.fingerprint})`);
+      print(
+        running
+          ? `Running at ${String(status.url)} (pid ${String(status.pid)})`
+          : 'Not running (start it: docwright serve)',
+      );
+      if (status.fingerprint) print(`Certificate: ${String(status.cert_path)} (SHA-256 ${status.fingerprint})`);
       print(
         `Plan: ${status.plan}; key secret in the ${keychain === 'keychain' ? 'OS keychain' : '0600 file in the data directory'}; data in ${status.data_dir}`,
       );

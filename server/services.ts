@@ -230,7 +230,7 @@ export class Services {
       const retryAfter = Math.max(1, Math.ceil((reset.getTime() - now.getTime()) / 1000));
       throw new ApiError(
         'rate_limit_exceeded',
-        `The monthly quota of ${quotaOf(settings)} conversions is used up; it resets on ${reset.toISOString()}.`,
+        `The monthly quota of ${String(quotaOf(settings))} conversions is used up; it resets on ${reset.toISOString()}.`,
         {
           'Retry-After': String(retryAfter),
         },

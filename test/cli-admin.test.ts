@@ -52,7 +52,7 @@ async function fails(...args: string[]): Promise<string> {
   expect(result.stdout).toBe('');
   const lines = result.stderr.trim().split('\n');
   expect(lines, result.stderr).toHaveLength(1);
-  return lines[0]!;
+  return lines[0] ?? '';
 }
 
 describe('without a running server (the data directory directly)', () => {
@@ -65,7 +65,7 @@ describe('without a running server (the data directory directly)', () => {
     expect(created.code, created.stderr).toBe(0);
     const lines = created.stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
-    const key = lines[0]!;
+    const key = lines[0] ?? '';
     expect(key).toMatch(/^dw_[0-9A-Za-z]+$/);
     expect(created.stderr).toContain('not shown again');
 
@@ -73,7 +73,7 @@ describe('without a running server (the data directory directly)', () => {
     expect(listed).not.toContain(key);
     const list = JSON.parse(listed) as Record<string, unknown>[];
     expect(list).toHaveLength(1);
-    const entry = list[0]!;
+    const entry = list[0] ?? {};
     expect(entry).toMatchObject({ name: 'CI script', revoked_at: null, last_used_at: null });
     expect(Object.keys(entry)).not.toContain('key');
     expect(Object.keys(entry)).not.toContain('hash');
@@ -85,7 +85,7 @@ describe('without a running server (the data directory directly)', () => {
     expect(await ok('keys', 'revoke', id)).toContain(`Revoked ${id}`);
     const after = JSON.parse(await ok('keys', 'list', '--json')) as { id: string; revoked_at: string | null }[];
     expect(after).toHaveLength(1);
-    expect(after[0]!.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(after[0]?.revoked_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(await ok('keys', 'list')).toContain('REVOKED');
 
     expect(await fails('keys', 'revoke', 'key_nope')).toMatch(/^docwright: .*key_nope/);
@@ -179,10 +179,10 @@ describe('with a running server (docwright serve)', () => {
     expect(res.status, res.bytes.toString()).toBe(200);
     const list = JSON.parse(await ok('keys', 'list', '--json')) as Record<string, unknown>[];
     expect(list).toHaveLength(1);
-    expect(Object.keys(list[0]!)).not.toContain('hash');
-    expect(Object.keys(list[0]!)).not.toContain('key');
-    keyId = String(list[0]!.id);
-    expect(list[0]!.last_used_at).not.toBeNull();
+    expect(Object.keys(list[0] ?? {})).not.toContain('hash');
+    expect(Object.keys(list[0] ?? {})).not.toContain('key');
+    keyId = String(list[0]?.id);
+    expect(list[0]?.last_used_at).not.toBeNull();
   });
 
   it('config set plan solo takes effect at once: the key gets 403 api_access_denied', async () => {
@@ -211,6 +211,6 @@ describe('with a running server (docwright serve)', () => {
     expect(status).toMatchObject({ running: false, url: null, pid: null });
     const list = JSON.parse(await ok('keys', 'list', '--json')) as { id: string; revoked_at: string | null }[];
     expect(list.map((k) => k.id)).toEqual([keyId]);
-    expect(list[0]!.revoked_at).not.toBeNull();
+    expect(list[0]?.revoked_at).not.toBeNull();
   });
 });

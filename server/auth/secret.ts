@@ -153,6 +153,7 @@ function readSecretFile(file: string): Buffer | undefined {
     if (isErrno(error, 'ENOENT')) return undefined;
     throw new Error(
       `cannot read the API key secret ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
     );
   }
   return decode(text, file);

@@ -5,7 +5,7 @@ import { callServer, findRunningServer } from './running-server.ts';
 import { Services } from '../services.ts';
 import { ApiError } from '../errors.ts';
 import { loadPolicy } from '../policy/index.ts';
-import { SETTING_KEYS, type ApiKeyRecord, type Plan, type Settings } from '../store/database.ts';
+import { SETTING_KEYS, type ApiKeyRecord, type Settings } from '../store/database.ts';
 import { DataDirLockedError } from '../store/lock.ts';
 import { Store } from '../store/store.ts';
 
@@ -101,7 +101,7 @@ export function parseSetting(key: string, value: string): Partial<Settings> {
       const plan = value.toLowerCase();
       if (plan !== 'solo' && plan !== 'team' && plan !== 'enterprise')
         throw new CliError('plan must be solo, team or enterprise');
-      return { plan: plan as Plan };
+      return { plan: plan };
     }
     case 'monthly_quota':
       return { monthly_quota: value.toLowerCase() === 'unlimited' ? null : int(0, 1_000_000_000) };

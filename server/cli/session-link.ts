@@ -11,6 +11,7 @@ import { callServer, findRunningServer } from './running-server.ts';
 export async function sessionLinkLines(
   dataDir: string,
   link: string,
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- typed boolean, undefined when not a terminal
   terminal = Boolean(process.stdout.isTTY),
 ): Promise<string[]> {
   if (terminal)
@@ -37,6 +38,7 @@ export async function showSessionLink(
   dataDir: string,
   link: string,
   print: (line: string) => void,
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- typed boolean, undefined when not a terminal
   terminal = Boolean(process.stdout.isTTY),
 ): Promise<void> {
   for (const line of await sessionLinkLines(dataDir, link, terminal)) print(line);

@@ -195,8 +195,14 @@ export class ConvertPool {
       const cancel = (): void => this.cancel(task);
       signal?.addEventListener('abort', cancel, { once: true });
       const settle = (): void => signal?.removeEventListener('abort', cancel);
-      task.resolve = (result) => (settle(), resolve(result));
-      task.reject = (error) => (settle(), reject(error));
+      task.resolve = (result) => {
+        settle();
+        resolve(result);
+      };
+      task.reject = (error) => {
+        settle();
+        reject(error);
+      };
       this.queue.push(task);
       this.dispatch();
     });

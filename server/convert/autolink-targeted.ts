@@ -1,6 +1,6 @@
 import type { Parent, Root, Text } from 'mdast';
 
-type Transform = (tree: Root) => Root | undefined | void;
+type Transform = (tree: Root) => Root | undefined;
 
 /** Text GFM's autolink-literal transform could change: a URL start, `www.`, or an `@` (emails, mailto:, xmpp:). */
 const CANDIDATE = /https?:\/\/|www\./i;
@@ -30,7 +30,7 @@ export function targetedAutolinks(transform: Transform): Transform {
     for (const { parent, index } of found) {
       const root: Root = { type: 'root', children: [parent.children[index] as Text] };
       transform(root);
-      parent.children.splice(index, 1, ...(root.children as Parent['children']));
+      parent.children.splice(index, 1, ...root.children);
     }
   };
 }

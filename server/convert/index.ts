@@ -59,6 +59,7 @@ function templateOf(input: ConvertInput['template']): Template {
 
 function rulesOf(mapping: ConvertInput['mapping']): MappingRules {
   if (mapping === undefined) return DEFAULT_RULES;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- callers' JSON may hold null
   const raw = typeof mapping === 'object' && mapping !== null && 'rules' in mapping ? mapping.rules : mapping;
   const checked = checkRules(raw);
   if (!checked.ok) throw new ConvertInputError('mapping_invalid', `Invalid mapping: ${checked.errors.join('; ')}`);

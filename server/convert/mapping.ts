@@ -111,7 +111,7 @@ export function checkRules(
           if (name !== undefined) table.style = name;
         } else if (k === 'header_row') {
           if (typeof v[k] !== 'boolean') errors.push(`${field}.header_row must be true or false`);
-          else table.header_row = v[k] as boolean;
+          else table.header_row = v[k];
         } else {
           errors.push(`${field}.${k} is not a known key; use "style" and "header_row"`);
         }

@@ -11,7 +11,7 @@ import { targetedAutolinks } from './autolink-targeted.ts';
 import { optimisationsEnabled } from './optimisations.ts';
 import { parseInChunks } from './parse-chunks.ts';
 
-type Transform = (tree: Root) => Root | undefined | void;
+type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
   transforms?: Transform[];
   [key: string]: unknown;

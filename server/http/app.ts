@@ -247,7 +247,7 @@ function installGuards(app: FastifyInstance, options: AppOptions, serverPort: ()
     }
     const origin = request.headers.origin;
     if (origin !== undefined) {
-      let allowed = false;
+      let allowed: boolean;
       try {
         const url = new URL(origin);
         const originPort = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
@@ -270,7 +270,7 @@ function installGuards(app: FastifyInstance, options: AppOptions, serverPort: ()
 function fieldOf(error: FastifyError): string {
   const first = error.validation?.[0];
   if (!first) return 'body';
-  const params = first.params as Record<string, unknown>;
+  const params = first.params;
   const path = first.instancePath.replace(/^\//, '').split('/').filter(Boolean);
   const extra = (params.missingProperty ?? params.additionalProperty) as string | undefined;
   if (extra) path.push(extra);
@@ -282,7 +282,7 @@ function validationMessage(error: FastifyError): string {
   const first = error.validation?.[0];
   const field = fieldOf(error);
   if (!first) return `${field}: invalid`;
-  const params = first.params as Record<string, unknown>;
+  const params = first.params;
   switch (first.keyword) {
     case 'required':
       return `${field} is required`;
@@ -312,7 +312,7 @@ function send(reply: FastifyReply, code: ErrorCode, message: string, headers: Re
 /** One error handler: everything becomes the envelope; 5xx messages never leak internals. */
 function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request: FastifyRequest, reply) =>
-    send(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+    send(reply, 'not_found', `No route ${request.method} ${String(request.url.split('?')[0])}.`),
   );
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return send(reply, error.code, error.message, error.headers);

@@ -83,7 +83,7 @@ export function loggedUrl(url: string): string {
     .split('&')
     .map((pair) => pair.split('=')[0])
     .filter(Boolean);
-  return `${url.slice(0, at)}?${names.map((n) => `${n}=[redacted]`).join('&')}`;
+  return `${url.slice(0, at)}?${names.map((n) => `${String(n)}=[redacted]`).join('&')}`;
 }
 
 /**
@@ -140,6 +140,7 @@ export function lingerThenClose(request: FastifyRequest): void {
   if (raw.complete) return;
   raw.unpipe();
   raw.resume();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- injected requests have no socket
   const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
   timer.unref();
   raw.once('end', () => clearTimeout(timer));

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
  */
 export function holdConnection(app: FastifyInstance, request: FastifyRequest): () => void {
   const socket = request.raw.socket;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- injected requests' mock socket (above)
   if (typeof socket?.setTimeout !== 'function') return () => undefined;
   const idleTimeout = app.server.timeout;
   socket.setTimeout(0);

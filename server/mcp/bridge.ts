@@ -161,7 +161,7 @@ export function toJsonRpcError(error: unknown): { code: number; message: string;
     }
     return {
       code: UPSTREAM_ERROR,
-      message: `The Docwright server answered ${error.code}: ${error.message}`,
+      message: `The Docwright server answered ${String(error.code)}: ${error.message}`,
       data: { status: error.code },
     };
   }

@@ -65,6 +65,7 @@ export async function writeOutput(path: string, bytes: Uint8Array, overwrite: bo
     constants.O_WRONLY |
     constants.O_CREAT |
     (overwrite ? constants.O_TRUNC : constants.O_EXCL) |
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined on Windows
     (constants.O_NOFOLLOW ?? 0);
   const handle = await open(path, flags, 0o644);
   try {

@@ -59,14 +59,12 @@ export function registerResources(server: McpServer, services: Services): void {
     'template',
     new ResourceTemplate('docwright://templates/{id}', {
       list: () => ({
-        resources: store
-          .listTemplates()
-          .map((t) => ({
-            uri: templateUri(t.id),
-            name: t.name,
-            description: t.description || undefined,
-            mimeType: 'application/json',
-          })),
+        resources: store.listTemplates().map((t) => ({
+          uri: templateUri(t.id),
+          name: t.name,
+          description: t.description || undefined,
+          mimeType: 'application/json',
+        })),
       }),
     }),
     {

@@ -93,7 +93,7 @@ export function managedSettings(policy: Policy | null, stored: Settings, chosen:
       source: policy?.path ?? '',
     };
   }
-  return out as ManagedSettings;
+  return out;
 }
 
 /** Why a new API key is refused under the policy (creation turned off, or the limit reached), or undefined. */
@@ -162,6 +162,7 @@ function pick<K extends 'host' | 'http' | 'allow_remote'>(
   const entry = policy?.settings[key] as { value: EffectiveSettings[K]; locked: boolean } | undefined;
   if (policy && entry?.locked) {
     if (option !== undefined && option !== entry.value)
+      // eslint-disable-next-line @typescript-eslint/restrict-template-expressions -- a string here: the rule does not narrow K
       throw conflict(policy, key, entry.value, typeof option === 'boolean' ? flag : `${flag} ${option}`);
     return { value: entry.value, fromPolicy: true };
   }

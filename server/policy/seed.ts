@@ -102,7 +102,7 @@ export async function seedFromPolicy(
         .sort();
     } catch (error) {
       report.warnings.push(
-        `The seed folder ${dir} (policy ${policy?.path}) cannot be read (${reason(error)}); seeded templates and mappings were left as they are.`,
+        `The seed folder ${dir} (policy ${String(policy?.path)}) cannot be read (${reason(error)}); seeded templates and mappings were left as they are.`,
       );
       return report;
     }
@@ -117,7 +117,7 @@ export async function seedFromPolicy(
     const id = seedId('template', name);
     if (presentTemplates.has(id)) {
       report.warnings.push(
-        `Seed file ${where(name)} has the same name as ${presentTemplates.get(id)} but for letter case; skipped.`,
+        `Seed file ${where(name)} has the same name as ${String(presentTemplates.get(id))} but for letter case; skipped.`,
       );
       continue;
     }

@@ -219,5 +219,5 @@ function checkSegment(file: string, text: string): SegmentData {
       `The database ${file} is damaged: ${detail}. It was left as it is and ${backupOf(file)}. Repair or move it, then start again.`,
     );
   }
-  return raw as SegmentData;
+  return raw;
 }

@@ -290,8 +290,10 @@ function validate(file: string, raw: unknown): LoadedDatabase {
  * for a database from before they were recorded, those that differ from the built-in defaults.
  */
 function withAddedFields(data: DatabaseData): DatabaseData {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- absent in a database from schema 1
   for (const record of [...data.templates, ...data.mappings]) record.managed ??= false;
   const defaults = emptyData().settings;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- absent in a database from schema 1
   data.chosen_settings ??= SETTING_KEYS.filter((key) => data.settings[key] !== defaults[key]);
   return data;
 }

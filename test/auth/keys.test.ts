@@ -36,8 +36,8 @@ describe('generateKey', () => {
     const keys = Array.from({ length: 1000 }, () => generateKey().key);
     expect(new Set(keys).size).toBe(1000);
     for (const key of keys) expect(isWellFormed(key)).toBe(true);
-    const used = new Set(keys.flatMap((key) => [...key.slice(3, 35)]));
-    expect([...used].sort().join('')).toBe([...BASE62].sort().join(''));
+    const used = new Set(keys.flatMap((key) => Array.from(key.slice(3, 35))));
+    expect([...used].sort().join('')).toBe(Array.from(BASE62).sort().join(''));
   });
 });
 
@@ -105,7 +105,7 @@ describe('keysEqual', () => {
   const b = hashKey(secret, generateKey().key);
 
   it('is true for equal hashes and false for different ones', () => {
-    expect(keysEqual(a, `${a}`)).toBe(true);
+    expect(keysEqual(a, a)).toBe(true);
     expect(keysEqual(a, b)).toBe(false);
     expect(keysEqual(a, a.toUpperCase())).toBe(false);
   });

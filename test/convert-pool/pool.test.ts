@@ -262,7 +262,7 @@ describe('the built bundle (dist/)', () => {
         const m = /Docwright is running at (\S+)/.exec(stdout);
         if (m?.[1]) done(m[1]);
       });
-      serve.on('exit', (code) => fail(new Error(`serve exited with ${code}: ${stdout}`)));
+      serve.on('exit', (code) => fail(new Error(`serve exited with ${String(code)}: ${stdout}`)));
     });
     const keys = spawn(process.execPath, [join(ROOT, 'dist/cli.js'), 'keys', 'create', 'dist test'], {
       env,

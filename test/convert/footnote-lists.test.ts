@@ -19,13 +19,13 @@ describe('lists inside footnotes', () => {
     ],
   ] as const) {
     test(`are defined in the numbering part (${name})`, async () => {
-      const { docx } = await convert({ markdown: MARKDOWN, ...options });
+      const { docx } = convert({ markdown: MARKDOWN, ...options });
       const numbering = part(docx, 'word/numbering.xml');
       const defined = ids(numbering, /<w:num\b[^>]*w:numId="(\d+)"/g);
       const body = ids(part(docx, 'word/document.xml'), /<w:numId w:val="(\d+)"\/>/g);
       const notes = ids(part(docx, 'word/footnotes.xml'), /<w:numId w:val="(\d+)"\/>/g);
       expect(notes.size).toBe(2);
-      for (const id of [...body, ...notes]) expect(defined.has(id), `numId ${id}`).toBe(true);
+      for (const id of [...body, ...notes]) expect(defined.has(id), `numId ${String(id)}`).toBe(true);
       // Each footnote's list is its own instance, apart from the body's.
       for (const id of notes) expect(body.has(id)).toBe(false);
       expect((await validateDocx(docx)).ok).toBe(true);

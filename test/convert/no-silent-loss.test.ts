@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { DOMParser, type Node } from '@xmldom/xmldom';
-import type { Element, Nodes as HastNodes } from 'hast';
+import type { Nodes as HastNodes } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import { toText } from 'hast-util-to-text';
 import type { RootContent } from 'mdast';
@@ -50,7 +50,7 @@ function dropFootnoteChrome(node: HastNodes): void {
   if (!('children' in node)) return;
   node.children = node.children.filter((child) => {
     if (child.type !== 'element') return true;
-    const { properties } = child as Element;
+    const { properties } = child;
     return !(
       properties.dataFootnoteRef !== undefined ||
       properties.dataFootnoteBackref !== undefined ||
@@ -110,7 +110,7 @@ function coverage(markdown: string, docx: Uint8Array): { share: number; missing:
 
 describe('no text lost silently: real documents', () => {
   for (const path of documents) {
-    it(`${path.split('/').pop()}: every visible word reaches the output`, () => {
+    it(`${String(path.split('/').pop())}: every visible word reaches the output`, () => {
       const markdown = readFileSync(path, 'utf8');
       const { docx } = convert({ markdown, created: new Date(0) });
       const { share, missing } = coverage(markdown, docx);

@@ -290,7 +290,7 @@ describe('a Word-made template with a mapping to its styles', () => {
       const { numId, ilvl } = numPr(p);
       expect(TEMPLATE_NUM_IDS).not.toContain(numId);
       const num = nums.get(numId ?? '');
-      expect(num, `w:num ${numId}`).toBeDefined();
+      expect(num, `w:num ${String(numId)}`).toBeDefined();
       expect(num?.count).toBe(1);
       const abstractId = num?.abstractNumId ?? '';
       const abstract = abstracts.get(abstractId);

@@ -156,7 +156,9 @@ export function idsDefined(parts: Parts): string | null {
     for (const num of all(numbering, W, 'num')) {
       for (const a of all(num, W, 'abstractNumId'))
         if (!abstractIds.has(wval(a)))
-          problems.push(`${dir}numbering: num ${num.getAttributeNS(W, 'numId')} → missing abstractNum ${wval(a)}`);
+          problems.push(
+            `${dir}numbering: num ${String(num.getAttributeNS(W, 'numId'))} → missing abstractNum ${wval(a)}`,
+          );
     }
     for (const path of Object.keys(parts).filter(
       (p) => p.startsWith(dir) && p.endsWith('.xml') && !p.slice(dir.length).includes('/'),
@@ -177,7 +179,7 @@ export function idsDefined(parts: Parts): string | null {
         for (let i = 0; i < el.attributes.length; i++) {
           const a = el.attributes.item(i);
           if (a && a.namespaceURI === R && !rels.has(a.value))
-            problems.push(`${path}: r:${a.localName}="${a.value}" undefined`);
+            problems.push(`${path}: r:${String(a.localName)}="${a.value}" undefined`);
         }
         for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) stack.push(n as Element);
       }
@@ -232,7 +234,9 @@ export function externalRelationships(parts: Parts): string | null {
   for (const path of Object.keys(parts).filter((p) => p.endsWith('.rels'))) {
     for (const rel of all(xml(parts, path), PKG, 'Relationship')) {
       if (rel.getAttribute('TargetMode') === 'External' && rel.getAttribute('Type') !== HYPERLINK)
-        problems.push(`${path}: ${rel.getAttribute('Type')?.replace(/.*\//, '')} → ${rel.getAttribute('Target')}`);
+        problems.push(
+          `${path}: ${String(rel.getAttribute('Type')?.replace(/.*\//, ''))} → ${String(rel.getAttribute('Target'))}`,
+        );
     }
   }
   return problems.length === 0 ? null : problems.slice(0, 4).join('; ');

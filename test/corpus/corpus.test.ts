@@ -22,7 +22,9 @@ describe('the corpus: real documents through real templates', () => {
   });
   for (const check of CHECKS) {
     it(`every pair passes "${check}"`, () => {
-      const failed = results.filter((r) => r.checks[check] !== null).map((r) => `${r.pair.name}: ${r.checks[check]}`);
+      const failed = results
+        .filter((r) => r.checks[check] !== null)
+        .map((r) => `${r.pair.name}: ${String(r.checks[check])}`);
       expect(failed).toEqual([]);
     });
   }

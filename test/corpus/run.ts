@@ -178,7 +178,7 @@ export async function runCorpus(
 export function summary(results: PairResult[]): string {
   const lines = results.map((r) => {
     const passed = CHECKS.filter((c) => r.checks[c] === null).length;
-    const failed = CHECKS.filter((c) => r.checks[c] !== null).map((c) => `${c}: ${r.checks[c]}`);
+    const failed = CHECKS.filter((c) => r.checks[c] !== null).map((c) => `${c}: ${String(r.checks[c])}`);
     return `${passed}/${CHECKS.length}  ${r.pair.name}  words ${(r.wordRatio * 100).toFixed(1)} %${failed.length ? `\n      ${failed.join('\n      ')}` : ''}`;
   });
   const total = results.reduce((n, r) => n + CHECKS.filter((c) => r.checks[c] === null).length, 0);

@@ -149,7 +149,7 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     );
     const mappings = await api<{ id: string; name: string; rules: Record<string, unknown> }[]>(
       'GET',
-      `/api/v1/mappings?template_id=${template?.id}`,
+      `/api/v1/mappings?template_id=${String(template?.id)}`,
     );
     expect(mappings.map((m) => m.name)).toEqual(['Matched by style name']);
     await shots(page, 'intake-uploaded-1280');
@@ -177,7 +177,7 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     );
     const record = done.items.find((i) => i.filename === 'apa-at-once.docx');
     expect(record?.warnings.filter((w) => w.startsWith('missing_style'))).toEqual([]);
-    const docx = await request(`${world.origin}/api/v1/conversions/${record?.conversion_id}/download`, {
+    const docx = await request(`${world.origin}/api/v1/conversions/${String(record?.conversion_id)}/download`, {
       dispatcher: world.agent,
       headers: { 'x-docwright-admin': world.server.adminToken },
     });
@@ -186,14 +186,14 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     expect(part(bytes, 'word/document.xml')).toContain('w:val="BodyText"');
 
     // A template without a mapping: "Create mapping" where the hint was.
-    await api('DELETE', `/api/v1/mappings/${mappings[0]?.id}`);
+    await api('DELETE', `/api/v1/mappings/${String(mappings[0]?.id)}`);
     await page.reload();
     await page.getByLabel('Template', { exact: true }).selectOption({ label: 'APA upload' });
     await page.getByText('This template has no mapping yet.').waitFor();
     await shots(page, 'intake-create-mapping-1280');
     await page.getByRole('button', { name: 'Create mapping' }).click();
     await page.getByRole('status').filter({ hasText: 'Created the mapping “Matched by style name”' }).waitFor();
-    const made = await api<{ id: string }[]>('GET', `/api/v1/mappings?template_id=${template?.id}`);
+    const made = await api<{ id: string }[]>('GET', `/api/v1/mappings?template_id=${String(template?.id)}`);
     expect(made).toHaveLength(1);
     expect(await page.getByLabel('Style mapping').inputValue()).toBe(made[0]?.id);
     expect(await page.getByRole('button', { name: 'Convert', exact: true }).isEnabled()).toBe(true);
@@ -243,7 +243,10 @@ describe('Intake: drops, auto-mapping, style lists', () => {
     await page.getByRole('button', { name: 'Save mapping' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved the mapping “Searched” (version 1).' }).waitFor();
     const saved = (
-      await api<{ name: string; rules: Record<string, unknown> }[]>('GET', `/api/v1/mappings?template_id=${apa?.id}`)
+      await api<{ name: string; rules: Record<string, unknown> }[]>(
+        'GET',
+        `/api/v1/mappings?template_id=${String(apa?.id)}`,
+      )
     ).find((m) => m.name === 'Searched');
     expect(saved?.rules).toMatchObject({ paragraph: 'First Paragraph' });
 
@@ -327,7 +330,7 @@ describe('Errors in place, quota, curl, saving, port', () => {
         await run('sh', ['-c', broken], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
       } catch (error) {
         code = (error as { code: number }).code;
-        printed = String((error as { stdout: string }).stdout);
+        printed = String((error as { stdout: unknown }).stdout);
       }
       expect(code).toBe(22);
       expect(printed).toContain('HTTP 404');

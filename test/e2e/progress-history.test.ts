@@ -186,7 +186,7 @@ describe('History (items 7, 10)', () => {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-      await world.screenshot(page, `layout-800x600-${name.split(' ')[0]?.toLowerCase()}`);
+      await world.screenshot(page, `layout-800x600-${String(name.split(' ')[0]?.toLowerCase())}`);
     }
     expect(pageErrors(page)).toEqual([]);
   });

@@ -42,7 +42,7 @@ describe('Settings page', () => {
     const curl = await dialog.locator('pre').innerText();
     expect(curl).toContain(`Authorization: Bearer ${key}`);
     expect(curl).toContain(`${world.origin}/api/v1/convert`);
-    expect(curl).toContain(`--cacert "${world.server.discovery.cert_path}"`);
+    expect(curl).toContain(`--cacert "${String(world.server.discovery.cert_path)}"`);
     await world.screenshot(page, 'settings-key-created');
     await dialog.getByRole('button', { name: 'Done' }).click();
 
@@ -198,7 +198,7 @@ describe('The app as a whole', () => {
         expect(overflow, `${name} at ${viewport.width}×${viewport.height}`).toBeLessThanOrEqual(0);
         await world.screenshot(
           page,
-          `layout-${viewport.width}x${viewport.height}-${name.split(' ')[0]?.toLowerCase()}`,
+          `layout-${viewport.width}x${viewport.height}-${String(name.split(' ')[0]?.toLowerCase())}`,
         );
       }
     }

@@ -86,7 +86,7 @@ describe('Templates & mappings page', () => {
     // The template's own mapping matched by style name (made on upload), and this one.
     const mappings = (
       await api<{ id: string; name: string; version: number; rules: Record<string, unknown> }[]>(
-        `/api/v1/mappings?template_id=${corporate?.id}`,
+        `/api/v1/mappings?template_id=${String(corporate?.id)}`,
       )
     ).filter((m) => m.name === 'Corporate mapping');
     expect(mappings).toHaveLength(1);
@@ -163,13 +163,11 @@ describe('Templates & mappings page', () => {
     const { page } = await world.signedIn();
     const before = (await api<unknown[]>('/api/v1/templates')).length;
     await page.getByRole('link', { name: 'Templates & mappings' }).click();
-    await page
-      .getByLabel('File (.docx or .dotx)')
-      .setInputFiles({
-        name: 'notes.docx',
-        mimeType: 'application/octet-stream',
-        buffer: Buffer.from('this is not a zip file'),
-      });
+    await page.getByLabel('File (.docx or .dotx)').setInputFiles({
+      name: 'notes.docx',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('this is not a zip file'),
+    });
     await page.getByRole('button', { name: 'Upload template' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();

@@ -151,7 +151,7 @@ async function populated(
     const res = await c.post('/api/v1/convert', convert(`# Stored ${i}\n\nSome text.\n`));
     expect(res.status).toBe(200);
     conversionIds.push((res.json() as { conversion_id: string }).conversion_id);
-    outputSize = Math.max(outputSize, readFileSync(join(dir, 'outputs', `${conversionIds[i]}.docx`)).length);
+    outputSize = Math.max(outputSize, readFileSync(join(dir, 'outputs', `${String(conversionIds[i])}.docx`)).length);
   }
   for (let i = 0; i < keys; i++)
     expect((await c.post('/api/settings/api-keys', { name: `padding key ${i} ${'x'.repeat(80)}` })).status).toBe(201);

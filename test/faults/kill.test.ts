@@ -214,7 +214,9 @@ describe('kill -9 in the middle of concurrent conversions', () => {
               const record = await call(check, `${server.url}/api/v1/conversions/${id}`, { headers: auth });
               expect(record.status, `GET conversion ${id}`).toBe(200);
               expect(record.json()).toMatchObject({ conversion_id: id, status: 'completed' });
-              const download = await call(check, `${server.url}${record.json().download_url}`, { headers: auth });
+              const download = await call(check, `${server.url}${String(record.json().download_url)}`, {
+                headers: auth,
+              });
               expect(download.status, `download ${id}`).toBe(200);
               expect(download.bytes.subarray(0, 2).toString()).toBe('PK');
               expect(download.bytes.length).toBe(records.get(id)?.size);

@@ -99,7 +99,7 @@ function runChild(
     proc.on('error', reject);
     proc.on('exit', (code, signal) => {
       if (timer) clearTimeout(timer);
-      if (signal !== 'SIGKILL' && code !== 0) reject(new Error(`child exited ${code}: ${err}`));
+      if (signal !== 'SIGKILL' && code !== 0) reject(new Error(`child exited ${String(code)}: ${err}`));
       else resolve({ steps, finished: steps.includes('opened'), migrationMs: Date.now() - started });
     });
   });

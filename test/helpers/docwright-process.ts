@@ -67,7 +67,7 @@ export async function startServe(
   children.add(child);
   let stdout = '';
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = once(child, 'exit').then(() => {
     children.delete(child);
   });
@@ -76,7 +76,7 @@ export async function startServe(
       () => fail(new Error(`docwright serve printed no URL in time; stdout: ${stdout}; stderr: ${stderr}`)),
       options.timeoutMs ?? 30_000,
     );
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = /Docwright is running at (\S+)/.exec(stdout);
       if (m?.[1]) {
@@ -88,13 +88,14 @@ export async function startServe(
       clearTimeout(timer);
       fail(
         new Error(
-          `docwright serve exited (${child.exitCode ?? child.signalCode}) before printing its URL; stderr: ${stderr}`,
+          `docwright serve exited (${String(child.exitCode ?? child.signalCode)}) before printing its URL; stderr: ${stderr}`,
         ),
       );
     });
   });
-  child.stdout!.resume();
-  return { child, pid: child.pid!, url, stderr: () => stderr, stdout: () => stdout, exited };
+  child.stdout.resume();
+  if (child.pid === undefined) throw new Error('docwright serve has no process id');
+  return { child, pid: child.pid, url, stderr: () => stderr, stdout: () => stdout, exited };
 }
 
 /** Kills (SIGKILL) every child process started here that is still running, and waits for them. */
@@ -119,6 +120,7 @@ export interface HttpResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   bytes: Buffer;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as light-my-request's json(): the test knows the body
   json: () => any;
 }
 

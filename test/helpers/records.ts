@@ -5,6 +5,7 @@ import { join } from 'node:path';
  * A data directory's records as one object, whatever the layout: db.json, with the conversion records of
  * conversions/ (schema 2) in `conversions`, oldest first.
  */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the records' shape
 export function readRecords<T = Record<string, unknown>>(dir: string): T {
   const db = JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) as Record<string, unknown>;
   const folder = join(dir, 'conversions');

@@ -16,7 +16,7 @@ import { call, killAllChildren, startServe, trustingAgent } from '../helpers/doc
 
 const SOAK = Boolean(process.env.SOAK);
 const root = mkdtempSync(join(tmpdir(), 'dw-hostile-keys-'));
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
   await killAllChildren();

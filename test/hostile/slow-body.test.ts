@@ -35,7 +35,7 @@ beforeAll(async () => {
     headers: { host: `127.0.0.1:${port}`, 'x-docwright-admin': 'admin' },
     payload: { name: 'slow' },
   });
-  key = (created.json() as { key: string }).key;
+  key = created.json<{ key: string }>().key;
 });
 
 afterAll(async () => {

@@ -317,7 +317,7 @@ describe('a 200 MB upload', () => {
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.docx"\r\nContent-Type: application/octet-stream\r\n\r\n`;
     const tail = `\r\n--${boundary}--\r\n`;
     socket.write(
-      `POST /api/v1/templates HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${auth.authorization}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + total + tail.length}\r\n\r\n${head}`,
+      `POST /api/v1/templates HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${String(auth.authorization)}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + total + tail.length}\r\n\r\n${head}`,
     );
     const chunk = randomBytes(MB);
     while (sent < total && !socket.destroyed && sentAtAnswer < 0) {
@@ -346,7 +346,7 @@ describe('after all of it', () => {
     const res = await upload(defaultTemplate());
     expect(res.status).toBe(201);
     expect(readdirSync(join(dir, 'templates')).sort()).toEqual(
-      [`${owned.id}-v1.docx`, `${res.body.id}-v1.docx`].sort(),
+      [`${owned.id}-v1.docx`, `${String(res.body.id)}-v1.docx`].sort(),
     );
   });
 });

@@ -101,17 +101,17 @@ describe('auto-mapping on template upload (corpus templates)', () => {
     it(`${file}: a mapping matched by style name exists right after upload and converts without missing styles`, async () => {
       const res = await upload('POST', '/api/v1/templates', new Uint8Array(readFileSync(join(CORPUS, file))), file);
       expect(res.statusCode, res.body).toBe(201);
-      const template = res.json() as { id: string };
+      const template = res.json<{ id: string }>();
       const mappings = (
         await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
-      ).json() as Mapping[];
+      ).json<Mapping[]>();
       expect(mappings).toHaveLength(1);
       const [mapping] = mappings;
       expect(mapping?.name).toBe('Matched by style name');
       expect(mapping?.rules).toMatchObject(EXPECTED[file] ?? {});
       const styles = (
         await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}/styles`, headers: ADMIN })
-      ).json() as { name: string }[];
+      ).json<{ name: string }[]>();
       if (styles.some((s) => s.name === 'heading 1'))
         expect(mapping?.rules.heading).toMatchObject({ '1': 'heading 1', '6': 'heading 6' });
       // The same rules pre-fill "New mapping".
@@ -121,7 +121,7 @@ describe('auto-mapping on template upload (corpus templates)', () => {
         headers: ADMIN,
       });
       expect(suggested.statusCode).toBe(200);
-      expect((suggested.json() as { rules: unknown }).rules).toEqual(mapping?.rules);
+      expect(suggested.json<{ rules: unknown }>().rules).toEqual(mapping?.rules);
       const converted = await app.inject({
         method: 'POST',
         url: '/api/v1/convert',
@@ -129,22 +129,22 @@ describe('auto-mapping on template upload (corpus templates)', () => {
         payload: { markdown: MARKDOWN, template_id: template.id, mapping_id: mapping?.id, response_format: 'json' },
       });
       expect(converted.statusCode, converted.body).toBe(200);
-      const warnings = (converted.json() as { warnings: string[] }).warnings;
+      const warnings = converted.json<{ warnings: string[] }>().warnings;
       expect(warnings.filter((w) => w.startsWith('missing_style'))).toEqual([]);
     });
   }
 
   it("replacing the file keeps the user's mappings; a template left with none gets a matched one again", async () => {
     const bytes = new Uint8Array(readFileSync(join(CORPUS, 'apaquarto.docx')));
-    const template = (await upload('POST', '/api/v1/templates', bytes, 'apa.docx')).json() as { id: string };
+    const template = (await upload('POST', '/api/v1/templates', bytes, 'apa.docx')).json<{ id: string }>();
     const [auto] = (
       await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
-    ).json() as Mapping[];
+    ).json<Mapping[]>();
     expect(
       (
         await app.inject({
           method: 'PATCH',
-          url: `/api/v1/mappings/${auto?.id}`,
+          url: `/api/v1/mappings/${String(auto?.id)}`,
           headers: ADMIN,
           payload: { name: 'Mine' },
         })
@@ -153,21 +153,21 @@ describe('auto-mapping on template upload (corpus templates)', () => {
     expect((await upload('PUT', `/api/v1/templates/${template.id}/file`, bytes, 'apa.docx')).statusCode).toBe(200);
     let list = (
       await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
-    ).json() as Mapping[];
+    ).json<Mapping[]>();
     expect(list.map((m) => m.name)).toEqual(['Mine']);
     expect(
-      (await app.inject({ method: 'DELETE', url: `/api/v1/mappings/${auto?.id}`, headers: ADMIN })).statusCode,
+      (await app.inject({ method: 'DELETE', url: `/api/v1/mappings/${String(auto?.id)}`, headers: ADMIN })).statusCode,
     ).toBe(204);
     expect((await upload('PUT', `/api/v1/templates/${template.id}/file`, bytes, 'apa.docx')).statusCode).toBe(200);
     list = (
       await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
-    ).json() as Mapping[];
+    ).json<Mapping[]>();
     expect(list.map((m) => m.name)).toEqual(['Matched by style name']);
   });
 
   it('a refused upload (plan limit) creates no mapping', async () => {
     await app.inject({ method: 'PATCH', url: '/api/settings', headers: ADMIN, payload: { plan: 'solo' } });
-    const before = ((await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json() as Mapping[])
+    const before = (await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json<Mapping[]>()
       .length;
     const res = await upload(
       'POST',
@@ -177,7 +177,7 @@ describe('auto-mapping on template upload (corpus templates)', () => {
     );
     expect(res.statusCode).toBe(403);
     expect(
-      ((await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json() as Mapping[]).length,
+      (await app.inject({ method: 'GET', url: '/api/v1/mappings', headers: ADMIN })).json<Mapping[]>().length,
     ).toBe(before);
   });
 });

@@ -98,7 +98,7 @@ async function createKey(
 async function sessionHeader(app: FastifyInstance): Promise<Headers> {
   const link = await req(app, 'POST', '/api/settings/session-link', admin);
   expect(link.statusCode, link.body).toBe(200);
-  const res = await req(app, 'GET', (link.json() as { path: string }).path);
+  const res = await req(app, 'GET', link.json<{ path: string }>().path);
   expect(res.statusCode).toBe(303);
   expect(res.headers['set-cookie']).toBeUndefined();
   const id = /^\/#session=([A-Za-z0-9_-]{20,})$/.exec(String(res.headers.location))?.[1];
@@ -149,7 +149,7 @@ function expectError(
 ): { code: string; message: string } {
   expect(res.statusCode, res.body).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json(?:;|$)/);
-  const body = res.json() as { error: { code: string; message: string } };
+  const body = res.json<{ error: { code: string; message: string } }>();
   expect(Object.keys(body)).toEqual(['error']);
   expect(Object.keys(body.error).sort()).toEqual(['code', 'message']);
   expect(body.error.code).toBe(code);
@@ -208,7 +208,7 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
       rules: { paragraph: 'No Such Style' },
     });
     expect(res.statusCode, res.body).toBe(201);
-    missingStyleMapping = (res.json() as { id: string }).id;
+    missingStyleMapping = res.json<{ id: string }>().id;
   });
   afterAll(() => env.close());
 
@@ -267,7 +267,7 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
       const res = await convert(env.app, auth, { markdown: SAMPLE, ...builtin, response_format: 'json' });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      const record = res.json() as Record<string, unknown>;
+      const record = res.json<Record<string, unknown>>();
       expectConversionRecord(record);
       expect(record.filename).toBe('document.docx');
       // "Images: A placeholder text is inserted in place of the image", and said so (docs/api-extensions.md).
@@ -451,7 +451,7 @@ describe('SPEC.md Endpoints: GET /api/v1/conversions/:id and GET /api/v1/convers
       filename: 'rec',
       response_format: 'json',
     });
-    const created = made.json() as Record<string, unknown>;
+    const created = made.json<Record<string, unknown>>();
     const res = await req(env.app, 'GET', `/api/v1/conversions/${String(created.conversion_id)}`, auth);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -488,12 +488,12 @@ describe('SPEC.md Endpoints: GET /api/v1/conversions/:id and GET /api/v1/convers
     }
     const all = await req(env.app, 'GET', '/api/v1/conversions', auth);
     expect(all.statusCode).toBe(200);
-    const body = all.json() as {
+    const body = all.json<{
       items: Array<{ conversion_id: string; created_at: string }>;
       total: number;
       offset: number;
       limit: number;
-    };
+    }>();
     expect(body.items.slice(0, 3).map((c) => c.conversion_id)).toEqual([...ids].reverse());
     for (let i = 1; i < body.items.length; i++)
       expect(Date.parse(body.items[i - 1]?.created_at ?? '') >= Date.parse(body.items[i]?.created_at ?? '')).toBe(true);
@@ -545,7 +545,7 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
   it('"Response: JSON array of template objects"; the built-in template is listed', async () => {
     const res = await req(env.app, 'GET', '/api/v1/templates', auth);
     expect(res.statusCode).toBe(200);
-    const list = res.json() as Array<Record<string, unknown>>;
+    const list = res.json<Array<Record<string, unknown>>>();
     expect(Array.isArray(list)).toBe(true);
     for (const t of list) expectTemplate(t);
     expect(list.map((t) => t.id)).toContain(BUILTIN_TEMPLATE_ID);
@@ -571,7 +571,7 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
       created_at: env.clock.now.toISOString(),
       updated_at: env.clock.now.toISOString(),
     });
-    const list = (await req(env.app, 'GET', '/api/v1/templates', auth)).json() as Array<{ id: string }>;
+    const list = (await req(env.app, 'GET', '/api/v1/templates', auth)).json<Array<{ id: string }>>();
     expect(list.map((t) => t.id)).toContain(uploaded.id);
   });
 
@@ -585,7 +585,7 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
   it('GET /api/v1/templates/:id/styles lists "Corp Body" (paragraph) and "Corp Table" (table)', async () => {
     const res = await req(env.app, 'GET', `/api/v1/templates/${String(uploaded.id)}/styles`, auth);
     expect(res.statusCode).toBe(200);
-    const styles = res.json() as Array<{ name: string; type: string }>;
+    const styles = res.json<Array<{ name: string; type: string }>>();
     expect(styles).toContainEqual(expect.objectContaining({ name: 'Corp Body', type: 'paragraph' }));
     expect(styles).toContainEqual(expect.objectContaining({ name: 'Corp Table', type: 'table' }));
   });
@@ -601,7 +601,7 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
       { bytes: fixture('templates', 'corporate-nobody.docx'), name: 'corporate-nobody.docx' },
     );
     expect(res.statusCode, res.body).toBe(200);
-    const t = res.json() as Record<string, unknown>;
+    const t = res.json<Record<string, unknown>>();
     expect(t.version).toBe(2);
     expect(t.created_at).toBe(uploaded.created_at);
     expect(t.updated_at).not.toBe(uploaded.updated_at);
@@ -638,7 +638,7 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
 
   it('the built-in template cannot be deleted (403) and stays listed', async () => {
     expectError(await req(env.app, 'DELETE', `/api/v1/templates/${BUILTIN_TEMPLATE_ID}`, auth), 403, 'forbidden');
-    const list = (await req(env.app, 'GET', '/api/v1/templates', auth)).json() as Array<{ id: string }>;
+    const list = (await req(env.app, 'GET', '/api/v1/templates', auth)).json<Array<{ id: string }>>();
     expect(list.map((t) => t.id)).toContain(BUILTIN_TEMPLATE_ID);
   });
 
@@ -646,7 +646,7 @@ describe('SPEC.md Endpoints: GET /api/v1/templates; Resources: Template; Version
     const res = await req(env.app, 'DELETE', `/api/v1/templates/${String(uploaded.id)}`, auth);
     expect(res.statusCode).toBe(204);
     expectError(await req(env.app, 'GET', `/api/v1/templates/${String(uploaded.id)}`, auth), 404, 'not_found');
-    const list = (await req(env.app, 'GET', '/api/v1/templates', auth)).json() as Array<{ id: string }>;
+    const list = (await req(env.app, 'GET', '/api/v1/templates', auth)).json<Array<{ id: string }>>();
     expect(list.map((t) => t.id)).not.toContain(uploaded.id);
   });
 });
@@ -672,7 +672,7 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
       { bytes: CORPORATE, name: 'corporate.docx' },
     );
     expect(res.statusCode, res.body).toBe(201);
-    templateId = (res.json() as { id: string }).id;
+    templateId = res.json<{ id: string }>().id;
   });
   afterAll(() => env.close());
 
@@ -690,7 +690,7 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
   it('"Response: JSON array of style mapping objects"; the built-in mapping is listed', async () => {
     const res = await req(env.app, 'GET', '/api/v1/mappings', auth);
     expect(res.statusCode).toBe(200);
-    const list = res.json() as Array<Record<string, unknown>>;
+    const list = res.json<Array<Record<string, unknown>>>();
     expect(Array.isArray(list)).toBe(true);
     for (const m of list) expectMapping(m);
     expect(list.find((m) => m.id === BUILTIN_MAPPING_ID)).toMatchObject({ template_id: BUILTIN_TEMPLATE_ID });
@@ -723,16 +723,18 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
   });
 
   it('"template_id: Return only mappings of this template"', async () => {
-    const mine = (await req(env.app, 'GET', `/api/v1/mappings?template_id=${templateId}`, auth)).json() as Array<{
-      id: string;
-      template_id: string;
-    }>;
+    const mine = (await req(env.app, 'GET', `/api/v1/mappings?template_id=${templateId}`, auth)).json<
+      Array<{
+        id: string;
+        template_id: string;
+      }>
+    >();
     // The template's own mapping matched by style name (docs/auto-mapping.md), then the one created above.
     expect(mine.map((m) => m.id)).toContain(mapping.id);
     expect(mine.every((m) => m.template_id === templateId)).toBe(true);
-    const builtinOnly = (
-      await req(env.app, 'GET', `/api/v1/mappings?template_id=${BUILTIN_TEMPLATE_ID}`, auth)
-    ).json() as Array<{ id: string; template_id: string }>;
+    const builtinOnly = (await req(env.app, 'GET', `/api/v1/mappings?template_id=${BUILTIN_TEMPLATE_ID}`, auth)).json<
+      Array<{ id: string; template_id: string }>
+    >();
     expect(builtinOnly.map((m) => m.id)).toContain(BUILTIN_MAPPING_ID);
     expect(builtinOnly.every((m) => m.template_id === BUILTIN_TEMPLATE_ID)).toBe(true);
     expect((await req(env.app, 'GET', `/api/v1/mappings?template_id=${randomUUID()}`, auth)).json()).toEqual([]);
@@ -807,7 +809,7 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
       rules: { paragraph: 'Corp Body', list_bullet: 'List Bullet' },
     });
     expect(res.statusCode, res.body).toBe(200);
-    const m = res.json() as Record<string, unknown>;
+    const m = res.json<Record<string, unknown>>();
     expect(m.version).toBe((mapping.version as number) + 1);
     expect(m.updated_at).toBe(env.clock.now.toISOString());
     expect(m.created_at).toBe(mapping.created_at);
@@ -821,7 +823,7 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
 
   it('the built-in mapping cannot be deleted (403) and stays listed', async () => {
     expectError(await req(env.app, 'DELETE', `/api/v1/mappings/${BUILTIN_MAPPING_ID}`, auth), 403, 'forbidden');
-    const list = (await req(env.app, 'GET', '/api/v1/mappings', auth)).json() as Array<{ id: string }>;
+    const list = (await req(env.app, 'GET', '/api/v1/mappings', auth)).json<Array<{ id: string }>>();
     expect(list.map((m) => m.id)).toContain(BUILTIN_MAPPING_ID);
   });
 
@@ -899,7 +901,7 @@ describe('SPEC.md Authentication; Resources: API key; POST /api/settings/api-key
     it('"Response: API key object with id, name, key, key_prefix, created_at"; "Every key begins with a fixed … prefix followed by an underscore"', async () => {
       const res = await req(env.app, 'POST', '/api/settings/api-keys', admin, { name: 'CI' });
       expect(res.statusCode).toBe(201);
-      const body = res.json() as Record<string, string>;
+      const body = res.json<Record<string, string>>();
       expect(Object.keys(body).sort()).toEqual(['created_at', 'id', 'key', 'key_prefix', 'name']);
       expect(body.name).toBe('CI');
       expect(body.key).toMatch(/^dw_/);
@@ -920,7 +922,7 @@ describe('SPEC.md Authentication; Resources: API key; POST /api/settings/api-key
       const created = await createKey(env.app, 'secret-check');
       const res = await req(env.app, 'GET', '/api/settings/api-keys', admin);
       expect(res.statusCode).toBe(200);
-      const list = res.json() as Array<Record<string, unknown>>;
+      const list = res.json<Array<Record<string, unknown>>>();
       const entry = list.find((k) => k.id === created.id);
       expect(entry).toMatchObject({
         name: 'secret-check',
@@ -936,15 +938,15 @@ describe('SPEC.md Authentication; Resources: API key; POST /api/settings/api-key
 
     it('"Each key records a last-used timestamp named last_used_at": set after use', async () => {
       const created = await createKey(env.app, 'usage');
-      const before = (
-        (await req(env.app, 'GET', '/api/settings/api-keys', admin)).json() as Array<Record<string, unknown>>
-      ).find((k) => k.id === created.id);
+      const before = (await req(env.app, 'GET', '/api/settings/api-keys', admin))
+        .json<Array<Record<string, unknown>>>()
+        .find((k) => k.id === created.id);
       expect(before?.last_used_at).toBeNull();
       tick(env, 120_000);
       expect((await req(env.app, 'GET', '/api/v1/templates', bearer(created.key))).statusCode).toBe(200);
-      const after = (
-        (await req(env.app, 'GET', '/api/settings/api-keys', admin)).json() as Array<Record<string, unknown>>
-      ).find((k) => k.id === created.id);
+      const after = (await req(env.app, 'GET', '/api/settings/api-keys', admin))
+        .json<Array<Record<string, unknown>>>()
+        .find((k) => k.id === created.id);
       expect(after?.last_used_at).toBe(env.clock.now.toISOString());
     });
 
@@ -1019,9 +1021,9 @@ describe('SPEC.md Authentication 6. Plan access: "Public API /api/v1/* — Solo:
       { bytes: CORPORATE, name: 'corporate.docx' },
     );
     expectError(sixth, 403, 'forbidden', '5');
-    const own = ((await req(env.app, 'GET', '/api/v1/templates', session)).json() as Array<{ id: string }>).filter(
-      (t) => t.id !== BUILTIN_TEMPLATE_ID,
-    );
+    const own = (await req(env.app, 'GET', '/api/v1/templates', session))
+      .json<Array<{ id: string }>>()
+      .filter((t) => t.id !== BUILTIN_TEMPLATE_ID);
     expect(own).toHaveLength(5);
   });
 
@@ -1058,14 +1060,14 @@ describe('SPEC.md Limits: "Exceeding the monthly conversion quota gives 429 rate
       { bytes: CORPORATE, name: 'corporate.docx' },
     );
     expect(up.statusCode, up.body).toBe(201);
-    const template_id = (up.json() as { id: string }).id;
+    const template_id = up.json<{ id: string }>().id;
     const m = await req(env.app, 'POST', '/api/v1/mappings', auth, {
       name: 'Corporate',
       template_id,
       rules: { paragraph: 'Corp Body', table: { style: 'Corp Table', header_row: true } },
     });
     expect(m.statusCode, m.body).toBe(201);
-    corporate = { template_id, mapping_id: (m.json() as { id: string }).id };
+    corporate = { template_id, mapping_id: m.json<{ id: string }>().id };
     const put = await upload(
       env.app,
       auth,
@@ -1096,9 +1098,9 @@ describe('SPEC.md Limits: "Exceeding the monthly conversion quota gives 429 rate
     }
     // Twenty records exist, no more.
     expect((await req(env.app, 'GET', '/api/v1/conversions', auth)).json().total).toBe(20);
-    const settings = (await req(env.app, 'GET', '/api/settings', admin)).json() as {
+    const settings = (await req(env.app, 'GET', '/api/settings', admin)).json<{
       usage: { conversions: number; quota: number };
-    };
+    }>();
     expect(settings.usage).toMatchObject({ conversions: 20, quota: 20 });
   });
 

@@ -57,7 +57,7 @@ describe('provenance of conversions', () => {
       warning_details: [{ warning: 'image_placeholder: logo', line: 3, count: 1 }],
     });
     expect(record.size).toBeGreaterThan(1000);
-    const again = await call(agent, url(`/api/v1/conversions/${record.conversion_id}`), {
+    const again = await call(agent, url(`/api/v1/conversions/${String(record.conversion_id)}`), {
       headers: { authorization: `Bearer ${apiKey}` },
     });
     expect(again.json()).toEqual(record);

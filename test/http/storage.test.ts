@@ -36,7 +36,7 @@ async function setup(now: () => Date = () => new Date()) {
       payload: { name: 'k' },
     });
     expect(res.statusCode).toBe(201);
-    return res.json() as { id: string; key: string };
+    return res.json<{ id: string; key: string }>();
   };
   return { dir, store, app, secret, secretStore, createKey };
 }
@@ -72,7 +72,7 @@ describe('retention', () => {
         response_format: 'json',
       },
     });
-    const id = (res.json() as { conversion_id: string }).conversion_id;
+    const id = res.json<{ conversion_id: string }>().conversion_id;
     clock = new Date('2026-11-30T10:00:00Z');
     expect(
       (await app.inject({ method: 'GET', url: `/api/v1/conversions/${id}/download`, headers: auth })).statusCode,
@@ -84,7 +84,7 @@ describe('retention', () => {
       expect(gone.json()).toMatchObject({ error: { code: 'not_found' } });
     }
     const list = await app.inject({ method: 'GET', url: '/api/v1/conversions', headers: auth });
-    expect((list.json() as { total: number }).total).toBe(0);
+    expect(list.json<{ total: number }>().total).toBe(0);
     expect(readdirSync(join(dir, 'outputs'))).toEqual([]);
   });
 });

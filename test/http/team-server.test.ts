@@ -103,13 +103,13 @@ function clientOf(caCert: string, address = '127.0.0.1'): Agent {
     hostname: string,
     options: { all?: boolean },
     callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-  ) => {
+  ): void => {
     if (/\.test$/.test(hostname))
       return options.all ? callback(null, [{ address, family }]) : callback(null, address, family);
     return dnsLookup(hostname, options as never, callback as never);
   };
   // Node's own check fails every IPv6 address on the Node Docwright runs on (nodejs/node#64144): the product's.
-  const agent = new Agent({ connect: { ca: caCert, lookup: lookup as never, checkServerIdentity } });
+  const agent = new Agent({ connect: { ca: caCert, lookup: lookup, checkServerIdentity } });
   agents.push(agent);
   return agent;
 }
@@ -448,14 +448,14 @@ describe('the opt-in and the address from the policy', () => {
     const noCert = await withPolicy(policy, () =>
       startServer({ dataDir: tempDir(), port: 0 }).then(
         () => 'started',
-        (e: Error) => e.message,
+        (e: unknown) => (e as Error).message,
       ),
     );
     expect(noCert).toMatch(/^Listening on 0\.0\.0\.0 needs your certificate/);
     const noOptIn = await withPolicy({ settings: { host: { value: '0.0.0.0', locked: true } } }, () =>
       startServer({ dataDir: tempDir(), port: 0, tlsCert: files.cert, tlsKey: files.key }).then(
         () => 'started',
-        (e: Error) => e.message,
+        (e: unknown) => (e as Error).message,
       ),
     );
     expect(noOptIn).toMatch(

@@ -48,7 +48,7 @@ beforeAll(async () => {
   dir = tempDir();
   server = await startServer({ dataDir: dir, port: 0 });
   servers.push(server);
-  certPath = server.discovery.cert_path!;
+  certPath = server.discovery.cert_path ?? '';
   pem = readFileSync(certPath, 'utf8');
   agent = trustingAgent(certPath);
 });
@@ -157,7 +157,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     expect(id).toMatch(UUID);
     const bytes = readFileSync(out);
     expect(bytes.subarray(0, 2).toString()).toBe('PK');
-    const download = await call(agent, url(`/api/v1/conversions/${id}/download`), { headers: bearer() });
+    const download = await call(agent, url(`/api/v1/conversions/${String(id)}/download`), { headers: bearer() });
     expect(Buffer.compare(download.bytes, bytes)).toBe(0);
   });
 
@@ -174,7 +174,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     // curl without --cacert: exit 60, "SSL certificate problem".
     const curl = await run('curl', ['-sS', url('/api/health')]).then(
       () => ({ code: 0, stderr: '' }),
-      (e: { code: number; stderr: string }) => e,
+      (e: unknown) => e as { code: number; stderr: string },
     );
     expect(curl.code).toBe(60);
     expect(curl.stderr).toMatch(/certificate/i);
@@ -206,7 +206,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     for (const field of Object.keys(discovery))
       expect(field).not.toMatch(/token|secret|password|^key$|api_?key|session/i);
     expect(text).not.toContain(server.adminToken);
-    const uiToken = new URL(server.uiLink).searchParams.get('token')!;
+    const uiToken = new URL(server.uiLink).searchParams.get('token') ?? '';
     expect(uiToken.length).toBeGreaterThan(20);
     expect(text).not.toContain(uiToken);
     expect(text).not.toContain(apiKey);
@@ -233,7 +233,7 @@ describe('HTTPS on a real port, trusting exactly the generated certificate', () 
     });
     expect(created.status).toBe(201);
     const templates = await call(undefined, `${plain.discovery.url}/api/v1/templates`, {
-      headers: { authorization: `Bearer ${created.json().key}` },
+      headers: { authorization: `Bearer ${String(created.json().key)}` },
     });
     expect(templates.status).toBe(200);
     // TLS against the plain port fails: it really is plain HTTP.

@@ -57,7 +57,7 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
       ({ dialog, shell }, target) => {
         const opened: string[] = [];
         Object.assign(globalThis, { __opened: opened });
-        dialog.showSaveDialog = (async () => ({ canceled: false, filePath: target })) as typeof dialog.showSaveDialog;
+        dialog.showSaveDialog = async () => ({ canceled: false, filePath: target });
         shell.openExternal = async (url: string) => {
           opened.push(url);
         };
@@ -117,7 +117,7 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
       ),
       media: await navigator.mediaDevices.getUserMedia({ audio: true, video: true }).then(
         () => 'granted',
-        (e: Error) => e.name,
+        (e: unknown) => (e as Error).name,
       ),
     }));
     expect(asked.notifications).toBe('denied');

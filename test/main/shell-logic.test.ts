@@ -143,7 +143,7 @@ describe('the tray menu', () => {
     const items = menu.filter((item) => item.type !== 'separator');
     expect(items.map((item) => item.label)).toEqual(['API at https://127.0.0.1:47823', 'Open', 'Copy API URL', 'Quit']);
     expect(items[0]?.enabled).toBe(false);
-    for (const item of items.slice(1)) item.click?.({} as never, undefined, {} as never);
+    for (const item of items.slice(1)) item.click?.({} as never, undefined, {});
     expect(calls).toEqual(['open', 'copy', 'quit']);
     expect(trayTooltip('https://127.0.0.1:47823')).toContain('https://127.0.0.1:47823');
   });

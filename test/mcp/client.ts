@@ -71,7 +71,7 @@ export async function connectStdio(env: Record<string, string | undefined>): Pro
 }
 
 /** The error envelope of a tool error result. */
-export function toolError(result: CallToolResult | unknown): { code: string; message: string } {
+export function toolError(result: unknown): { code: string; message: string } {
   const r = result as CallToolResult;
   if (!r.isError) throw new Error(`expected a tool error, got ${JSON.stringify(r).slice(0, 300)}`);
   const first = r.content[0];
@@ -80,7 +80,7 @@ export function toolError(result: CallToolResult | unknown): { code: string; mes
 }
 
 /** The embedded .docx of a tool result. */
-export function embeddedDocx(result: CallToolResult | unknown): Uint8Array {
+export function embeddedDocx(result: unknown): Uint8Array {
   const block = (result as CallToolResult).content.find((c) => c.type === 'resource');
   if (block?.type !== 'resource' || !('blob' in block.resource)) throw new Error('no embedded document');
   expect(block.resource.mimeType).toBe(DOCX);
@@ -106,7 +106,8 @@ export interface Converted {
 }
 
 /** The structured result of a successful tool call. */
-export function structured<T = Converted>(result: CallToolResult | unknown): T {
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the result's shape
+export function structured<T = Converted>(result: unknown): T {
   const r = result as CallToolResult;
   if (r.isError) throw new Error(`tool error: ${JSON.stringify(r.content)}`);
   return r.structuredContent as T;

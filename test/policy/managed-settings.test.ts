@@ -94,7 +94,7 @@ describe('a real server and the CLI under a policy', () => {
     expect(createKey.code).toBe(1);
     expect(createKey.stderr).toContain('allows at most 2 API keys');
 
-    expect((await client.admin('DELETE', `/api/settings/api-keys/${made[1]?.id}`)).status).toBe(200);
+    expect((await client.admin('DELETE', `/api/settings/api-keys/${String(made[1]?.id)}`)).status).toBe(200);
     expect((await client.admin('POST', '/api/settings/api-keys', { name: 'three' })).status).toBe(201);
 
     // The unlocked quota (2) is in force until the user chooses another.

@@ -22,7 +22,7 @@ function cli(args: string[]): Promise<{ code: number; stderr: string }> {
       [bin, ...args],
       { env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' } },
       (error, _stdout, stderr) => {
-        done({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr });
+        done({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stderr });
       },
     );
   });

@@ -67,14 +67,14 @@ describe('a lone surrogate or a control character in a name: 422 before anything
     const upload = await multipart({ name: 'Renamed later' }, { bytes: defaultTemplate(), name: 'ok.docx' });
     const template = await env.send('POST', '/api/v1/templates', { ...env.auth, ...upload.headers }, upload.payload);
     expect(template.statusCode, template.body).toBe(201);
-    const templateId = (template.json() as { id: string }).id;
+    const templateId = template.json<{ id: string }>().id;
     const mapping = await env.send('POST', '/api/v1/mappings', env.auth, {
       name: 'fine',
       template_id: templateId,
       rules: {},
     });
     expect(mapping.statusCode, mapping.body).toBe(201);
-    const mappingId = (mapping.json() as { id: string }).id;
+    const mappingId = mapping.json<{ id: string }>().id;
     for (const name of Object.values(bad)) {
       const before = snapshot();
       expect(
@@ -168,7 +168,12 @@ describe('a lone surrogate or a control character in a name: 422 before anything
       const put = await multipart({ name }, { bytes: defaultTemplate(), name: 'x.docx' });
       expect(
         expectError(
-          await env.send('PUT', `/api/v1/templates/${existing?.id}/file`, { ...env.auth, ...put.headers }, put.payload),
+          await env.send(
+            'PUT',
+            `/api/v1/templates/${String(existing?.id)}/file`,
+            { ...env.auth, ...put.headers },
+            put.payload,
+          ),
           422,
           'validation_error',
         ),
@@ -193,7 +198,7 @@ describe('any Unicode name is accepted and delivered with RFC 6266 filename* and
       expect(dispositionName(String(res.headers['content-disposition']))).toBe(`${name}.docx`);
       const json = await convert(name, 'json');
       expect(json.statusCode, json.body).toBe(200);
-      const record = json.json() as { filename: string; download_url: string };
+      const record = json.json<{ filename: string; download_url: string }>();
       expect(record.filename).toBe(`${name}.docx`);
       const download = await env.send('GET', record.download_url, env.auth);
       expect(download.statusCode, download.body).toBe(200);
@@ -205,7 +210,7 @@ describe('any Unicode name is accepted and delivered with RFC 6266 filename* and
     const upload = await multipart({ name: 'Vorlage – 模板 😀' }, { bytes: defaultTemplate(), name: 't.docx' });
     const res = await env.send('POST', '/api/v1/templates', { ...env.auth, ...upload.headers }, upload.payload);
     expect(res.statusCode, res.body).toBe(201);
-    const download = await env.send('GET', `/api/v1/templates/${(res.json() as { id: string }).id}/download`, env.auth);
+    const download = await env.send('GET', `/api/v1/templates/${res.json<{ id: string }>().id}/download`, env.auth);
     expect(download.statusCode, download.body).toBe(200);
     expect(dispositionName(String(download.headers['content-disposition']))).toBe('Vorlage – 模板 😀.docx');
   });
@@ -214,7 +219,7 @@ describe('any Unicode name is accepted and delivered with RFC 6266 filename* and
 describe('no 500 after a record was saved or a unit charged', () => {
   it('records stored before this check (a lone surrogate in a conversion or template name) still download', async () => {
     const res = await convert('legacy', 'json');
-    const record = res.json() as { conversion_id: string; download_url: string };
+    const record = res.json<{ conversion_id: string; download_url: string }>();
     // Written as an older version could have stored them.
     // Conversion records live in the conversion log (one file per month), templates in db.json.
     const db = env.store as unknown as {
@@ -228,7 +233,7 @@ describe('no 500 after a record was saved or a unit charged', () => {
     const download = await env.send('GET', record.download_url, env.auth);
     expect(download.statusCode, download.body).toBe(200);
     expect(dispositionName(String(download.headers['content-disposition']))).toBe('a\ufffdb.docx');
-    const templateDownload = await env.send('GET', `/api/v1/templates/${template?.id}/download`, env.auth);
+    const templateDownload = await env.send('GET', `/api/v1/templates/${String(template?.id)}/download`, env.auth);
     expect(templateDownload.statusCode, templateDownload.body).toBe(200);
     expect(dispositionName(String(templateDownload.headers['content-disposition']))).toBe('b\ufffdc.docx');
     expect((await env.send('GET', `/api/v1/conversions/${record.conversion_id}`, env.auth)).statusCode).toBe(200);
@@ -237,7 +242,7 @@ describe('no 500 after a record was saved or a unit charged', () => {
   it('a conversion that fails (its template file is gone) answers an error, is not recorded and not charged', async () => {
     const upload = await multipart({ name: 'soon gone' }, { bytes: defaultTemplate(), name: 'g.docx' });
     const res = await env.send('POST', '/api/v1/templates', { ...env.auth, ...upload.headers }, upload.payload);
-    const template = env.store.getTemplate((res.json() as { id: string }).id);
+    const template = env.store.getTemplate(res.json<{ id: string }>().id);
     rmSync(join(env.dir, 'templates', template?.file ?? 'none'));
     const before = snapshot();
     const failed = await env.send('POST', '/api/v1/convert', env.auth, {
@@ -246,7 +251,7 @@ describe('no 500 after a record was saved or a unit charged', () => {
       mapping_id: builtin.mapping_id,
     });
     expect(failed.statusCode).toBeGreaterThanOrEqual(400);
-    expect(Object.keys(failed.json() as object)).toEqual(['error']);
+    expect(Object.keys(failed.json<object>())).toEqual(['error']);
     expect(snapshot(), 'no record, no unit').toEqual(before);
   });
 });

@@ -11,7 +11,7 @@ beforeAll(async () => {
   const upload = await multipart({ name: 'base' }, { bytes: defaultTemplate(), name: 'base.docx' });
   const res = await env.send('POST', '/api/v1/templates', { ...env.auth, ...upload.headers }, upload.payload);
   expect(res.statusCode, res.body).toBe(201);
-  templateId = (res.json() as { id: string }).id;
+  templateId = res.json<{ id: string }>().id;
 });
 afterAll(async () => env?.close());
 
@@ -59,8 +59,8 @@ describe('template upload fields (multipart) and the same fields in JSON answer 
     );
     const created = await env.send('POST', '/api/v1/templates', { ...env.auth, ...post.headers }, post.payload);
     expect(created.statusCode, created.body).toBe(201);
-    expect((created.json() as { name: string }).name).toBe(name);
-    const patched = await env.send('PATCH', `/api/v1/templates/${(created.json() as { id: string }).id}`, env.auth, {
+    expect(created.json<{ name: string }>().name).toBe(name);
+    const patched = await env.send('PATCH', `/api/v1/templates/${created.json<{ id: string }>().id}`, env.auth, {
       name: `${name.slice(1)}😀`.slice(0, 199),
     });
     expect(patched.statusCode, patched.body).toBe(200);

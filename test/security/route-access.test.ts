@@ -114,7 +114,11 @@ function spellings(path: string): string[] {
     out.add([...segments.slice(0, i), s.charAt(0).toUpperCase() + s.slice(1), ...segments.slice(i + 1)].join('/'));
   }
   // The whole path encoded.
-  out.add([...path].map((c) => (c === '/' ? c : pct(c))).join(''));
+  out.add(
+    Array.from(path)
+      .map((c) => (c === '/' ? c : pct(c)))
+      .join(''),
+  );
   return [...out];
 }
 
@@ -137,7 +141,7 @@ function absoluteForms(path: string): string[] {
  */
 function refused(response: RawResponse): boolean {
   if (response.status === 401 || response.status === 403) return true;
-  let message = '';
+  let message: string;
   try {
     message = (JSON.parse(response.body) as { error?: { message?: string } }).error?.message ?? '';
   } catch {

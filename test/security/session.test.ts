@@ -181,7 +181,7 @@ describe('the session link', () => {
 /** The session id of a successful exchange: the redirect's fragment `/#session=<id>` (never a cookie). */
 function sessionOf(res: { status: number; headers: Record<string, unknown> }): string {
   expect(res.status).toBe(303);
-  const location = String(res.headers.location ?? '');
+  const location = (res.headers.location as string | undefined) ?? '';
   const id = /^\/#session=([A-Za-z0-9_-]{20,})$/.exec(location)?.[1];
   expect(id, location).toBeDefined();
   return id ?? '';

@@ -46,7 +46,7 @@ export async function openEnv(): Promise<Env> {
   };
   const created = await send('POST', '/api/settings/api-keys', ADMIN, { name: 'security' });
   expect(created.statusCode, created.body).toBe(201);
-  const auth = { authorization: `Bearer ${(created.json() as { key: string }).key}` };
+  const auth = { authorization: `Bearer ${created.json<{ key: string }>().key}` };
   return {
     app,
     store,
@@ -79,7 +79,7 @@ export async function multipart(
 /** Checks the error envelope with its status and code; returns the message. */
 export function expectError(res: LightMyRequestResponse, status: number, code: string): string {
   expect(res.statusCode, res.body).toBe(status);
-  const body = res.json() as { error: { code: string; message: string } };
+  const body = res.json<{ error: { code: string; message: string } }>();
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error.code).toBe(code);
   return body.error.message;

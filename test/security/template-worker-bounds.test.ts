@@ -81,7 +81,7 @@ it("a template under the caps that exhausts a worker is refused by the worker's 
   await poll;
   await healthAgent.close();
   console.log(
-    `600,000 paragraphs (${Math.round(template.length / 1024)} KB zipped): ${res.status} in ${Math.round(elapsed)} ms (${body.error?.message}); health ${latencies.length} polls, max ${Math.round(Math.max(...latencies))} ms`,
+    `600,000 paragraphs (${Math.round(template.length / 1024)} KB zipped): ${res.status} in ${Math.round(elapsed)} ms (${String(body.error?.message)}); health ${latencies.length} polls, max ${Math.round(Math.max(...latencies))} ms`,
   );
   expect(res.status, JSON.stringify(body)).toBe(422);
   expect(body.error?.message).toMatch(

@@ -34,13 +34,13 @@ describe('X-Warnings is bounded; the full list stays in the record', () => {
       );
       expect(res.headers['x-warnings-total']).toBe(String(count));
       const record = await env.send('GET', `/api/v1/conversions/${id}`, env.auth);
-      expect((record.json() as { warnings: string[] }).warnings).toHaveLength(count);
+      expect(record.json<{ warnings: string[] }>().warnings).toHaveLength(count);
       const json = await env.send('POST', '/api/v1/convert', env.auth, {
         markdown: `${tags(count)}\n`,
         ...builtin,
         response_format: 'json',
       });
-      expect((json.json() as { warnings: string[] }).warnings).toHaveLength(count);
+      expect(json.json<{ warnings: string[] }>().warnings).toHaveLength(count);
     });
   }
 

@@ -63,7 +63,7 @@ export function adoptSession(): void {
 
 /** The session header of this tab, if it was opened from the link. */
 function sessionHeaders(): Record<string, string> {
-  let id: string | null = null;
+  let id: string | null;
   try {
     id = sessionStorage.getItem(SESSION_KEY);
   } catch {
@@ -82,9 +82,8 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
   let response: Response;
   try {
     response = await fetch(path, init);
-  } catch (error) {
+  } catch {
     if (signal?.aborted) throw new ApiProblem(0, 'cancelled', 'Cancelled.');
-    void error;
     throw new ApiProblem(0, 'unreachable', 'The Docwright server could not be reached.');
   }
   if (!response.ok) throw await problemOf(response);

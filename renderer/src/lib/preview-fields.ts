@@ -50,7 +50,7 @@ function markPart(doc: XMLDocument): boolean {
       continue;
     }
     if (state === 'instruction')
-      for (const t of Array.from(run.getElementsByTagNameNS(W, 'instrText'))) instruction += t.textContent ?? '';
+      for (const t of Array.from(run.getElementsByTagNameNS(W, 'instrText'))) instruction += t.textContent;
     if (type === 'separate' && state === 'instruction') {
       state = markOf(instruction) ? 'result' : 'other';
       continue;

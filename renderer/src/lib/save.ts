@@ -57,7 +57,7 @@ export async function saveAll(conversions: Conversion[]): Promise<Saved | null> 
     const names = uniqueNames(files.map((f) => f.name));
     // .docx is already deflated: stored as is (level 0), the archive is built at once.
     const zip = zipSync(Object.fromEntries(files.map((f, i) => [names[i] ?? f.name, [f.bytes, { level: 0 }]])));
-    const url = URL.createObjectURL(new Blob([zip as Uint8Array<ArrayBuffer>], { type: 'application/zip' }));
+    const url = URL.createObjectURL(new Blob([zip], { type: 'application/zip' }));
     browserDownload(url, `Docwright ${new Date().toISOString().slice(0, 10)}.zip`);
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
     return { text: `Saving ${files.length} documents as one .zip to your downloads` };

@@ -2,7 +2,7 @@ import type { Element, Nodes as HastNodes, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import { toMdast, type Handle } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
-import type { Html, Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
+import type { Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
 import { countInto, type ConversionStats } from './stats.ts';
 
 /**
@@ -294,7 +294,7 @@ function pruneEmpty(tree: HastRoot): void {
   for (let i = parents.length - 1; i >= 0; i--) {
     const node = parents[i] as HastRoot | Element;
     if (node.children.some((child) => removed.has(child)))
-      node.children = node.children.filter((child) => !removed.has(child)) as never;
+      node.children = node.children.filter((child) => !removed.has(child));
     if (node.type === 'element' && node.children.length === 0 && !MEANINGFUL_EMPTY.has(node.tagName)) removed.add(node);
   }
 }
@@ -375,13 +375,13 @@ function convert(
     line !== undefined && fragmentLine !== undefined ? warnAt(warning, line + fragmentLine - 1) : warn(warning),
   );
   pruneEmpty(tree);
-  const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
+  const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)];
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, {
     handlers: { [SLOT]: slot, sup: script, sub: script },
     nodeHandlers: { comment: () => undefined },
   });
-  const result = mdast.type === 'root' ? mdast.children : [mdast as RootContent];
+  const result = mdast.type === 'root' ? mdast.children : [mdast];
   restoreScripts(result, new Set(slots));
   placeLines(result, new Set(slots), line);
   return result;
@@ -460,12 +460,12 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number
       const result = phrasingParent(parent, warn);
       if (!result) continue;
       countInto(stats, result, originals);
-      if (result.every(isPhrasing)) parent.children = result as never;
+      if (result.every(isPhrasing)) parent.children = result;
       else if (parent.type === 'paragraph' && grand && !PHRASING_PARENTS.has(grand.type)) {
         // Block HTML inside a paragraph (`text <div>…</div>`): the paragraph becomes the blocks.
         const index = grand.children.indexOf(parent as never);
         if (index >= 0) grand.children.splice(index, 1, ...(flowOf(result) as never[]));
-      } else parent.children = phrasingOf(result) as never;
+      } else parent.children = phrasingOf(result);
       continue;
     }
     const children: RootContent[] = [];
@@ -475,7 +475,7 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number
         continue;
       }
       const line = child.position?.start.line;
-      const result = convert((child as Html).value, [], (warning) => warn(warning, line), line, warn);
+      const result = convert(child.value, [], (warning) => warn(warning, line), line, warn);
       if (!result) {
         children.push(child);
         continue;
@@ -484,7 +484,7 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number
       countInto(stats, flow, originals);
       for (const node of flow) children.push(node);
     }
-    parent.children = children as never;
+    parent.children = children;
   }
   return stats;
 }

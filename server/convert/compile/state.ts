@@ -8,7 +8,7 @@ import {
   type IParagraphOptions,
   type ParagraphChild,
 } from 'docx';
-import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
+import type { Definition, FootnoteDefinition, Nodes, RootContent } from 'mdast';
 import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
@@ -160,8 +160,7 @@ export class State {
       if (handler === undefined) {
         // Phrasing content where blocks are expected (e.g. an html node) is wrapped in a paragraph, and so is the text
         // of a node type no handler knows.
-        if (this.inlineHandlers[node.type])
-          out.push(this.paragraph('paragraph', this.inlines([node as PhrasingContent])));
+        if (this.inlineHandlers[node.type]) out.push(this.paragraph('paragraph', this.inlines([node])));
         else out.push(this.paragraph('paragraph', this.unknown(node)));
         for (const make of this.after.splice(0)) out.push(make());
         continue;
@@ -181,8 +180,7 @@ export class State {
       this.at(node);
       if (handler === undefined) {
         // Block content where phrasing is expected cannot occur in mdast; its text is kept all the same.
-        if (this.blockHandlers[node.type] !== undefined && 'children' in node)
-          out.push(...this.inlines((node as Parents).children));
+        if (this.blockHandlers[node.type] !== undefined && 'children' in node) out.push(...this.inlines(node.children));
         else out.push(...this.unknown(node));
         continue;
       }
@@ -195,7 +193,7 @@ export class State {
   /** A node type no handler knows (from a plugin or a future parser): named in a warning, its text kept. */
   private unknown(node: Nodes): ParagraphChild[] {
     this.warn(`unsupported_node: ${node.type}`);
-    if ('children' in node) return this.inlines((node as Parents).children);
+    if ('children' in node) return this.inlines(node.children);
     return 'value' in node && typeof node.value === 'string' && node.value ? [this.run(node.value)] : [];
   }
 
@@ -349,7 +347,7 @@ export class State {
       const left = this.blockIndent(role);
       if (left > 0) options.indent = { left };
     }
-    return new Paragraph(options as IParagraphOptions);
+    return new Paragraph(options);
   }
 
   private listStyle(reference: string): string | undefined {

@@ -89,7 +89,7 @@ export function mergeDocument(
     else root.insertBefore(generated.importNode(c, true), beforeBody ? ourBody : null);
   }
   // … and the template's kept body around our content.
-  const content = children(ourBody).filter((c) => !isW(c, 'sectPr'));
+  const content = children(ourBody).filter((c): boolean => !isW(c, 'sectPr'));
   for (const c of children(ourBody)) if (isW(c, 'sectPr')) ourBody.removeChild(c);
   const first = content[0] ?? null;
   let beforeContent = true;

@@ -48,7 +48,7 @@ export function supportStyles(
     } else if (!templateStyles.some((s) => s.id === support.id) && (styles ??= open())?.documentElement) {
       const definition = parsePart(`<w:styles xmlns:w="${NS.w}">${support.xml}</w:styles>`, 'styles.xml')
         .documentElement?.firstChild;
-      if (definition && styles.documentElement) styles.documentElement.appendChild(styles.importNode(definition, true));
+      if (definition) styles.documentElement.appendChild(styles.importNode(definition, true));
       changed = true;
     }
   }

@@ -25,7 +25,10 @@ export function parseXml(xml: string, name: string): XmlDocument {
     }).parseFromString(xml, 'text/xml');
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ConvertInputError('template_invalid', `The template part ${name} is not well-formed XML: ${detail}`);
+    throw new ConvertInputError(
+      'template_invalid',
+      `The template part ${name} is not well-formed XML: ${String(detail)}`,
+    );
   }
 }
 

@@ -83,7 +83,7 @@ export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
 function inflateExactly(data: Uint8Array, entry: Entry): Uint8Array {
   const out = new Uint8Array(entry.size);
   let written = 0;
-  let ended = false;
+  let ended = false as boolean; // set in the inflater's callback, which TypeScript does not follow
   const inflater = new Inflate((chunk, final) => {
     if (written + chunk.length > entry.size)
       refuse(`part ${entry.name} unpacks to more than its declared ${entry.size} bytes (a zip bomb?)`);
@@ -194,8 +194,14 @@ function centralDirectory(bytes: Uint8Array): Entry[] {
       const length = u16(bytes, x + 2);
       if (id === 0x0001) {
         let y = x + 4;
-        if (size === 0xffffffff) ((size = u64(bytes, y)), (y += 8));
-        if (compressedSize === 0xffffffff) ((compressedSize = u64(bytes, y)), (y += 8));
+        if (size === 0xffffffff) {
+          size = u64(bytes, y);
+          y += 8;
+        }
+        if (compressedSize === 0xffffffff) {
+          compressedSize = u64(bytes, y);
+          y += 8;
+        }
         if (local === 0xffffffff) local = u64(bytes, y);
       }
       x += 4 + length;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { holdConnection } from '../long-request.ts';
 import { warningsHeaders } from '../warnings-header.ts';
-import { ConvertBodySchema, type ConvertBody } from '../schemas/index.ts';
+import { type ConvertBody } from '../schemas/index.ts';
 import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
 import { readConvertUpload } from '../convert-upload.ts';

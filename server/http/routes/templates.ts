@@ -292,10 +292,10 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         consumes: ['multipart/form-data'],
         params: IdParamsSchema,
         response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES },
-      } as never,
+      },
     },
     async (request) => {
-      const t = editable((request.params as { id: string }).id);
+      const t = editable(request.params.id);
       const { bytes, fields } = await readUpload(request);
       const { name, description } = uploadFields(request, fields);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');

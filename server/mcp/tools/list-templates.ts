@@ -17,12 +17,10 @@ export const listTemplates = defineTool({
     const store = services.store;
     return {
       result: {
-        templates: store
-          .listTemplates()
-          .map((t) => ({
-            ...templateOut(t),
-            mappings: store.listMappings(t.id).map(({ id, name }) => ({ id, name })),
-          })),
+        templates: store.listTemplates().map((t) => ({
+          ...templateOut(t),
+          mappings: store.listMappings(t.id).map(({ id, name }) => ({ id, name })),
+        })),
       },
     };
   },

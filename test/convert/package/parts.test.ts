@@ -159,7 +159,7 @@ describe('package parts of any width', () => {
   it('declares namespaces on a body of 200,000 paragraphs', () => {
     const doc = parsePart(wide(200_000, 'document'), 'document.xml');
     declareNamespaces(doc);
-    const body = wChild(doc.documentElement as Element, 'body') as Element;
+    const body = wChild(doc.documentElement, 'body') as Element;
     expect(children(body)).toHaveLength(200_000);
     // The repeated xmlns:w14 went up to the root: each paragraph keeps only its w14:paraId.
     expect(children(body).every((p) => p.attributes.length === 1)).toBe(true);

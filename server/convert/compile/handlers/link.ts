@@ -23,7 +23,7 @@ function hyperlink(state: State, url: string, children: PhrasingContent[]): Para
   // A link to a heading of the same document (#anchor) or an empty one has no external target: its text stays.
   if (!target || target.startsWith('#')) return runs;
   if (runs.length === 0) return [];
-  return [new ExternalHyperlink({ link: target, children: runs as never })];
+  return [new ExternalHyperlink({ link: target, children: runs })];
 }
 
 /** A link (also autolinks and bare URLs of GFM) as a real hyperlink: an external relationship (safe schemes only). */

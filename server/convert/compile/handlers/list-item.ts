@@ -21,6 +21,7 @@ export function listItemWith(state: State, node: ListItem, item: PendingItem): F
   state.pendingItem = item;
   const task = typeof node.checked === 'boolean' && state.options.task_list === 'checkbox';
   const out = state.blocks(task ? withCheckbox(node) : node.children);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- state.blocks() takes it with the first paragraph
   if (state.pendingItem) {
     // An empty item, or one that holds no paragraph, still shows its number.
     out.unshift(state.paragraph('list', []));
