@@ -29,7 +29,15 @@ export interface MappingRules extends Partial<ElementOptions> {
 }
 
 /** Keys naming a paragraph style. */
-const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', 'footnote_text', 'caption'] as const;
+const STRING_KEYS = [
+  'paragraph',
+  'list_bullet',
+  'list_ordered',
+  'code_block',
+  'blockquote',
+  'footnote_text',
+  'caption',
+] as const;
 /** Keys naming a character style: the runs of the element get it (w:rStyle). */
 export const CHARACTER_KEYS = ['inline_code', 'link', 'strong', 'emphasis'] as const;
 export type CharacterKey = (typeof CHARACTER_KEYS)[number];
