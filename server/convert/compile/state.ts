@@ -12,6 +12,7 @@ import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, R
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
+import { directed, type Direction } from './bidi.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
@@ -107,6 +108,10 @@ export class State {
   pendingItem: PendingItem | undefined = undefined;
   /** Alignment of the table cell being compiled. */
   cellAlignment: Alignment | undefined = undefined;
+  /** The base direction a `dir` attribute of the HTML around sets (bidi.ts). */
+  direction: Direction | undefined = undefined;
+  /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
+  rtl = false;
 
   private listInstances = 0;
   private footnoteIds = 0;
@@ -151,7 +156,7 @@ export class State {
         continue;
       }
       if (handler === null) continue;
-      for (const child of handler(this, node as never)) out.push(child);
+      for (const child of directed(this, node, () => handler(this, node as never))) out.push(child);
     }
     return out;
   }
@@ -226,8 +231,12 @@ export class State {
   }
 
   /** A run of text in the current inline formatting; characters XML forbids are dropped. */
-  run(text: string): TextRun {
-    return new TextRun({ text: stripForbiddenXmlChars(text), ...this.runFormatting() });
+  run(text: string, rightToLeft = false): TextRun {
+    return new TextRun({
+      text: stripForbiddenXmlChars(text),
+      ...this.runFormatting(),
+      ...(rightToLeft ? { rightToLeft: true } : {}),
+    });
   }
 
   /** Run properties of the current inline context. */
@@ -304,6 +313,7 @@ export class State {
       else Object.assign(options, QUOTE_FALLBACK);
     }
     if (this.cellAlignment) options.alignment = this.cellAlignment;
+    if (this.rtl && role !== 'code') options.bidirectional = true;
     if (pending) {
       options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
       const quoteIndent = INDENT_STEP * Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
