@@ -126,9 +126,7 @@ describe('right-to-left text in LibreOffice', () => {
       const cell = (letters: number) =>
         lines.find(
           (l) =>
-            l.words.length === 1 &&
-            ARABIC.test(l.words[0]?.text ?? '') &&
-            [...(l.words[0]?.text ?? '')].length === letters,
+            l.words.length === 1 && ARABIC.test(l.words[0]?.text ?? '') && (l.words[0]?.text ?? '').length === letters,
         );
       const name = cell(3);
       const value = cell(5);
