@@ -5,6 +5,10 @@ import { findStyle, type StyleType, type TemplateStyle } from './template/styles
 export const HEADING_LEVELS = ['1', '2', '3', '4', '5', '6'] as const;
 export type HeadingLevel = (typeof HEADING_LEVELS)[number];
 
+/** Front matter keys printed as a title block, each in the style its mapping key of the same name gives. */
+export const TITLE_KEYS = ['title', 'subtitle', 'author', 'date'] as const;
+export type TitleKey = (typeof TITLE_KEYS)[number];
+
 /** The `rules` of a style mapping (SPEC.md): markdown elements → style names of the template. */
 export interface MappingRules {
   heading?: Partial<Record<HeadingLevel, string>>;
@@ -14,9 +18,13 @@ export interface MappingRules {
   code_block?: string;
   blockquote?: string;
   table?: { style?: string; header_row?: boolean };
+  title?: string;
+  subtitle?: string;
+  author?: string;
+  date?: string;
 }
 
-const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote'] as const;
+const STRING_KEYS = ['paragraph', 'list_bullet', 'list_ordered', 'code_block', 'blockquote', ...TITLE_KEYS] as const;
 const MAX_STYLE_NAME = 253;
 
 export type RulesCheck = { ok: true; rules: MappingRules } | { ok: false; errors: string[] };
@@ -96,7 +104,7 @@ export function checkRules(
       rules.table = table;
     } else {
       errors.push(
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, title, subtitle, author, date`,
       );
     }
   }
@@ -117,6 +125,8 @@ export interface ResolvedStyles {
   hyperlink?: string;
   footnoteText?: string;
   footnoteReference?: string;
+  /** Title block (title-block.ts): the style of each key the mapping names, undefined when the template lacks it. */
+  titleBlock: Partial<Record<TitleKey, string | undefined>>;
 }
 
 /**
@@ -159,6 +169,9 @@ export function resolveStyles(
     hyperlink: support('Hyperlink', 'character'),
     footnoteText: support('footnote text', 'paragraph'),
     footnoteReference: support('footnote reference', 'character'),
+    titleBlock: Object.fromEntries(
+      TITLE_KEYS.filter((key) => rules[key] !== undefined).map((key) => [key, lookup(rules[key], 'paragraph')]),
+    ),
   };
   return { styles: resolved, warnings };
 }

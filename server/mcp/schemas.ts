@@ -10,7 +10,7 @@ import type { ConversionRecord } from '../store/database.ts';
 export const Rules = z
   .fromJSONSchema(JSON.parse(JSON.stringify(RulesSchema)) as Parameters<typeof z.fromJSONSchema>[0])
   .describe(
-    'Style mapping rules: for each markdown element, the name of a template style as Word shows it. Keys: heading (object: "1"…"6" → style), paragraph, list_bullet, list_ordered, code_block, blockquote (each a style name), table ({ style, header_row: boolean }). Leave out what should stay Word\'s Normal.',
+    'Style mapping rules: for each markdown element, the name of a template style as Word shows it. Keys: heading (object: "1"…"6" → style), paragraph, list_bullet, list_ordered, code_block, blockquote (each a style name), table ({ style, header_row: boolean }), title, subtitle, author, date (the title block from front matter, printed at the top in these styles). Leave out what should stay Word\'s Normal.',
   );
 
 /** A template or mapping named by id or name. */

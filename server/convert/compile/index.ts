@@ -1,6 +1,5 @@
 import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, type Paragraph } from 'docx';
 import type { Nodes, Root } from 'mdast';
-import type { ResolvedStyles } from '../mapping.ts';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
@@ -27,7 +26,15 @@ import type { ParsedMarkdown } from '../parse.ts';
 import type { WarningDetail } from '../warning-list.ts';
 
 export type { DocumentProperties } from './handlers/front-matter.ts';
-import { INDENT_STEP, State, type BlockHandler, type InlineHandler, type ListDefinition } from './state.ts';
+import {
+  INDENT_STEP,
+  State,
+  type BlockHandler,
+  type CompileOptions,
+  type InlineHandler,
+  type ListDefinition,
+} from './state.ts';
+import type { TitleValues } from './title-block.ts';
 
 /** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
 const blockHandlers: Record<string, BlockHandler | null> = {
@@ -74,6 +81,8 @@ export interface CompiledDocument {
   footnotes: Record<number, { children: Paragraph[] }>;
   numbering: INumberingOptions;
   properties: DocumentProperties;
+  /** The front matter's title block values, for the template's fields (package/title-fields.ts). */
+  titleValues: TitleValues;
   warnings: string[];
   /** The warnings with their first source line and count. */
   warningDetails: WarningDetail[];
@@ -81,10 +90,7 @@ export interface CompiledDocument {
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
-export function toDocx(
-  parsed: ParsedMarkdown,
-  options: { styles: ResolvedStyles; textWidthTwips: number },
-): CompiledDocument {
+export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
   const state = new State(blockHandlers, inlineHandlers, options);
   state.warningList.addAll(parsed.warningDetails);
@@ -102,6 +108,7 @@ export function toDocx(
     footnotes: state.footnotes,
     numbering: { config: [...state.lists.values()].map(numberingConfig) },
     properties: state.properties,
+    titleValues: state.titleValues,
     warnings: state.warnings,
     warningDetails: state.warningList.list(),
     stats,

@@ -9,10 +9,11 @@ import {
   type ParagraphChild,
 } from 'docx';
 import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
-import type { ResolvedStyles } from '../mapping.ts';
+import type { ResolvedStyles, TitleKey } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
 import { directed, type Direction } from './bidi.ts';
+import type { TitleValues } from './title-block.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
@@ -73,6 +74,8 @@ export type InlineHandler = (state: State, node: never) => ParagraphChild[];
 export interface CompileOptions {
   styles: ResolvedStyles;
   textWidthTwips: number;
+  /** Title block keys the template has fields for (placeholders, content controls): filled, not printed. */
+  templateFields?: ReadonlySet<TitleKey>;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -91,6 +94,9 @@ export class State {
   readonly lists = new Map<string, ListDefinition>();
   /** Document properties, filled from the front matter. */
   readonly properties: DocumentProperties = {};
+  /** The front matter's title block values (title-block.ts). */
+  titleValues: TitleValues = {};
+  readonly templateFields: ReadonlySet<TitleKey>;
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -123,6 +129,7 @@ export class State {
   ) {
     this.styles = options.styles;
     this.textWidthTwips = options.textWidthTwips;
+    this.templateFields = options.templateFields ?? new Set();
   }
 
   /** The warnings, each once. */
