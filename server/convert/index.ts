@@ -3,7 +3,7 @@ import { toDocx } from './compile/index.ts';
 import type { ConversionStats } from './compile/stats.ts';
 import { defaultTemplate, DEFAULT_RULES } from './default-template.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
-import { packageDocument } from './package/index.ts';
+import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
@@ -65,7 +65,11 @@ export function convert(input: ConvertInput): ConvertResult {
   const template = templateOf(input.template);
   const rules = rulesOf(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
-  const compiled = toDocx(parseMarkdown(input.markdown), { styles, textWidthTwips: template.textWidthTwips });
+  const compiled = toDocx(parseMarkdown(input.markdown), {
+    styles,
+    textWidthTwips: template.textWidthTwips,
+    templateFields: templateTitleFields(template),
+  });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...styleWarnings]));
