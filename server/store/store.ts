@@ -133,7 +133,15 @@ export class Store {
       });
       changed = true;
     }
-    if (!this.data.mappings.some((m) => m.id === BUILTIN_MAPPING_ID)) {
+    const builtin = this.data.mappings.find((m) => m.id === BUILTIN_MAPPING_ID);
+    // A data directory from before a release that added keys to the built-in mapping (the title block) takes them.
+    if (builtin && JSON.stringify(builtin.rules) !== JSON.stringify(DEFAULT_RULES)) {
+      builtin.rules = DEFAULT_RULES;
+      builtin.version += 1;
+      builtin.updated_at = new Date().toISOString();
+      changed = true;
+    }
+    if (!builtin) {
       this.data.mappings.unshift({
         id: BUILTIN_MAPPING_ID,
         name: DEFAULT_MAPPING_NAME,

@@ -26,6 +26,10 @@ describe('mapping form', () => {
       'code_block',
       'blockquote',
       'table.style',
+      'title',
+      'subtitle',
+      'author',
+      'date',
     ]);
     expect(RULE_FIELDS.find((f) => f.key === 'table.style')?.kind).toBe('table');
     // Common styles first (headings, body), then the template's own, A–Z (issue 16: the lists were raw A–Z).

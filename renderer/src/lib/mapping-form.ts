@@ -23,6 +23,11 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'code_block', label: 'Code block', kind: 'paragraph' },
   { key: 'blockquote', label: 'Block quote', kind: 'paragraph' },
   { key: 'table.style', label: 'Table', kind: 'table' },
+  // The title block: front matter printed at the top (docs/rtl-and-title.md).
+  { key: 'title', label: 'Title', kind: 'paragraph' },
+  { key: 'subtitle', label: 'Subtitle', kind: 'paragraph' },
+  { key: 'author', label: 'Author', kind: 'paragraph' },
+  { key: 'date', label: 'Date', kind: 'paragraph' },
 ];
 
 /** The form's values: style names by field key ('' = not mapped: Word's default formatting) and the header row. */
