@@ -1,7 +1,9 @@
 // The title block filled into a template's own places: `{{title}}`-style placeholders (also split over runs) and
 // content controls bound to the core properties, in the body that stays and in headers; printed where there is none.
-import { DOMParser, type Element } from '@xmldom/xmldom';
-import { strToU8, zipSync } from 'fflate';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DOMParser, XMLSerializer, type Element } from '@xmldom/xmldom';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
 import { part, validateDocx } from '../helpers/docx.ts';
@@ -109,5 +111,45 @@ describe('a template with places for the title block', () => {
     expect(Buffer.from(convert({ markdown, template, mapping: rules, created }).docx).equals(Buffer.from(first))).toBe(
       true,
     );
+  });
+});
+
+/** The shared corpus's Word 2007 report template, with a `{{content}}` paragraph added at the end of its body. */
+function academicReportWithContent(): Uint8Array {
+  const path = resolve(import.meta.dirname, '../../../shared/corpus/templates/office2007-academic-report.dotx');
+  const files = unzipSync(new Uint8Array(readFileSync(path)));
+  const doc = new DOMParser().parseFromString(strFromU8(files['word/document.xml'] ?? new Uint8Array()), 'text/xml');
+  const body = doc.getElementsByTagNameNS(W, 'body').item(0);
+  const sectPr = body ? Array.from(body.childNodes).find((n) => n.nodeName === 'w:sectPr') : undefined;
+  const p = doc.createElementNS(W, 'w:p');
+  const r = doc.createElementNS(W, 'w:r');
+  const t = doc.createElementNS(W, 'w:t');
+  t.textContent = '{{content}}';
+  r.appendChild(t);
+  p.appendChild(r);
+  body?.insertBefore(p, sectPr ?? null);
+  files['word/document.xml'] = strToU8(new XMLSerializer().serializeToString(doc));
+  return zipSync(files);
+}
+
+describe("a real template's content controls (Word 2007 academic report, kept with {{content}})", () => {
+  it('fills its Title, Subject and Author controls and prints none of them again', async () => {
+    const result = convert({
+      markdown,
+      template: academicReportWithContent(),
+      mapping: { title: 'Title', subtitle: 'Subtitle', author: 'Title', paragraph: 'Normal' },
+      created,
+    });
+    const xml = part(result.docx, 'word/document.xml');
+    const texts = paragraphs(xml);
+    // Its two Title controls (cover and first page) and its Subject controls show the front matter's values.
+    expect(texts.filter((text) => text === 'The Engine').length).toBe(2);
+    // Two Subject controls, one Author control: each value stands only where the template has its place.
+    expect(texts.filter((text) => text === 'A history').length).toBe(2);
+    expect(texts.filter((text) => text === 'Ada Lovelace, Charles Babbage').length).toBe(1);
+    expect(texts).not.toContain('[Document Title]');
+    expect(texts.at(-1)).toBe('Body mentions {{title}} literally.');
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
   });
 });

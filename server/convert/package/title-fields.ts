@@ -126,6 +126,9 @@ function fillControl(sdt: Element, key: TitleKey, values: TitleValues): void {
   const t = wChild(first, 't');
   if (!t) return;
   for (const other of children(first)) if (other !== t && !isW(other, 'rPr')) first.removeChild(other);
+  // The prompt's grey character style goes with the prompt.
+  const style = wChild(wChild(first, 'rPr'), 'rStyle');
+  if (style && wAttr(style, 'val') === 'PlaceholderText') style.parentNode?.removeChild(style);
   t.textContent = valueOf(values, key);
   t.setAttributeNS('http://www.w3.org/XML/1998/namespace', 'xml:space', 'preserve');
   // A block-level control keeps one paragraph: the one holding the text.
