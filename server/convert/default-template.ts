@@ -38,6 +38,10 @@ export const DEFAULT_RULES: MappingRules = {
   link: 'Hyperlink',
   strong: 'Strong',
   emphasis: 'Emphasis',
+  title: 'Title',
+  subtitle: 'Subtitle',
+  author: 'Author',
+  date: 'Date',
 };
 
 const FONT = 'Calibri';
@@ -95,6 +99,41 @@ const styles: IStylesOptions = {
         indent: { left: 720 },
         border: { left: { style: BorderStyle.SINGLE, size: 12, color: 'A0A0A0', space: 8 } },
       },
+    },
+    // The title block (front matter title, subtitle, author, date), as pandoc's reference document names its styles.
+    {
+      id: 'Title',
+      name: 'Title',
+      basedOn: 'Normal',
+      next: 'BodyText',
+      quickFormat: true,
+      run: { size: 52, color: ACCENT },
+      paragraph: { spacing: { before: 0, after: 120 }, keepNext: true },
+    },
+    {
+      id: 'Subtitle',
+      name: 'Subtitle',
+      basedOn: 'Normal',
+      next: 'BodyText',
+      quickFormat: true,
+      run: { size: 30, color: '595959' },
+      paragraph: { spacing: { after: 240 }, keepNext: true },
+    },
+    {
+      id: 'Author',
+      name: 'Author',
+      basedOn: 'Normal',
+      next: 'BodyText',
+      run: { size: 24 },
+      paragraph: { spacing: { after: 60 }, keepNext: true },
+    },
+    {
+      id: 'Date',
+      name: 'Date',
+      basedOn: 'Normal',
+      next: 'BodyText',
+      run: { size: 24, color: '595959' },
+      paragraph: { spacing: { after: 360 }, keepNext: true },
     },
     {
       id: 'Footer',

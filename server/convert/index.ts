@@ -6,7 +6,7 @@ import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
-import { packageDocument } from './package/index.ts';
+import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
@@ -79,6 +79,7 @@ export function convert(input: ConvertInput): ConvertResult {
     textWidthTwips: template.textWidthTwips,
     options: elementOptions(rules),
     images: input.images ? new ImageEmbedder(input.images) : undefined,
+    templateFields: templateTitleFields(template),
   });
   const docx = packageDocument(template, compiled, input.created ?? new Date());
   const warnings = new WarningList();

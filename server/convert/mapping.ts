@@ -6,6 +6,10 @@ import { findStyle, type StyleType, type TemplateStyle } from './template/styles
 export const HEADING_LEVELS = ['1', '2', '3', '4', '5', '6'] as const;
 export type HeadingLevel = (typeof HEADING_LEVELS)[number];
 
+/** Front matter keys printed as a title block, each in the style its mapping key of the same name gives. */
+export const TITLE_KEYS = ['title', 'subtitle', 'author', 'date'] as const;
+export type TitleKey = (typeof TITLE_KEYS)[number];
+
 /**
  * The `rules` of a style mapping (SPEC.md): markdown elements → style names of the template; beyond SPEC, character
  * styles for inline elements, the footnote text style, and the options of element-options.ts.
@@ -26,6 +30,10 @@ export interface MappingRules extends Partial<ElementOptions> {
   link?: string;
   strong?: string;
   emphasis?: string;
+  title?: string;
+  subtitle?: string;
+  author?: string;
+  date?: string;
 }
 
 /** Keys naming a paragraph style. */
@@ -37,6 +45,7 @@ const STRING_KEYS = [
   'blockquote',
   'footnote_text',
   'caption',
+  ...TITLE_KEYS,
 ] as const;
 /** Keys naming a character style: the runs of the element get it (w:rStyle). */
 export const CHARACTER_KEYS = ['inline_code', 'link', 'strong', 'emphasis'] as const;
@@ -127,7 +136,7 @@ export function checkRules(
       rules.table = table;
     } else {
       errors.push(
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, inline_code, link, strong, emphasis, thematic_break, task_list`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list`,
       );
     }
   }
@@ -154,6 +163,8 @@ export interface ResolvedStyles {
   footnoteText?: string;
   /** Supporting style used when the template has it (found by Word's name). */
   footnoteReference?: string;
+  /** Title block (title-block.ts): the style of each key the mapping names, undefined when the template lacks it. */
+  titleBlock: Partial<Record<TitleKey, string | undefined>>;
 }
 
 /**
@@ -200,6 +211,9 @@ export function resolveStyles(
     hyperlink: lookup(rules.link, 'character') ?? support('Hyperlink', 'character'),
     footnoteText: lookup(rules.footnote_text, 'paragraph') ?? support('footnote text', 'paragraph'),
     footnoteReference: support('footnote reference', 'character'),
+    titleBlock: Object.fromEntries(
+      TITLE_KEYS.filter((key) => rules[key] !== undefined).map((key) => [key, lookup(rules[key], 'paragraph')]),
+    ),
   };
   return { styles: resolved, warnings };
 }

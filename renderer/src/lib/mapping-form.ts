@@ -26,6 +26,11 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'footnote_text', label: 'Footnote text', kind: 'paragraph' },
   // An image's title printed under it (docs/images.md).
   { key: 'caption', label: 'Image caption', kind: 'paragraph' },
+  // The title block: front matter printed at the top (docs/rtl-and-title.md).
+  { key: 'title', label: 'Title', kind: 'paragraph' },
+  { key: 'subtitle', label: 'Subtitle', kind: 'paragraph' },
+  { key: 'author', label: 'Author', kind: 'paragraph' },
+  { key: 'date', label: 'Date', kind: 'paragraph' },
   // Character styles: the runs of the element get them.
   { key: 'inline_code', label: 'Inline code', kind: 'character' },
   { key: 'link', label: 'Link', kind: 'character' },

@@ -34,6 +34,7 @@ import {
   type InlineHandler,
   type ListDefinition,
 } from './state.ts';
+import type { TitleValues } from './title-block.ts';
 
 /** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
 const blockHandlers: Record<string, BlockHandler | null> = {
@@ -80,6 +81,8 @@ export interface CompiledDocument {
   footnotes: Record<number, { children: Paragraph[] }>;
   numbering: INumberingOptions;
   properties: DocumentProperties;
+  /** The front matter's title block values, for the template's fields (package/title-fields.ts). */
+  titleValues: TitleValues;
   warnings: string[];
   /** The warnings with their first source line and count. */
   warningDetails: WarningDetail[];
@@ -105,6 +108,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     footnotes: state.footnotes,
     numbering: { config: [...state.lists.values()].map(numberingConfig) },
     properties: state.properties,
+    titleValues: state.titleValues,
     warnings: state.warnings,
     warningDetails: state.warningList.list(),
     stats,

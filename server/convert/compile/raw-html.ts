@@ -2,7 +2,8 @@ import type { Element, Nodes as HastNodes, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import { toMdast, type Handle } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
-import type { Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
+import type { Html, Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
+import { directionHandlers, markSpanningDirections } from './html-direction.ts';
 import { countInto, type ConversionStats } from './stats.ts';
 
 /**
@@ -378,7 +379,7 @@ function convert(
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)];
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, {
-    handlers: { [SLOT]: slot, sup: script, sub: script },
+    handlers: { ...directionHandlers, [SLOT]: slot, sup: script, sub: script },
     nodeHandlers: { comment: () => undefined },
   });
   const result = mdast.type === 'root' ? mdast.children : [mdast];
@@ -446,6 +447,7 @@ function phrasingParent(parent: Parents, warn: (warning: string, line?: number) 
  */
 export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number) => void): ConversionStats {
   const stats: ConversionStats = { headings: 0, paragraphs: 0, lists: 0, tables: 0, code_blocks: 0, images: 0 };
+  markSpanningDirections(tree);
   // Parents holding HTML, found without recursion; converted deepest first so a parent's slots are already converted.
   const parents: { parent: Parents; grand: Parents | undefined }[] = [];
   const stack: { node: Parents; grand: Parents | undefined }[] = [{ node: tree, grand: undefined }];

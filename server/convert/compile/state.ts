@@ -8,11 +8,13 @@ import {
   type IParagraphOptions,
   type ParagraphChild,
 } from 'docx';
-import type { Definition, FootnoteDefinition, Nodes, RootContent } from 'mdast';
+import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
 import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
-import type { ResolvedStyles } from '../mapping.ts';
+import type { ResolvedStyles, TitleKey } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
+import { directed, type Direction } from './bidi.ts';
+import type { TitleValues } from './title-block.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 
@@ -81,6 +83,8 @@ export interface CompileOptions {
   options?: ElementOptions;
   /** Embeds local images (docs/images.md); absent: every image is a placeholder (SPEC.md). */
   images?: ImageEmbedder | undefined;
+  /** Title block keys the template has fields for (placeholders, content controls): filled, not printed. */
+  templateFields?: ReadonlySet<TitleKey>;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -103,6 +107,9 @@ export class State {
   readonly lists = new Map<string, ListDefinition>();
   /** Document properties, filled from the front matter. */
   readonly properties: DocumentProperties = {};
+  /** The front matter's title block values (title-block.ts). */
+  titleValues: TitleValues = {};
+  readonly templateFields: ReadonlySet<TitleKey>;
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -120,6 +127,10 @@ export class State {
   pendingItem: PendingItem | undefined = undefined;
   /** Alignment of the table cell being compiled. */
   cellAlignment: Alignment | undefined = undefined;
+  /** The base direction a `dir` attribute of the HTML around sets (bidi.ts). */
+  direction: Direction | undefined = undefined;
+  /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
+  rtl = false;
 
   private listInstances = 0;
   private footnoteIds = 0;
@@ -133,6 +144,7 @@ export class State {
     this.textWidthTwips = options.textWidthTwips;
     this.options = options.options ?? DEFAULT_ELEMENT_OPTIONS;
     this.images = options.images;
+    this.templateFields = options.templateFields ?? new Set();
   }
 
   /** The warnings, each once. */
@@ -166,7 +178,7 @@ export class State {
         continue;
       }
       if (handler === null) continue;
-      for (const child of handler(this, node as never)) out.push(child);
+      for (const child of directed(this, node, () => handler(this, node as never))) out.push(child);
       for (const make of this.after.splice(0)) out.push(make());
     }
     return out;
@@ -241,8 +253,12 @@ export class State {
   }
 
   /** A run of text in the current inline formatting; characters XML forbids are dropped. */
-  run(text: string): TextRun {
-    return new TextRun({ text: stripForbiddenXmlChars(text), ...this.runFormatting() });
+  run(text: string, rightToLeft = false): TextRun {
+    return new TextRun({
+      text: stripForbiddenXmlChars(text),
+      ...this.runFormatting(),
+      ...(rightToLeft ? { rightToLeft: true } : {}),
+    });
   }
 
   /** Run properties of the current inline context. */
@@ -337,6 +353,7 @@ export class State {
       else Object.assign(options, QUOTE_FALLBACK);
     }
     if (this.cellAlignment) options.alignment = this.cellAlignment;
+    if (this.rtl && role !== 'code') options.bidirectional = true;
     if (pending) {
       options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
       const quoteIndent = INDENT_STEP * Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);

@@ -4,12 +4,14 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { Document } from 'docx';
 import type { CompiledDocument } from '../compile/index.ts';
+import type { TitleKey } from '../mapping.ts';
 import { relsPath, siblingPath, type Template } from '../template/read.ts';
+import { findPart, resolveTarget } from '../template/parts.ts';
 import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
-import { children, isW, parsePart, serializePart, wAttr } from './dom.ts';
+import { children, isW, parsePart, serializePart, wAttr, wChild } from './dom.ts';
 import { mergeFootnotes, pruneNotes } from './footnotes.ts';
 import { moveMedia } from './media.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
@@ -17,6 +19,7 @@ import { mergeNumbering } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { supportStyles } from './styles.ts';
+import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { compileParts, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -29,6 +32,9 @@ interface Prepared {
   styles: XmlDocument | null;
   /** Parts that change whatever the content (the template's own notes and comments left out, settings repaired). */
   fixed: Map<string, string>;
+  /** Title block keys the kept body has a place for (title-fields.ts), and the headers and footers that have some. */
+  titleFields: Set<TitleKey>;
+  titleFieldParts: string[];
 }
 
 const prepared = new WeakMap<Template, Prepared>();
@@ -57,9 +63,30 @@ function prepare(template: Template): Prepared {
   }
   const settings = open(siblingPath(main, 'settings.xml'));
   if (settings && repairSettings(settings)) fixed.set(siblingPath(main, 'settings.xml'), serializePart(settings));
-  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed };
+  const titleFieldParts = headersAndFooters(template).filter((path) => {
+    const root = open(path)?.documentElement;
+    return root ? titleFieldsIn(children(root)).size > 0 : false;
+  });
+  const titleFields = titleFieldsIn(children(body.body));
+  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed, titleFields, titleFieldParts };
   prepared.set(template, result);
   return result;
+}
+
+/** The header and footer parts of the main document. */
+function headersAndFooters(template: Template): string[] {
+  const main = template.mainPart;
+  const rels = new Relationships(template.parts.get(relsPath(main)), relsPath(main));
+  return rels
+    .list()
+    .filter((r) => !r.external && (r.type === `${NS.r}/header` || r.type === `${NS.r}/footer`))
+    .map((r) => findPart(template.parts.keys(), resolveTarget(main, r.target)))
+    .filter((path) => template.parts.has(path));
+}
+
+/** The title block keys a template has places for in the body that stays: these are filled, not printed. */
+export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
+  return prepare(template).titleFields;
 }
 
 /** Writes the compiled content into the template: everything of the template is kept but its body's own content. */
@@ -90,6 +117,19 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const genDocument = generatedPart('word/document.xml');
   if (!genDocument) throw new Error('docx wrote no document part');
   const { document, content, kept } = mergeDocument(ready.body, genDocument);
+  // The template's title block places, in its kept body (never in our content) and its headers and footers.
+  const ours = new Set<Element>(content);
+  const merged = document.documentElement ? wChild(document.documentElement, 'body') : undefined;
+  if (merged)
+    fillTitleFields(
+      children(merged).filter((c) => !ours.has(c)),
+      compiled.titleValues,
+    );
+  for (const path of ready.titleFieldParts) {
+    const part = templatePart(path);
+    if (part?.documentElement && fillTitleFields(children(part.documentElement), compiled.titleValues))
+      out.set(path, serializePart(part));
+  }
   const genMainRels = generatedPart('word/_rels/document.xml.rels');
   moveHyperlinks(genMainRels, mainRels, content, 'dwLink');
   moveMedia(generated, genMainRels, mainRels, types, out, main, content);

@@ -206,6 +206,11 @@ export const RulesSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    // The title block: front matter title, subtitle, author(s) and date, printed at the top in these styles.
+    title: Type.Optional({ ...StyleName, description: 'Style of the front matter title, printed at the top' }),
+    subtitle: Type.Optional({ ...StyleName, description: 'Style of the front matter subtitle' }),
+    author: Type.Optional({ ...StyleName, description: 'Style of each front matter author (one paragraph each)' }),
+    date: Type.Optional({ ...StyleName, description: 'Style of the front matter date' }),
     ...characterRules,
     ...optionRules,
   },

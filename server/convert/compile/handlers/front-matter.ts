@@ -2,6 +2,7 @@ import type { FileChild } from 'docx';
 import type { Yaml } from 'mdast';
 import { parse as parseYaml } from 'yaml';
 import type { State } from '../state.ts';
+import { readTitleValues, titleBlock } from '../title-block.ts';
 import { code } from './code.ts';
 
 /** Document properties taken from YAML front matter. */
@@ -41,7 +42,8 @@ function keptAsText(state: State, node: Yaml, reason: string): FileChild[] {
 
 /**
  * YAML front matter: title, author, subject, keywords and description become document properties (on the state);
- * other keys are named in a warning; front matter that is not a YAML mapping is kept as text.
+ * title, subtitle, author and date also make the title block; other keys are named in a warning; front matter that is
+ * not a YAML mapping is kept as text.
  */
 export function frontMatter(state: State, node: Yaml): FileChild[] {
   if (node.value.trim() === '') return [];
@@ -70,7 +72,11 @@ export function frontMatter(state: State, node: Yaml): FileChild[] {
       break;
     }
   }
+  // The title block (title-block.ts): printed in the mapped styles, or filled into the template's fields.
+  state.titleValues = readTitleValues(record);
+  const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields);
+  for (const key of block.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
-  return [];
+  return block.paragraphs;
 }

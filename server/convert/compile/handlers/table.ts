@@ -1,5 +1,6 @@
 import { AlignmentType, Table, TableCell, TableRow, WidthType, type FileChild } from 'docx';
 import type { AlignType, Table as MdTable } from 'mdast';
+import { directed, rightToLeftTable } from '../bidi.ts';
 import type { State } from '../state.ts';
 
 const ALIGN: Record<NonNullable<AlignType>, (typeof AlignmentType)[keyof typeof AlignmentType]> = {
@@ -31,7 +32,9 @@ export function table(state: State, node: MdTable): FileChild[] {
         inFootnote: state.inFootnote,
       };
       const paragraph = state.isolated(context, () =>
-        state.paragraph('cell', cell ? state.inlines(cell.children) : []),
+        cell
+          ? directed(state, cell, () => state.paragraph('cell', state.inlines(cell.children)))
+          : state.paragraph('cell', []),
       );
       cells.push(new TableCell({ children: [paragraph], width: { size: columnWidth, type: WidthType.DXA } }));
     }
@@ -44,6 +47,7 @@ export function table(state: State, node: MdTable): FileChild[] {
       columnWidths: Array.from({ length: columns }, () => columnWidth),
       ...(indent > 0 ? { indent: { size: indent, type: WidthType.DXA } } : {}),
       ...(state.styles.table ? { style: state.styles.table } : {}),
+      ...(rightToLeftTable(state, node) ? { visuallyRightToLeft: true } : {}),
     }),
   );
   return out;

@@ -1,0 +1,88 @@
+import { Paragraph, TextRun, type FileChild } from 'docx';
+import { TITLE_KEYS, type TitleKey } from '../mapping.ts';
+import { stripForbiddenXmlChars } from '../xml.ts';
+import { bidiSegments, firstStrong } from './bidi.ts';
+
+/** The front matter's title block: each value as printed, authors one per entry. */
+export type TitleValues = Partial<Record<TitleKey, string[]>>;
+
+/** Longest value printed (and filled into a template) per key; front matter is the user's, not a place for a book. */
+const MAX_VALUE = 2000;
+/** Most authors printed. */
+const MAX_AUTHORS = 100;
+
+function scalar(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim().slice(0, MAX_VALUE) || undefined;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  // YAML 1.1 timestamps (`date: 2024-05-01` in some producers) arrive as dates: printed as the day.
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString().slice(0, 10);
+  return undefined;
+}
+
+/**
+ * Reads the title block from front matter: `title`, `subtitle`, `date` as text, `author` as one text or a list (of
+ * texts, or of `{ name }` entries as pandoc and Quarto write them).
+ */
+export function readTitleValues(record: Record<string, unknown>): TitleValues {
+  const values: TitleValues = {};
+  for (const key of TITLE_KEYS) {
+    const raw = record[key];
+    const list: unknown[] = key === 'author' && Array.isArray(raw) ? (raw as unknown[]).slice(0, MAX_AUTHORS) : [raw];
+    const texts = list
+      .map((entry) =>
+        typeof entry === 'object' && entry !== null && !(entry instanceof Date) && 'name' in entry
+          ? scalar(entry.name)
+          : scalar(entry),
+      )
+      .filter((text): text is string => text !== undefined);
+    if (texts.length > 0) values[key] = texts;
+  }
+  return values;
+}
+
+/** Built-in look of a title block line whose mapped style the template lacks (a `missing_style` warning says so). */
+const FALLBACK: Record<TitleKey, { size?: number; bold?: boolean; italics?: boolean }> = {
+  title: { size: 40, bold: true },
+  subtitle: { size: 28 },
+  author: {},
+  date: { italics: true },
+};
+
+/** One line of the title block, right to left when its text is (as any paragraph). */
+function line(key: TitleKey, text: string, style: string | undefined): Paragraph {
+  const clean = stripForbiddenXmlChars(text);
+  const rtl = firstStrong(clean) === 'rtl';
+  const look = style ? {} : FALLBACK[key];
+  const segments = rtl ? bidiSegments(clean) : [{ text: clean, rtl: false }];
+  return new Paragraph({
+    ...(style ? { style } : {}),
+    ...(rtl ? { bidirectional: true } : {}),
+    children: segments.map(
+      (segment) => new TextRun({ text: segment.text, ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
+    ),
+  });
+}
+
+/**
+ * The title block printed at the top: one paragraph per value (per author) of each key the mapping names, in its
+ * style, unless the template has a field for the key (a `{{title}}` placeholder or a content control), which is filled
+ * instead. Returns the paragraphs and the keys used (printed or filled).
+ */
+export function titleBlock(
+  values: TitleValues,
+  styles: Partial<Record<TitleKey, string | undefined>>,
+  templateFields: ReadonlySet<TitleKey>,
+): { paragraphs: FileChild[]; used: Set<TitleKey> } {
+  const paragraphs: FileChild[] = [];
+  const used = new Set<TitleKey>();
+  for (const key of TITLE_KEYS) {
+    const texts = values[key];
+    if (!texts) continue;
+    if (templateFields.has(key)) used.add(key);
+    else if (key in styles) {
+      used.add(key);
+      for (const text of texts) paragraphs.push(line(key, text, styles[key]));
+    }
+  }
+  return { paragraphs, used };
+}
