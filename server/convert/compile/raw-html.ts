@@ -4,6 +4,7 @@ import { toMdast, type Handle } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
 import type { Html, Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
 import { countInto, type ConversionStats } from './stats.ts';
+import { htmlAnchor, htmlAnchorName, restoreAnchors } from './anchors.ts';
 
 /**
  * Raw HTML is read with a real HTML parser (parse5, through hast-util-from-html) and turned into the mdast its
@@ -141,6 +142,7 @@ const PHRASING_PARENTS = new Set([
   'subscript',
 ]);
 const PHRASING = new Set([
+  'anchor',
   'text',
   'emphasis',
   'strong',
@@ -295,7 +297,14 @@ function pruneEmpty(tree: HastRoot): void {
     const node = parents[i] as HastRoot | Element;
     if (node.children.some((child) => removed.has(child)))
       node.children = node.children.filter((child) => !removed.has(child)) as never;
-    if (node.type === 'element' && node.children.length === 0 && !MEANINGFUL_EMPTY.has(node.tagName)) removed.add(node);
+    // An empty `<a name="x">` is an anchor a link may jump to: kept.
+    if (
+      node.type === 'element' &&
+      node.children.length === 0 &&
+      !MEANINGFUL_EMPTY.has(node.tagName) &&
+      htmlAnchorName(node) === undefined
+    )
+      removed.add(node);
   }
 }
 
@@ -378,11 +387,12 @@ function convert(
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)] as never;
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, {
-    handlers: { [SLOT]: slot, sup: script, sub: script },
+    handlers: { [SLOT]: slot, sup: script, sub: script, a: htmlAnchor },
     nodeHandlers: { comment: () => undefined },
   });
   const result = mdast.type === 'root' ? mdast.children : [mdast as RootContent];
   restoreScripts(result, new Set(slots));
+  restoreAnchors(result, new Set(slots));
   placeLines(result, new Set(slots), line);
   return result;
 }

@@ -12,6 +12,8 @@ import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, R
 import type { ResolvedStyles } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
+import { AnchorIndex } from './anchors.ts';
+import { TocState } from './toc.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
@@ -88,6 +90,10 @@ export class State {
   /** Identifiers of the footnote definitions printed as footnotes. */
   readonly printedFootnotes = new Set<string>();
   readonly lists = new Map<string, ListDefinition>();
+  /** Heading bookmarks and link targets, collected before compiling (anchors.ts). */
+  readonly anchors = new AnchorIndex();
+  /** The table of contents asked for, if any (toc.ts). */
+  readonly toc = new TocState();
   /** Document properties, filled from the front matter. */
   readonly properties: DocumentProperties = {};
 
@@ -291,7 +297,7 @@ export class State {
    * and the indentation of surrounding lists and quotes.
    */
   paragraph(role: ParagraphRole, children: ParagraphChild[], extra: IParagraphOptions = {}): Paragraph {
-    const options: Record<string, unknown> = { children, ...extra };
+    const options: Record<string, unknown> = { children: this.anchors.withDeferred(children), ...extra };
     const pending = this.pendingItem;
     this.pendingItem = undefined;
     if (this.inFootnote) {

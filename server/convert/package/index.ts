@@ -9,13 +9,14 @@ import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
-import { children, isW, parsePart, serializePart, wAttr } from './dom.ts';
+import { children, isW, parsePart, serializePart, wAttr, wChild } from './dom.ts';
 import { mergeFootnotes, pruneNotes } from './footnotes.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 import { mergeNumbering } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { supportStyles } from './styles.ts';
+import { findToc, offsetBookmarkIds, requestFieldUpdate, writeToc } from './toc.ts';
 import { compileParts, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -28,6 +29,8 @@ interface Prepared {
   styles: XmlDocument | null;
   /** Parts that change whatever the content (the template's own notes and comments left out, settings repaired). */
   fixed: Map<string, string>;
+  /** The TOC of the template's text, when it has one (see toc.ts). */
+  tocShell: Element[] | undefined;
 }
 
 const prepared = new WeakMap<Template, Prepared>();
@@ -40,7 +43,12 @@ function prepare(template: Template): Prepared {
     const data = template.parts.get(path);
     return data === undefined ? null : parsePart(data, path);
   };
-  const body = templateBody(open(main) ?? parsePart('', main));
+  const mainDocument = open(main) ?? parsePart('', main);
+  // A TOC of the template's text (which goes) is kept aside to be the shell of the document's own (toc.ts).
+  const tocShell = findToc(children(wChild(mainDocument.documentElement, 'body') ?? mainDocument))?.map(
+    (n) => n.cloneNode(true) as Element,
+  );
+  const body = templateBody(mainDocument);
   const fixed = new Map<string, string>();
   const footnotes = open(siblingPath(main, 'footnotes.xml'));
   if (footnotes && pruneNotes(footnotes, 'footnote', body.kept.footnotes))
@@ -56,7 +64,7 @@ function prepare(template: Template): Prepared {
   }
   const settings = open(siblingPath(main, 'settings.xml'));
   if (settings && repairSettings(settings)) fixed.set(siblingPath(main, 'settings.xml'), serializePart(settings));
-  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed };
+  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed, tocShell };
   prepared.set(template, result);
   return result;
 }
@@ -90,6 +98,21 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   if (!genDocument) throw new Error('docx wrote no document part');
   const { document, content, kept } = mergeDocument(ready.body, genDocument);
   moveHyperlinks(generatedPart('word/_rels/document.xml.rels'), mainRels, content, 'dwLink');
+  offsetBookmarkIds(children(ready.body.body), content);
+  if (compiled.toc) {
+    const ours = new Set(content);
+    const keptBody = children(wChild(document.documentElement, 'body') ?? document).filter((n) => !ours.has(n));
+    const context = { request: compiled.toc, styles: template.styles };
+    if (writeToc(document, content, keptBody, ready.tocShell, context)) {
+      // Word updates the TOC's page numbers on open.
+      const settingsPath = siblingPath(main, 'settings.xml');
+      const source = ready.fixed.get(settingsPath) ?? template.parts.get(settingsPath);
+      const settings = parsePart(source ?? `<w:settings xmlns:w="${NS.w}"/>`, settingsPath);
+      requestFieldUpdate(settings);
+      out.set(settingsPath, serializePart(settings));
+      if (source === undefined) addPart(mainRels, types, REL.settings, settingsPath, CONTENT_TYPE.settings);
+    }
+  }
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
   const genFootnotes = generatedPart('word/footnotes.xml');

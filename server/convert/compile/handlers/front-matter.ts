@@ -3,6 +3,7 @@ import type { Yaml } from 'mdast';
 import { parse as parseYaml } from 'yaml';
 import type { State } from '../state.ts';
 import { code } from './code.ts';
+import { tocFrontMatter } from '../toc.ts';
 
 /** Document properties taken from YAML front matter. */
 export interface DocumentProperties {
@@ -70,7 +71,9 @@ export function frontMatter(state: State, node: Yaml): FileChild[] {
       break;
     }
   }
+  const toc = tocFrontMatter(state, record);
+  for (const key of toc.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
-  return [];
+  return toc.blocks;
 }
