@@ -16,7 +16,7 @@ import { mergeNumbering } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { supportStyles } from './styles.ts';
-import { findToc, offsetBookmarkIds, requestFieldUpdate, writeToc } from './toc.ts';
+import { findToc, offsetBookmarkIds, requestFieldUpdate, tocShell, writeToc } from './toc.ts';
 import { compileParts, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -45,9 +45,8 @@ function prepare(template: Template): Prepared {
   };
   const mainDocument = open(main) ?? parsePart('', main);
   // A TOC of the template's text (which goes) is kept aside to be the shell of the document's own (toc.ts).
-  const tocShell = findToc(children(wChild(mainDocument.documentElement, 'body') ?? mainDocument))?.map(
-    (n) => n.cloneNode(true) as Element,
-  );
+  const templateToc = findToc(children(wChild(mainDocument.documentElement, 'body') ?? mainDocument));
+  const shell = templateToc ? tocShell(templateToc) : undefined;
   const body = templateBody(mainDocument);
   const fixed = new Map<string, string>();
   const footnotes = open(siblingPath(main, 'footnotes.xml'));
@@ -64,7 +63,7 @@ function prepare(template: Template): Prepared {
   }
   const settings = open(siblingPath(main, 'settings.xml'));
   if (settings && repairSettings(settings)) fixed.set(siblingPath(main, 'settings.xml'), serializePart(settings));
-  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed, tocShell };
+  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed, tocShell: shell };
   prepared.set(template, result);
   return result;
 }

@@ -23,10 +23,25 @@ export function tocInstruction(depth: number): string {
   return ` TOC \\o "1-${depth}" \\h \\z \\u `;
 }
 
-/** The text of a paragraph's field instructions (w:instrText) and simple fields' w:instr. */
+/** The instruction of the first field of a paragraph: a simple field's w:instr, or the w:instrText before its result. */
 function instructionsOf(p: Element): string {
-  const simple = descendants(p, NS.w, 'fldSimple').map((f) => wAttr(f, 'instr'));
-  return [...descendants(p, NS.w, 'instrText').map((t) => t.textContent ?? ''), ...simple].join('');
+  const simple = descendants(p, NS.w, 'fldSimple')[0];
+  if (simple) return wAttr(simple, 'instr');
+  const parts: string[] = [];
+  let depth = 0;
+  const stack = [p];
+  for (let el = stack.pop(); el; el = stack.pop()) {
+    const name = el.namespaceURI === NS.w ? el.localName : null;
+    if (name === 'fldChar') {
+      const type = wAttr(el, 'fldCharType');
+      if (type === 'begin') depth += 1;
+      else if (depth === 1) break;
+      else depth -= type === 'end' ? 1 : 0;
+    } else if (depth === 1 && name === 'instrText') parts.push(el.textContent ?? '');
+    const kids = children(el);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Element);
+  }
+  return parts.join('');
 }
 
 const isTocInstruction = (text: string): boolean => /^\s*TOC(\s|$)/i.test(text);
@@ -55,6 +70,21 @@ function fieldRange(paras: readonly Element[]): [number, number] | undefined {
     if (depth === 0) return [first, i];
   }
   return [first, paras.length - 1];
+}
+
+/**
+ * A copy of the TOC of the template's text, to be the shell of ours: without the section breaks in it (they stay in the
+ * template's body) and without bookmarks that stand between its paragraphs (their other end is gone).
+ */
+export function tocShell(nodes: readonly Element[]): Element[] {
+  const copies = nodes.map((n) => n.cloneNode(true) as Element);
+  for (const copy of copies) {
+    for (const sectPr of descendants(copy, NS.w, 'sectPr')) sectPr.parentNode?.removeChild(sectPr);
+    for (const name of ['bookmarkStart', 'bookmarkEnd'])
+      for (const b of descendants(copy, NS.w, name))
+        if (!isW(b.parentNode, 'p') && !isW(b.parentNode, 'hyperlink')) b.parentNode?.removeChild(b);
+  }
+  return copies;
 }
 
 /** The template's TOC among body-level elements: a TOC content control, or the paragraphs of a TOC field. */
@@ -165,7 +195,14 @@ function fillToc(doc: XmlDocument, nodes: Element[], ctx: TocContext): Element[]
   const anchor = replaced.at(-1)?.nextSibling ?? null;
   const parent = (replaced[0]?.parentNode as Element | null) ?? container ?? null;
   if (!parent) return nodes;
-  for (const p of replaced) parent.removeChild(p);
+  // A section break that ends a replaced paragraph stays, on our last paragraph.
+  const last = ours.at(-1);
+  for (const p of replaced) {
+    const sectPr = wChild(wChild(p, 'pPr'), 'sectPr');
+    const pPr = last ? wChild(last, 'pPr') : undefined;
+    if (sectPr && pPr) pPr.appendChild(sectPr);
+    parent.removeChild(p);
+  }
   for (const p of ours) parent.insertBefore(p, anchor);
   if (sdt) return [sdt];
   return [...nodes.filter((n) => !replaced.includes(n)), ...ours];
