@@ -76,10 +76,12 @@ function linksOf(documentXml: string): Converted['links'] {
     while (p && p.localName !== 'p') p = p.parentNode as Element | null;
     if (p) targets.set(b.getAttributeNS(W, 'name') ?? '', textOf(p));
   }
-  return Array.from(doc.getElementsByTagNameNS(W, 'hyperlink'))
-    // Internal links only: an external link's w:anchor is the fragment of its URL (`…#readme`).
-    .filter((h) => h.getAttributeNS(W, 'anchor') && !h.hasAttributeNS(R, 'id'))
-    .map((h) => ({ text: textOf(h), target: targets.get(h.getAttributeNS(W, 'anchor') ?? '') ?? '' }));
+  return (
+    Array.from(doc.getElementsByTagNameNS(W, 'hyperlink'))
+      // Internal links only: an external link's w:anchor is the fragment of its URL (`…#readme`).
+      .filter((h) => h.getAttributeNS(W, 'anchor') && !h.hasAttributeNS(R, 'id'))
+      .map((h) => ({ text: textOf(h), target: targets.get(h.getAttributeNS(W, 'anchor') ?? '') ?? '' }))
+  );
 }
 
 interface PdfLink {
@@ -100,7 +102,7 @@ async function pdfLinks(pdf: Uint8Array): Promise<PdfLink[]> {
   type Dest = [{ num: number; gen: number }, unknown, number, number];
   type Outline = { title: string; dest: unknown; items: Outline[] };
   const headings: { title: string; page: number; top: number }[] = [];
-  const outline = ((await doc.getOutline()) ?? []) as Outline[];
+  const outline = [...(((await doc.getOutline()) as Outline[] | null) ?? [])];
   for (let entry = outline.pop(); entry; entry = outline.pop()) {
     outline.push(...entry.items);
     if (!Array.isArray(entry.dest)) continue;
@@ -111,8 +113,14 @@ async function pdfLinks(pdf: Uint8Array): Promise<PdfLink[]> {
   for (let index = 0; index < doc.numPages; index++) {
     const page = await doc.getPage(index + 1);
     type Item = { str: string; transform: number[]; width: number };
-    const items = (await page.getTextContent()).items.filter((i): i is Item => 'str' in i);
-    const annotations = (await page.getAnnotations()) as { subtype: string; url?: string; dest?: unknown; rect: number[] }[];
+    const content = (await page.getTextContent()) as unknown as { items: Item[] };
+    const items = content.items.filter((i) => typeof i.str === 'string');
+    const annotations = (await page.getAnnotations()) as {
+      subtype: string;
+      url?: string;
+      dest?: unknown;
+      rect: number[];
+    }[];
     for (const a of annotations) {
       if (a.subtype !== 'Link' || a.url || !Array.isArray(a.dest)) continue;
       const [ref, , , top] = a.dest as Dest;
@@ -133,7 +141,9 @@ async function pdfLinks(pdf: Uint8Array): Promise<PdfLink[]> {
 describe('internal links of the corpus in LibreOffice PDFs (issue 15, acceptance 2)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dw-links-'));
   const converted: Converted[] = [];
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   beforeAll(async () => {
     for (const name of DOCS) {

@@ -30,9 +30,12 @@ function tocOf(sdt: Element): { instruction: string; entries: [string, string][]
   const instruction = all(sdt, 'instrText')
     .map((t) => t.textContent ?? '')
     .find((t) => t.trim().startsWith('TOC'));
-  const entries = all(sdt, 'hyperlink').map(
-    (h): [string, string] => [all(h, 't').map((t) => t.textContent).join(''), wAttr(h, 'anchor')],
-  );
+  const entries = all(sdt, 'hyperlink').map((h): [string, string] => [
+    all(h, 't')
+      .map((t) => t.textContent)
+      .join(''),
+    wAttr(h, 'anchor'),
+  ]);
   return { instruction: (instruction ?? '').trim(), entries, texts: all(sdt, 't').map((t) => t.textContent ?? '') };
 }
 
@@ -60,7 +63,8 @@ function ntuWithPlaceholder(): Uint8Array {
   return zipSync(files);
 }
 
-const MD = '---\ntoc: true\n---\n\n# Introduction\n\n## Background\n\n### Details\n\n# Results\n\nSee [background](#background).\n';
+const MD =
+  '---\ntoc: true\n---\n\n# Introduction\n\n## Background\n\n### Details\n\n# Results\n\nSee [background](#background).\n';
 
 describe('bookmark names', () => {
   const valid = (name: string) =>

@@ -91,8 +91,7 @@ export class AnchorIndex {
     for (let node = stack.pop(); node; node = stack.pop()) {
       if (node.type === 'heading') this.addHeading(node, slugger);
       else if (node.type === 'anchor') this.add(node, node.name);
-      if ('children' in node)
-        for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
+      if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
     }
   }
 
@@ -175,7 +174,7 @@ export function internalLink(
   }
   const runs = linkRuns();
   if (runs.length === 0) return [];
-  return [new InternalHyperlink({ anchor: name, children: runs as never })];
+  return [new InternalHyperlink({ anchor: name, children: runs })];
 }
 
 /** The explicit anchor name of an HTML element (`<a name>`, `<a id>`), if it has one. */
@@ -194,7 +193,7 @@ export const htmlAnchor: Handle = (state, node) => {
   const name = htmlAnchorName(node);
   const href = node.properties.href;
   const printed = typeof href === 'string' && href !== '' ? defaultHandlers.a(state, node) : state.all(node);
-  if (name === undefined) return printed as never;
+  if (name === undefined) return printed;
   const mark = { type: 'delete', data: { [ANCHOR_MARK]: name }, children: [] };
   return [mark, ...(Array.isArray(printed) ? printed : [printed])] as never;
 };

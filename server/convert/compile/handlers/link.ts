@@ -26,7 +26,9 @@ function hyperlink(state: State, url: string, children: PhrasingContent[]): Para
       fragment,
       () => state.withInline({ link: true }, () => state.inlines(children)),
       () => state.inlines(children),
-      (warning) => state.warn(warning),
+      (warning) => {
+        state.warn(warning);
+      },
     );
   const runs = state.withInline({ link: true }, () => state.inlines(children));
   const target = safeTarget(url);
