@@ -98,18 +98,19 @@ describe('links and TOC on every surface', () => {
         body: { name: 'links' },
       });
       expect(key.status).toBe(201);
+      const { key: apiKey } = key.json() as { key: string };
       const res = await call(agent, url('/api/v1/convert'), {
         method: 'POST',
-        headers: { authorization: `Bearer ${String(key.json().key)}` },
+        headers: { authorization: `Bearer ${apiKey}` },
         body: { markdown: MARKDOWN, template_id: BUILTIN_TEMPLATE_ID, mapping_id: BUILTIN_MAPPING_ID },
       });
       expect(res.status, res.bytes.toString()).toBe(200);
       const warnings = String(res.headers['x-warnings'] ?? '');
       expect(warnings).toContain('broken_anchor');
       const record = await call(agent, url(`/api/v1/conversions/${String(res.headers['x-conversion-id'])}`), {
-        headers: { authorization: `Bearer ${String(key.json().key)}` },
+        headers: { authorization: `Bearer ${apiKey}` },
       });
-      await expectLinksAndToc(new Uint8Array(res.bytes), record.json().warnings as string[]);
+      await expectLinksAndToc(new Uint8Array(res.bytes), (record.json() as { warnings: string[] }).warnings);
     });
   });
 
@@ -125,7 +126,7 @@ describe('links and TOC on every surface', () => {
         name: 'convert_markdown',
         arguments: { markdown: MARKDOWN, filename: 'guide' },
       })) as CallToolResult;
-      await expectLinksAndToc(embeddedDocx(result), structured(result).warnings as string[]);
+      await expectLinksAndToc(embeddedDocx(result), structured(result).warnings);
       await client.close();
     } finally {
       store.close();
