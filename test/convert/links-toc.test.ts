@@ -147,6 +147,52 @@ describe('table of contents', () => {
     expect(ok, report).toBe(true);
   });
 
+  it('a template TOC written as a bare field (no content control) is filled in place, its instruction kept', async () => {
+    const files = unzipSync(defaultTemplate());
+    const doc = parse(new TextDecoder().decode(files['word/document.xml']));
+    const body = all(doc, 'body')[0];
+    if (!body) throw new Error('the default template has no body');
+    const paragraph = (...runs: Element[]) => {
+      const p = doc.createElementNS(W, 'w:p');
+      for (const r of runs) p.appendChild(r);
+      return p;
+    };
+    const run = (name: string, attrs: Record<string, string> = {}, text?: string) => {
+      const r = doc.createElementNS(W, 'w:r');
+      const el = doc.createElementNS(W, `w:${name}`);
+      for (const [k, v] of Object.entries(attrs)) el.setAttributeNS(W, `w:${k}`, v);
+      if (text !== undefined) el.appendChild(doc.createTextNode(text));
+      r.appendChild(el);
+      return r;
+    };
+    const first = body.firstChild;
+    body.insertBefore(
+      paragraph(
+        run('fldChar', { fldCharType: 'begin' }),
+        run('instrText', {}, ' TOC \\o "1-2" \\h '),
+        run('fldChar', { fldCharType: 'separate' }),
+        run('t', {}, 'An old entry'),
+      ),
+      first,
+    );
+    body.insertBefore(paragraph(run('t', {}, 'Another old entry'), run('fldChar', { fldCharType: 'end' })), first);
+    body.insertBefore(paragraph(run('t', {}, '{{content}}')), first);
+    files['word/document.xml'] = strToU8(new XMLSerializer().serializeToString(doc));
+
+    const result = convert({ markdown: MD, template: zipSync(files), created });
+    const documentXml = part(result.docx, 'word/document.xml');
+    expect(tocControls(documentXml)).toHaveLength(0);
+    expect(documentXml).not.toContain('old entry');
+    const out = parse(documentXml).documentElement;
+    if (!out) throw new Error('no document element');
+    const toc = tocOf(out);
+    expect(toc.instruction).toBe('TOC \\o "1-2" \\h');
+    // The three entries, then the text's own link.
+    expect(toc.entries.map(([, anchor]) => anchor)).toEqual(['introduction', 'background', 'results', 'background']);
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
+
   it('toc_depth set in the front matter overrides the template TOC’s levels', () => {
     const markdown = MD.replace('toc: true', 'toc: true\ntoc_depth: 3');
     const result = convert({ markdown, template: ntuWithPlaceholder(), created });
