@@ -55,11 +55,13 @@ describe('unsafe link targets stay text with a warning; safe ones are the only e
     expect(externalTargets(result.docx, 'word/_rels/document.xml.rels')).toEqual([]);
   });
 
-  it('http, https, mailto still become hyperlinks; an #anchor keeps its text without a warning', () => {
+  it('http, https, mailto still become hyperlinks; an #anchor to a heading is an internal link, no relationship', () => {
     const result = convert({
-      markdown: '[a](http://example.com/a) [b](HTTPS://example.com/b) [c](mailto:x@example.com) [d](#section)\n',
+      markdown:
+        '# Section\n\n[a](http://example.com/a) [b](HTTPS://example.com/b) [c](mailto:x@example.com) [d](#section)\n',
     });
     expect(result.warnings).toEqual([]);
+    expect(part(result.docx, 'word/document.xml')).toContain('w:anchor="section"');
     expect(externalTargets(result.docx, 'word/_rels/document.xml.rels')).toEqual([
       'http://example.com/a',
       'HTTPS://example.com/b',

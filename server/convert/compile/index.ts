@@ -1,4 +1,4 @@
-import { AlignmentType, LevelFormat, type FileChild, type INumberingOptions, type Paragraph } from 'docx';
+import { AlignmentType, LevelFormat, Paragraph, type FileChild, type INumberingOptions } from 'docx';
 import type { Nodes, Root } from 'mdast';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
@@ -14,7 +14,6 @@ import { inlineCode } from './handlers/inline-code.ts';
 import { link, linkReference } from './handlers/link.ts';
 import { MAX_LIST_LEVELS, list } from './handlers/list.ts';
 import { listItem } from './handlers/list-item.ts';
-import { paragraph } from './handlers/paragraph.ts';
 import { root } from './handlers/root.ts';
 import { subscript, superscript } from './handlers/script.ts';
 import { strong } from './handlers/strong.ts';
@@ -22,6 +21,8 @@ import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
 import { thematicBreak } from './handlers/thematic-break.ts';
 import type { ConversionStats } from './stats.ts';
+import type { Anchor } from './anchors.ts';
+import { tocOrParagraph, type TocRequest } from './toc.ts';
 import type { ParsedMarkdown } from '../parse.ts';
 import type { WarningDetail } from '../warning-list.ts';
 
@@ -39,7 +40,7 @@ import type { TitleValues } from './title-block.ts';
 /** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
 const blockHandlers: Record<string, BlockHandler | null> = {
   root,
-  paragraph,
+  paragraph: tocOrParagraph,
   heading,
   thematicBreak,
   blockquote,
@@ -73,6 +74,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   html: htmlInline,
   superscript,
   subscript,
+  anchor: (state, node: Anchor) => state.anchors.bookmark(node, []),
 };
 
 /** What the compiler hands to the packaging step. */
@@ -87,6 +89,8 @@ export interface CompiledDocument {
   /** The warnings with their first source line and count. */
   warningDetails: WarningDetail[];
   stats: ConversionStats;
+  /** The table of contents to write at its marker paragraphs, when the document asks for one. */
+  toc?: TocRequest;
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
@@ -95,8 +99,12 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   const state = new State(blockHandlers, inlineHandlers, options);
   state.warningList.addAll(parsed.warningDetails);
   collectDefinitions(tree, state);
+  state.anchors.collect(tree);
+  state.toc.findMarkers(tree);
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
   const children = state.blocks(tree.children);
+  const leftOver = state.anchors.leftOver();
+  if (leftOver.length > 0) children.push(new Paragraph({ children: leftOver }));
   for (const [id, definition] of state.footnoteDefinitions) {
     // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
     state.line = definition.position?.start.line ?? null;
@@ -112,6 +120,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     warnings: state.warnings,
     warningDetails: state.warningList.list(),
     stats,
+    ...(state.toc.written ? { toc: state.toc.request(state.anchors.headings) } : {}),
   };
 }
 

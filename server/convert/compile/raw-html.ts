@@ -5,6 +5,7 @@ import { toText } from 'hast-util-to-text';
 import type { Html, Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
 import { directionHandlers, markSpanningDirections } from './html-direction.ts';
 import { countInto, type ConversionStats } from './stats.ts';
+import { htmlAnchor, htmlAnchorName, restoreAnchors } from './anchors.ts';
 
 /**
  * Raw HTML is read with a real HTML parser (parse5, through hast-util-from-html) and turned into the mdast its
@@ -142,6 +143,7 @@ const PHRASING_PARENTS = new Set([
   'subscript',
 ]);
 const PHRASING = new Set([
+  'anchor',
   'text',
   'emphasis',
   'strong',
@@ -296,7 +298,14 @@ function pruneEmpty(tree: HastRoot): void {
     const node = parents[i] as HastRoot | Element;
     if (node.children.some((child) => removed.has(child)))
       node.children = node.children.filter((child) => !removed.has(child));
-    if (node.type === 'element' && node.children.length === 0 && !MEANINGFUL_EMPTY.has(node.tagName)) removed.add(node);
+    // An empty `<a name="x">` is an anchor a link may jump to: kept.
+    if (
+      node.type === 'element' &&
+      node.children.length === 0 &&
+      !MEANINGFUL_EMPTY.has(node.tagName) &&
+      htmlAnchorName(node) === undefined
+    )
+      removed.add(node);
   }
 }
 
@@ -379,11 +388,12 @@ function convert(
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)];
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, {
-    handlers: { ...directionHandlers, [SLOT]: slot, sup: script, sub: script },
+    handlers: { ...directionHandlers, [SLOT]: slot, sup: script, sub: script, a: htmlAnchor },
     nodeHandlers: { comment: () => undefined },
   });
   const result = mdast.type === 'root' ? mdast.children : [mdast];
   restoreScripts(result, new Set(slots));
+  restoreAnchors(result, new Set(slots));
   placeLines(result, new Set(slots), line);
   return result;
 }

@@ -15,6 +15,8 @@ import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
 import { directed, type Direction } from './bidi.ts';
 import type { TitleValues } from './title-block.ts';
+import { AnchorIndex } from './anchors.ts';
+import { TocState } from './toc.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 
@@ -105,6 +107,10 @@ export class State {
   /** Identifiers of the footnote definitions printed as footnotes. */
   readonly printedFootnotes = new Set<string>();
   readonly lists = new Map<string, ListDefinition>();
+  /** Heading bookmarks and link targets, collected before compiling (anchors.ts). */
+  readonly anchors = new AnchorIndex();
+  /** The table of contents asked for, if any (toc.ts). */
+  readonly toc = new TocState();
   /** Document properties, filled from the front matter. */
   readonly properties: DocumentProperties = {};
   /** The front matter's title block values (title-block.ts). */
@@ -340,7 +346,7 @@ export class State {
    * and the indentation of surrounding lists and quotes.
    */
   paragraph(role: ParagraphRole, children: ParagraphChild[], extra: IParagraphOptions = {}): Paragraph {
-    const options: Record<string, unknown> = { children, ...extra };
+    const options: Record<string, unknown> = { children: this.anchors.withDeferred(children), ...extra };
     const pending = this.pendingItem;
     this.pendingItem = undefined;
     if (this.inFootnote) {

@@ -9,6 +9,7 @@ export const CONTENT_TYPE = {
   numbering: 'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml',
   footnotes: 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml',
   core: 'application/vnd.openxmlformats-package.core-properties+xml',
+  settings: 'application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml',
 } as const;
 
 /** [Content_Types].xml: overrides added, removed and retyped through one object. */

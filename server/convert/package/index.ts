@@ -20,6 +20,7 @@ import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { supportStyles } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
+import { findToc, offsetBookmarkIds, requestFieldUpdate, tocShell, writeToc } from './toc.ts';
 import { compileParts, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -35,6 +36,8 @@ interface Prepared {
   /** Title block keys the kept body has a place for (title-fields.ts), and the headers and footers that have some. */
   titleFields: Set<TitleKey>;
   titleFieldParts: string[];
+  /** The TOC of the template's text, when it has one (see toc.ts). */
+  tocShell: Element[] | undefined;
 }
 
 const prepared = new WeakMap<Template, Prepared>();
@@ -47,7 +50,11 @@ function prepare(template: Template): Prepared {
     const data = template.parts.get(path);
     return data === undefined ? null : parsePart(data, path);
   };
-  const body = templateBody(open(main) ?? parsePart('', main));
+  const mainDocument = open(main) ?? parsePart('', main);
+  // A TOC of the template's text (which goes) is kept aside to be the shell of the document's own (toc.ts).
+  const templateToc = findToc(children(wChild(mainDocument.documentElement, 'body') ?? mainDocument));
+  const shell = templateToc ? tocShell(templateToc) : undefined;
+  const body = templateBody(mainDocument);
   const fixed = new Map<string, string>();
   const footnotes = open(siblingPath(main, 'footnotes.xml'));
   if (footnotes && pruneNotes(footnotes, 'footnote', body.kept.footnotes))
@@ -68,7 +75,7 @@ function prepare(template: Template): Prepared {
     return root ? titleFieldsIn(children(root)).size > 0 : false;
   });
   const titleFields = titleFieldsIn(children(body.body));
-  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed, titleFields, titleFieldParts };
+  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed, titleFields, titleFieldParts, tocShell: shell };
   prepared.set(template, result);
   return result;
 }
@@ -133,6 +140,21 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const genMainRels = generatedPart('word/_rels/document.xml.rels');
   moveHyperlinks(genMainRels, mainRels, content, 'dwLink');
   moveMedia(generated, genMainRels, mainRels, types, out, main, content);
+  offsetBookmarkIds(children(ready.body.body), content);
+  if (compiled.toc) {
+    const ours = new Set(content);
+    const keptBody = children(wChild(document.documentElement, 'body') ?? document).filter((n) => !ours.has(n));
+    const context = { request: compiled.toc, styles: template.styles };
+    if (writeToc(document, content, keptBody, ready.tocShell, context)) {
+      // Word updates the TOC's page numbers on open.
+      const settingsPath = siblingPath(main, 'settings.xml');
+      const source = ready.fixed.get(settingsPath) ?? template.parts.get(settingsPath);
+      const settings = parsePart(source ?? `<w:settings xmlns:w="${NS.w}"/>`, settingsPath);
+      requestFieldUpdate(settings);
+      out.set(settingsPath, serializePart(settings));
+      if (source === undefined) addPart(mainRels, types, REL.settings, settingsPath, CONTENT_TYPE.settings);
+    }
+  }
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
   const genFootnotes = generatedPart('word/footnotes.xml');

@@ -11,6 +11,7 @@ export const REL = {
   numbering: `${NS.r}/numbering`,
   footnotes: `${NS.r}/footnotes`,
   comments: `${NS.r}/comments`,
+  settings: `${NS.r}/settings`,
   coreProperties: 'http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties',
 } as const;
 

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { State } from '../state.ts';
 import { readTitleValues, titleBlock } from '../title-block.ts';
 import { code } from './code.ts';
+import { tocFrontMatter } from '../toc.ts';
 
 /** Document properties taken from YAML front matter. */
 export interface DocumentProperties {
@@ -76,7 +77,9 @@ export function frontMatter(state: State, node: Yaml): FileChild[] {
   state.titleValues = readTitleValues(record);
   const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields);
   for (const key of block.used) used.add(key);
+  const toc = tocFrontMatter(state, record);
+  for (const key of toc.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
-  return block.paragraphs;
+  return [...block.paragraphs, ...toc.blocks];
 }

@@ -10,9 +10,13 @@ const FALLBACK_SIZES = [32, 28, 26, 24, 22, 22];
 export function heading(state: State, node: Heading): FileChild[] {
   const level = String(node.depth) as HeadingLevel;
   const style = state.styles.heading[level];
-  if (style) return [state.paragraph('heading', state.inlines(node.children), { style })];
+  // The heading's bookmark (its GitHub slug, see anchors.ts) is what `#slug` links and the TOC jump to.
+  if (style) return [state.paragraph('heading', state.anchors.bookmark(node, state.inlines(node.children)), { style })];
   const size = FALLBACK_SIZES[node.depth - 1] ?? 22;
-  const children = state.withInline({ bold: true, size }, () => state.inlines(node.children));
+  const children = state.anchors.bookmark(
+    node,
+    state.withInline({ bold: true, size }, () => state.inlines(node.children)),
+  );
   return [
     state.paragraph('heading', children, {
       outlineLevel: node.depth - 1,

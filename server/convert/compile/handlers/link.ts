@@ -3,6 +3,7 @@ import type { Link, LinkReference, PhrasingContent } from 'mdast';
 import type { State } from '../state.ts';
 import { stripForbiddenXmlChars } from '../../xml.ts';
 import { unsafeLinkScheme } from '../link-scheme.ts';
+import { internalLink } from '../anchors.ts';
 
 /** Makes a URL safe as a relationship target: spaces and other characters URIs forbid are percent-encoded. */
 export function safeTarget(url: string): string {
@@ -18,9 +19,20 @@ function hyperlink(state: State, url: string, children: PhrasingContent[]): Para
     state.warn(`unsafe_link: ${unsafe}`);
     return state.inlines(children);
   }
+  const fragment = /^\s*#(.+)$/s.exec(url)?.[1]?.trim();
+  if (fragment)
+    return internalLink(
+      state.anchors,
+      fragment,
+      () => state.withInline({ link: true }, () => state.inlines(children)),
+      () => state.inlines(children),
+      (warning) => {
+        state.warn(warning);
+      },
+    );
   const runs = state.withInline({ link: true }, () => state.inlines(children));
   const target = safeTarget(url);
-  // A link to a heading of the same document (#anchor) or an empty one has no external target: its text stays.
+  // An empty link (or a bare `#`) has no target: its text stays.
   if (!target || target.startsWith('#')) return runs;
   if (runs.length === 0) return [];
   return [new ExternalHyperlink({ link: target, children: runs })];

@@ -1,0 +1,215 @@
+import { BookmarkEnd, BookmarkStart, InternalHyperlink, type ParagraphChild } from 'docx';
+import GithubSlugger from 'github-slugger';
+import type { Heading, Node, Nodes, Root } from 'mdast';
+import type { Element } from 'hast';
+import { defaultHandlers, type Handle } from 'hast-util-to-mdast';
+import { toString } from 'mdast-util-to-string';
+
+/**
+ * Links inside the document (issue 15): every heading gets a bookmark named from its GitHub slug, explicit HTML
+ * anchors (`<a name>`, `<a id>`) get one too, and `[text](#slug)` links to it. The targets are collected in a first
+ * pass over the whole tree, so a link may point to a heading further down.
+ */
+
+/** An explicit anchor from raw HTML (`<a name="x">`, `<a id="x">`): a bookmark where it stands, printing nothing. */
+export interface Anchor extends Node {
+  type: 'anchor';
+  name: string;
+}
+
+declare module 'mdast' {
+  interface PhrasingContentMap {
+    anchor: Anchor;
+  }
+  interface RootContentMap {
+    anchor: Anchor;
+  }
+}
+
+/** A heading as a table of contents lists it. */
+export interface HeadingEntry {
+  level: number;
+  text: string;
+  bookmark: string;
+}
+
+/** Word refuses bookmark names longer than this. */
+export const MAX_BOOKMARK_NAME = 40;
+/** Characters kept of a slug in front of the hash, so the name stays within MAX_BOOKMARK_NAME with a counter. */
+const HASHED_PREFIX = 26;
+
+/** FNV-1a (32 bits) of a string's UTF-16 code units, as 8 hex digits: short, stable, and the same on every platform. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/**
+ * The bookmark name of a target (a slug or an explicit anchor name), unique among `taken` (lower-cased: Word compares
+ * bookmark names without case). Word accepts names of at most 40 characters, starting with a letter, of letters,
+ * digits and underscores. A target that is already such a name once `-` becomes `_` keeps it (`getting-started` →
+ * `getting_started`); any other (non-ASCII, too long, starting with a digit, or taken) becomes its ASCII letters and
+ * digits (at most 26) and the FNV-1a hash of the whole target (`h_1a2b3c4d` for `语言无关`); a name still taken gets
+ * `_2`, `_3`, … Deterministic: the same document always gives the same names.
+ */
+export function bookmarkName(target: string, taken: ReadonlySet<string>): string {
+  const readable = target.replaceAll('-', '_');
+  if (/^[A-Za-z][A-Za-z0-9_]*$/.test(readable) && readable.length <= MAX_BOOKMARK_NAME) {
+    if (!taken.has(readable.toLowerCase())) return readable;
+  }
+  const prefix = target
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^[^A-Za-z]+/, '')
+    .slice(0, HASHED_PREFIX)
+    .replace(/_+$/, '');
+  const hashed = `${prefix || 'h'}_${fnv1a(target)}`;
+  let name = hashed;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${hashed}_${n}`;
+  return name;
+}
+
+/** The link targets of a document and the bookmarks that stand for them. */
+export class AnchorIndex {
+  /** Bookmark names by target (slug or explicit name), the first of a target winning as in HTML. */
+  private readonly targets = new Map<string, string>();
+  /** The bookmark of each heading and explicit anchor node. */
+  private readonly names = new Map<Node, string>();
+  private readonly taken = new Set<string>();
+  /** Every heading in document order. */
+  readonly headings: HeadingEntry[] = [];
+  private nextId = 0;
+  private readonly pending: Anchor[] = [];
+
+  /** First pass: slugs every heading (GitHub's rules, duplicates `-1`, `-2`) and names every explicit anchor. */
+  collect(tree: Root): void {
+    const slugger = new GithubSlugger();
+    const stack: Nodes[] = [tree];
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      if (node.type === 'heading') this.addHeading(node, slugger);
+      else if (node.type === 'anchor') this.add(node, node.name);
+      if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
+    }
+  }
+
+  private addHeading(node: Heading, slugger: GithubSlugger): void {
+    // The heading's text as GitHub reads it (its rendered text: image alt text is not part of it).
+    const text = toString(node, { includeImageAlt: false });
+    const name = this.add(node, slugger.slug(text));
+    this.headings.push({ level: node.depth, text: text.replace(/\s+/g, ' ').trim(), bookmark: name });
+  }
+
+  private add(node: Node, target: string): string {
+    const name = bookmarkName(target, this.taken);
+    this.taken.add(name.toLowerCase());
+    this.names.set(node, name);
+    if (!this.targets.has(target)) this.targets.set(target, name);
+    return name;
+  }
+
+  /** The bookmark a `#fragment` jumps to: as written, percent-decoded, or in lower case (GitHub's slugs are). */
+  resolve(fragment: string): string | undefined {
+    let decoded = fragment;
+    try {
+      decoded = decodeURIComponent(fragment);
+    } catch {
+      // A lone `%` is no escape: the fragment stays as written.
+    }
+    for (const candidate of [fragment, decoded, decoded.toLowerCase()]) {
+      const name = this.targets.get(candidate);
+      if (name !== undefined) return name;
+    }
+    return undefined;
+  }
+
+  /** A bookmark id (w:id), counted per conversion so the output is reproducible. */
+  newId(): number {
+    this.nextId += 1;
+    return this.nextId;
+  }
+
+  /** The runs of a heading or an anchor wrapped in its bookmark. */
+  bookmark(node: Node, runs: ParagraphChild[]): ParagraphChild[] {
+    const name = this.names.get(node);
+    if (name === undefined) return runs;
+    const id = this.newId();
+    const start = new BookmarkStart(name, id) as unknown as ParagraphChild;
+    const end = new BookmarkEnd(id) as unknown as ParagraphChild;
+    return [start, ...runs, end];
+  }
+
+  /** Keeps the bookmark of an anchor standing alone (an empty line in Word) for the next paragraph. */
+  defer(node: Anchor): void {
+    this.pending.push(node);
+  }
+
+  /** A paragraph's children with the deferred anchors' bookmarks in front. */
+  withDeferred(children: ParagraphChild[]): ParagraphChild[] {
+    if (this.pending.length === 0) return children;
+    const anchors = this.pending.splice(0);
+    return [...anchors.flatMap((anchor) => this.bookmark(anchor, [])), ...children];
+  }
+
+  /** Anchors deferred past the last paragraph, as paragraphs of their own. */
+  leftOver(): ParagraphChild[] {
+    return this.withDeferred([]);
+  }
+}
+
+/** A `#fragment` link: an internal hyperlink to its bookmark, or its text with `broken_anchor` when none matches. */
+export function internalLink(
+  anchors: AnchorIndex,
+  fragment: string,
+  linkRuns: () => ParagraphChild[],
+  plainRuns: () => ParagraphChild[],
+  warn: (warning: string) => void,
+): ParagraphChild[] {
+  const name = anchors.resolve(fragment);
+  if (name === undefined) {
+    warn(`broken_anchor: #${fragment}`);
+    return plainRuns();
+  }
+  const runs = linkRuns();
+  if (runs.length === 0) return [];
+  return [new InternalHyperlink({ anchor: name, children: runs })];
+}
+
+/** The explicit anchor name of an HTML element (`<a name>`, `<a id>`), if it has one. */
+export function htmlAnchorName(node: Element): string | undefined {
+  if (node.tagName !== 'a') return undefined;
+  const { id, name } = node.properties;
+  const value = typeof id === 'string' && id.trim() ? id : typeof name === 'string' && name.trim() ? name : undefined;
+  return value?.trim();
+}
+
+/** Marks the empty `delete` node an anchor stands as while hast-util-to-mdast runs (it wraps unknown types in paragraphs). */
+const ANCHOR_MARK = 'docwrightAnchor';
+
+/** `<a name="x">`/`<a id="x">` in raw HTML: an anchor in front of what the element prints (a link or its text). */
+export const htmlAnchor: Handle = (state, node) => {
+  const name = htmlAnchorName(node);
+  const href = node.properties.href;
+  const printed = typeof href === 'string' && href !== '' ? defaultHandlers.a(state, node) : state.all(node);
+  if (name === undefined) return printed;
+  const mark = { type: 'delete', data: { [ANCHOR_MARK]: name }, children: [] };
+  return [mark, ...(Array.isArray(printed) ? printed : [printed])] as never;
+};
+
+/** Turns the marked `delete` nodes back into anchors, after the conversion. */
+export function restoreAnchors(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
+  const stack = [...nodes];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (skip.has(node)) continue;
+    const name = (node.data as Record<string, unknown> | undefined)?.[ANCHOR_MARK];
+    if (node.type === 'delete' && typeof name === 'string') {
+      const anchor: Anchor = { type: 'anchor', name };
+      Object.assign(node, anchor, { data: undefined, children: undefined });
+      delete (node as { children?: unknown }).children;
+      continue;
+    }
+    if ('children' in node) for (const child of node.children) stack.push(child);
+  }
+}
