@@ -203,7 +203,7 @@ describe('internal links of the corpus in LibreOffice PDFs (issue 15, acceptance
         // The link's own target when its text is readable and known, else any target some link names.
         const expected = targets.get(squash(link.text));
         const hit = [...(expected ?? allTargets)].find((target) => landing !== '' && target === landing);
-        expect(hit, `${name}: "${link.text}" lands on "${link.landing}" (page ${link.page + 1})`).toBeDefined();
+        expect(hit, `${name}: "${link.text}" lands on "${String(link.landing)}" (page ${link.page + 1})`).toBeDefined();
         if (hit) reached.add(hit);
       }
       // Every target some link names is reached by one in the PDF.

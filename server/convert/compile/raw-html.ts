@@ -2,7 +2,7 @@ import type { Element, Nodes as HastNodes, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import { toMdast, type Handle } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
-import type { Html, Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
+import type { Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
 import { directionHandlers, markSpanningDirections } from './html-direction.ts';
 import { countInto, type ConversionStats } from './stats.ts';
 import { htmlAnchor, htmlAnchorName, restoreAnchors } from './anchors.ts';

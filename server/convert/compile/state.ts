@@ -8,7 +8,7 @@ import {
   type IParagraphOptions,
   type ParagraphChild,
 } from 'docx';
-import type { Definition, FootnoteDefinition, Nodes, Parents, PhrasingContent, RootContent } from 'mdast';
+import type { Definition, FootnoteDefinition, Nodes, RootContent } from 'mdast';
 import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles, TitleKey } from '../mapping.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';

@@ -75,7 +75,14 @@ function prepare(template: Template): Prepared {
     return root ? titleFieldsIn(children(root)).size > 0 : false;
   });
   const titleFields = titleFieldsIn(children(body.body));
-  const result = { body, styles: open(siblingPath(main, 'styles.xml')), fixed, titleFields, titleFieldParts, tocShell: shell };
+  const result = {
+    body,
+    styles: open(siblingPath(main, 'styles.xml')),
+    fixed,
+    titleFields,
+    titleFieldParts,
+    tocShell: shell,
+  };
   prepared.set(template, result);
   return result;
 }
