@@ -87,6 +87,20 @@ export function outputFilename(requested: string | undefined): string {
   return `${base && base !== '.' && base !== '..' ? base : 'document'}.docx`;
 }
 
+/**
+ * The document name a markdown file's own name suggests (`notes/report.md` → `report`), for callers that send a file
+ * and no `filename`: its last path segment without the extension; undefined when nothing usable is left.
+ */
+export function stemOf(fileName: string | undefined): string | undefined {
+  const last = (fileName ?? '').split(/[\\/]/).pop() ?? '';
+  const stem = last
+    .replace(/\.[^.]*$/, '')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
+  return stem && stem !== '.' && stem !== '..' ? stem : undefined;
+}
+
 /** A template version's cache key: its id, version and content hash. */
 function templateKey(record: TemplateRecord): string {
   return `${record.id}:${record.version}:${record.sha256}`;

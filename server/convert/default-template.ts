@@ -42,6 +42,7 @@ export const DEFAULT_RULES: MappingRules = {
   subtitle: 'Subtitle',
   author: 'Author',
   date: 'Date',
+  caption: 'Caption',
 };
 
 const FONT = 'Calibri';
@@ -134,6 +135,16 @@ const styles: IStylesOptions = {
       next: 'BodyText',
       run: { size: 24, color: '595959' },
       paragraph: { spacing: { after: 360 }, keepNext: true },
+    },
+    // An image's title under it (docs/images.md); Word's own name for the style is "caption".
+    {
+      id: 'Caption',
+      name: 'caption',
+      basedOn: 'Normal',
+      next: 'BodyText',
+      quickFormat: true,
+      run: { size: 18, italics: true, color: '44546A' },
+      paragraph: { spacing: { before: 60, after: 200 } },
     },
     {
       id: 'Footer',

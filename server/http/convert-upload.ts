@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { imageTarget } from '../convert/images/path.ts';
 import { IMAGE_LIMITS } from '../convert/images/limits.ts';
 import { ApiError } from '../errors.ts';
+import { stemOf } from '../services.ts';
 
 /** The text fields a multipart conversion takes (the JSON body's fields); `markdown` may also be a file part. */
 const TEXT_FIELDS = new Set(['markdown', 'template_id', 'mapping_id', 'filename', 'response_format']);
@@ -51,6 +52,7 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
   const fields: Record<string, string> = {};
   const images = new Map<string, Uint8Array>();
   let total = 0;
+  let markdownName: string | undefined;
   const parts = request.parts({
     // Paths are kept (busboy would cut `img/a.png` to `a.png`); the limits are checked per part below as well.
     preservePath: true,
@@ -82,6 +84,7 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
       if ('markdown' in fields) throw new ApiError('validation_error', 'markdown: sent twice.');
       const bytes = await readPart(part.file, MARKDOWN_BYTES, 'markdown');
       fields.markdown = new TextDecoder('utf-8').decode(bytes);
+      markdownName = part.filename;
       continue;
     }
     if (part.fieldname !== 'images')
@@ -109,5 +112,8 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
       );
     images.set(target.path, bytes);
   }
+  // A markdown file sent without a `filename` names the document after itself (report.md → report.docx), as the app does.
+  const stem = stemOf(markdownName);
+  if (!('filename' in fields) && stem !== undefined) fields.filename = stem;
   return { fields, images };
 }

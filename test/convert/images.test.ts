@@ -148,6 +148,14 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(Array.from(paragraphs[1]?.getElementsByTagNameNS(NS.w, 'numPr') ?? [])).toHaveLength(0);
   });
 
+  it('captions with the built-in mapping too: its template has a caption style and the mapping names it', () => {
+    const result = convert({ markdown: '![Chart](img/small.png "Figure 1: costs")\n', images: folderSource(DOC) });
+    expect(result.warnings).toEqual([]);
+    const doc = xml(result.docx, 'word/document.xml');
+    const caption = all(doc, NS.w, 'p').find((p) => p.textContent === 'Figure 1: costs');
+    expect(caption?.getElementsByTagNameNS(NS.w, 'pStyle')[0]?.getAttributeNS(NS.w, 'val')).toBe('Caption');
+  });
+
   it('keeps the template’s own pictures and drawing ids (a header logo): ours come after, under other names', async () => {
     const template = fixture('templates', 'corporate.docx');
     const { docx, warnings } = convert({

@@ -109,6 +109,8 @@ describe('POST /api/v1/convert, multipart with images', () => {
       status: 'completed',
       warnings: ['image_missing: img/gone.png'],
       stats: { images: 2 },
+      // Named after the markdown file sent, as the app names it (no `filename` field).
+      filename: 'doc.docx',
     });
   });
 

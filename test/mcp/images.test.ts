@@ -58,6 +58,8 @@ describe('convert_markdown input_path', () => {
       'remote_image: https://example.com/x.png',
     ]);
     expect(record.stats.images).toBe(9);
+    // Named after the file (doc/doc.md → doc.docx), not "document.docx".
+    expect(record.filename).toBe('doc.docx');
     const docx = embeddedDocx(result);
     expect(Object.keys(unzipSync(docx)).filter((n) => n.startsWith('word/media/'))).toHaveLength(6);
     expect(part(docx, 'word/document.xml')).toContain('descr="A blue banner"');

@@ -1,7 +1,7 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { DOCX_TYPE } from '../../http/routes/conversions.ts';
-import { outputFilename } from '../../services.ts';
+import { outputFilename, stemOf } from '../../services.ts';
 import { ApiError } from '../../errors.ts';
 import { inputFile } from '../input.ts';
 import { resolvePair } from '../lookup.ts';
@@ -75,7 +75,12 @@ export const convertMarkdown = defineTool({
     mapping: IdOrName('mapping')
       .optional()
       .describe("Style mapping id or name (list_mappings). Default: the template's first mapping."),
-    filename: z.string().min(1).max(200).optional().describe('Output file name without extension; default "document".'),
+    filename: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Output file name without extension; default: the name of the input_path file, else "document".'),
     output_path: z
       .string()
       .min(1)
@@ -115,13 +120,15 @@ export const convertMarkdown = defineTool({
         ? undefined
         : await inputFile(services.store.settings().mcp_output_dir, args.input_path, MARKDOWN_LIMIT);
     const markdown = source?.markdown ?? args.markdown ?? '';
+    // A file without `filename` names the document after itself (notes/report.md → report.docx).
+    const filename = args.filename ?? stemOf(args.input_path);
     const target =
       args.output_path === undefined
         ? undefined
         : await outputTarget(
             services.store.settings().mcp_output_dir,
             args.output_path,
-            outputFilename(args.filename),
+            outputFilename(filename),
             args.overwrite,
           );
     const { record, docx } = await services.convert({
@@ -129,7 +136,7 @@ export const convertMarkdown = defineTool({
       ...(source ? { images: { folder: source.folder } } : {}),
       template_id: template.id,
       mapping_id: mapping.id,
-      ...(args.filename !== undefined ? { filename: args.filename } : {}),
+      ...(filename !== undefined ? { filename } : {}),
       channel: 'mcp',
     });
     let savedTo: string | null = null;
