@@ -55,11 +55,16 @@ export function buildNeeded(dir = root) {
   return ['main', 'server', 'renderer'].some((folder) => newest(join(dir, folder)) > built);
 }
 
-/** Runs a child with this terminal; its exit code becomes ours. SIGTERM and SIGHUP are passed on (Ctrl-C reaches it directly). */
+/**
+ * Runs a child with this terminal; its exit code becomes ours. SIGTERM and SIGHUP are passed on. Ctrl-C reaches the
+ * child directly (the whole process group gets it); a SIGINT sent to this process alone (`kill -INT <pid>`) is passed on
+ * when the child is still running a moment later.
+ */
 function run(command, args) {
   const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, ELECTRON_RUN_AS_NODE: undefined } });
+  const running = () => child.exitCode === null && child.signalCode === null;
   for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-  process.on('SIGINT', () => undefined);
+  process.on('SIGINT', () => setTimeout(() => running() && child.kill('SIGINT'), 500).unref());
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 

@@ -49,47 +49,54 @@ describe('choosing what to start', () => {
 });
 
 describe('npm start without a usable Electron', () => {
-  it('prints the reason, runs the server with the UI link, and stops cleanly', async () => {
-    const env = { ...process.env, DOCWRIGHT_HOME: home, DOCWRIGHT_KEYCHAIN: 'off', DISPLAY: '', WAYLAND_DISPLAY: '' };
-    const expected = chooseLaunch({ electron: electronBinary(), platform: 'linux', env: {} });
-    expect(expected.mode).toBe('server');
-    const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), '--port', '0'], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = once(child, 'exit');
-    try {
-      const url = await new Promise<string>((done, fail) => {
-        const timer = setTimeout(() => fail(new Error(`no URL printed; stdout: ${stdout}; stderr: ${stderr}`)), 30_000);
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          const m = /Docwright is running at (\S+)[\s\S]*Open the app:/.exec(stdout);
-          if (m?.[1]) {
-            clearTimeout(timer);
-            done(m[1]);
-          }
-        });
+  // SIGINT sent to the wrapper alone (`kill -INT <pid>`, not Ctrl-C's whole group) must stop the server too.
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'prints the reason, runs the server with the UI link, and stops cleanly on %s',
+    async (signal) => {
+      const env = { ...process.env, DOCWRIGHT_HOME: home, DOCWRIGHT_KEYCHAIN: 'off', DISPLAY: '', WAYLAND_DISPLAY: '' };
+      const expected = chooseLaunch({ electron: electronBinary(), platform: 'linux', env: {} });
+      expect(expected.mode).toBe('server');
+      const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), '--port', '0'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      expect(stdout.split('\n')[0]).toBe(expected.mode === 'server' ? expected.reason : '');
-      // Not a terminal: the session link goes to a file only the user can read, never to this (loggable) output.
-      expect(stdout).toContain(`Open the app:  the link in ${join(home, 'ui-link')}`);
-      expect(stdout).not.toContain('token=');
-      expect(readFileSync(join(home, 'ui-link'), 'utf8')).toMatch(
-        /^https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=\S{20,}\n$/,
-      );
-      expect(statSync(join(home, 'ui-link')).mode & 0o077).toBe(0);
-      const health = await call(trustingAgent(join(home, 'tls', 'localhost-cert.pem')), `${url}/api/health`);
-      expect(health.status).toBe(200);
-      expect(existsSync(join(home, 'server.json'))).toBe(true);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    const [code] = await exited;
-    expect(code).toBe(0);
-    // The server closed (SIGTERM was passed on): its discovery file is gone.
-    expect(existsSync(join(home, 'server.json'))).toBe(false);
-  });
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = once(child, 'exit');
+      try {
+        const url = await new Promise<string>((done, fail) => {
+          const timer = setTimeout(
+            () => fail(new Error(`no URL printed; stdout: ${stdout}; stderr: ${stderr}`)),
+            30_000,
+          );
+          child.stdout.on('data', (d: Buffer) => {
+            stdout += d.toString();
+            const m = /Docwright is running at (\S+)[\s\S]*Open the app:/.exec(stdout);
+            if (m?.[1]) {
+              clearTimeout(timer);
+              done(m[1]);
+            }
+          });
+        });
+        expect(stdout.split('\n')[0]).toBe(expected.mode === 'server' ? expected.reason : '');
+        // Not a terminal: the session link goes to a file only the user can read, never to this (loggable) output.
+        expect(stdout).toContain(`Open the app:  the link in ${join(home, 'ui-link')}`);
+        expect(stdout).not.toContain('token=');
+        expect(readFileSync(join(home, 'ui-link'), 'utf8')).toMatch(
+          /^https:\/\/127\.0\.0\.1:\d+\/auth\/session\?token=\S{20,}\n$/,
+        );
+        expect(statSync(join(home, 'ui-link')).mode & 0o077).toBe(0);
+        const health = await call(trustingAgent(join(home, 'tls', 'localhost-cert.pem')), `${url}/api/health`);
+        expect(health.status).toBe(200);
+        expect(existsSync(join(home, 'server.json'))).toBe(true);
+      } finally {
+        child.kill(signal);
+      }
+      const [code] = await exited;
+      expect(code).toBe(0);
+      // The server closed (the signal was passed on): its discovery file is gone.
+      expect(existsSync(join(home, 'server.json'))).toBe(false);
+    },
+  );
 });
