@@ -20,12 +20,24 @@ export function parsePart(data: Uint8Array | string, name: string): XmlDocument 
  */
 export function parseGeneratedPart(data: Uint8Array | string, name: string): XmlDocument {
   if (!optimisationsEnabled()) return parsePart(data, name);
-  return new DOMParser({
-    locator: false,
-    onError: (level, message) => {
-      if (level !== 'warning') throw new Error(`docx wrote ${name} that is not well-formed XML: ${message}`);
-    },
-  }).parseFromString(typeof data === 'string' ? data : decodeUtf8(data), 'text/xml');
+  const xml = typeof data === 'string' ? data : decodeUtf8(data);
+  const doc = parseWithoutLocator(xml);
+  // Not well-formed, or with a DTD, after all: parsed again the usual way, for the usual error.
+  return doc && !doc.doctype ? doc : parsePart(xml, name);
+}
+
+/** A well-formed document, else null. */
+function parseWithoutLocator(xml: string): XmlDocument | null {
+  try {
+    return new DOMParser({
+      locator: false,
+      onError: (level, message) => {
+        if (level !== 'warning') throw new Error(message);
+      },
+    }).parseFromString(xml, 'text/xml');
+  } catch {
+    return null;
+  }
 }
 
 /** Writes a part back, with its XML declaration. */
