@@ -5,13 +5,14 @@ import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { Document } from 'docx';
 import type { CompiledDocument } from '../compile/index.ts';
 import type { TitleKey } from '../mapping.ts';
+import { optimisationsEnabled } from '../optimisations.ts';
 import { relsPath, siblingPath, type Template } from '../template/read.ts';
 import { findPart, resolveTarget } from '../template/parts.ts';
 import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
-import { children, isW, parsePart, serializePart, wAttr, wChild } from './dom.ts';
+import { children, isW, parseGeneratedPart, parsePart, serializePart, wAttr, wChild } from './dom.ts';
 import { mergeFootnotes, pruneNotes } from './footnotes.ts';
 import { moveMedia } from './media.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
@@ -103,18 +104,30 @@ export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
   return prepare(template).titleFields;
 }
 
-/** Writes the compiled content into the template: everything of the template is kept but its body's own content. */
+/**
+ * Writes the compiled content into the template: everything of the template is kept but its body's own content.
+ * Takes `compiled` over: its docx content (children, footnotes) is let go once docx has written it.
+ */
 export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
-  const generated = compileParts(
-    new Document({
-      numbering: compiled.numbering,
-      footnotes: compiled.footnotes,
-      sections: [{ children: compiled.children }],
-    }),
+  const generated = new Map(
+    compileParts(
+      new Document({
+        numbering: compiled.numbering,
+        footnotes: compiled.footnotes,
+        sections: [{ children: compiled.children }],
+      }),
+    ),
   );
+  const noteCount = Object.keys(compiled.footnotes).length;
+  const release = optimisationsEnabled();
+  // A long document's docx objects (55 MB at 1.2 MB of markdown) need not live beside the DOM of what they wrote.
+  if (release) {
+    compiled.children = [];
+    compiled.footnotes = {};
+  }
   const generatedPart = (path: string): XmlDocument | null => {
     const data = generated.get(path);
-    return data === undefined ? null : parsePart(data, path);
+    return data === undefined ? null : parseGeneratedPart(data, path);
   };
   const templatePart = (path: string): XmlDocument | null => {
     const data = template.parts.get(path);
@@ -130,6 +143,8 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   // Body and sections.
   const genDocument = generatedPart('word/document.xml');
   if (!genDocument) throw new Error('docx wrote no document part');
+  // Its text (5.3 M characters at 1.2 MB of markdown) is in the DOM now.
+  if (release) generated.delete('word/document.xml');
   const { document, content, kept } = mergeDocument(ready.body, genDocument);
   // The template's title block places, in its kept body (never in our content) and its headers and footers.
   const ours = new Set<Element>(content);
@@ -168,7 +183,7 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const ourNotes = genFootnotes?.documentElement
     ? children(genFootnotes.documentElement).filter((n) => isW(n, 'footnote') && Number(wAttr(n, 'id')) > 0)
     : [];
-  const hasNotes = Object.keys(compiled.footnotes).length > 0 && ourNotes.length > 0;
+  const hasNotes = noteCount > 0 && ourNotes.length > 0;
 
   // Lists: numbering instances appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
@@ -202,7 +217,8 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
       footnotes = genFootnotes;
       addPart(mainRels, types, REL.footnotes, footnotesPath, CONTENT_TYPE.footnotes);
     }
-    out.set(footnotesPath, serializePart(footnotes));
+    // Written below, once the styles are merged into it; set here so the part keeps its place in the zip.
+    out.set(footnotesPath, optimisationsEnabled() ? '' : serializePart(footnotes));
     if (footRels.changed) out.set(footRelsPath, footRels.toXml());
   }
 

@@ -1,4 +1,5 @@
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Attr, Document as XmlDocument, Element } from '@xmldom/xmldom';
+import { optimisationsEnabled } from '../optimisations.ts';
 
 /** The one namespace registry of the package (prefix → URI), as Word writes them. */
 export const NS = {
@@ -90,14 +91,18 @@ function childElements(el: Element): Element[] {
   return out;
 }
 
-/** The namespaces (prefix → URI) the elements and attributes of a part use, first use first. */
-function usedNamespaces(root: Element): Map<string, string> {
+/**
+ * The namespaces (prefix → URI) the elements and attributes of a part use, first use first. With `below`, the
+ * declarations of the elements under the root are collected into it on the way (one walk instead of two).
+ */
+function usedNamespaces(root: Element, below?: { el: Element; attr: Attr }[]): Map<string, string> {
   const used = new Map<string, string>();
   const stack: Element[] = [root];
   for (let el = stack.pop(); el; el = stack.pop()) {
     if (el.prefix && el.namespaceURI && !used.has(el.prefix)) used.set(el.prefix, el.namespaceURI);
     for (let i = 0; i < el.attributes.length; i++) {
       const a = el.attributes.item(i);
+      if (below && a && el !== root && a.namespaceURI === XMLNS && a.prefix === 'xmlns') below.push({ el, attr: a });
       if (!a || !a.prefix || !a.namespaceURI || a.namespaceURI === XMLNS || a.namespaceURI === XML) continue;
       if (!used.has(a.prefix)) used.set(a.prefix, a.namespaceURI);
     }
@@ -115,13 +120,17 @@ export function declareNamespaces(doc: XmlDocument): void {
   const root = doc.documentElement;
   if (!root) return;
   const declared = rootDeclarations(root);
-  const used = usedNamespaces(root);
+  const below: { el: Element; attr: Attr }[] | undefined = optimisationsEnabled() ? [] : undefined;
+  const used = usedNamespaces(root, below);
   for (const [prefix, uri] of used) {
     if (declared.has(prefix)) continue;
     root.setAttributeNS(XMLNS, `xmlns:${prefix}`, uri);
     declared.set(prefix, uri);
   }
-  dropRepeatedDeclarations(root, declared);
+  if (below) {
+    for (const { el, attr } of below)
+      if (declared.get(attr.localName ?? '') === attr.value) el.removeAttributeNode(attr);
+  } else dropRepeatedDeclarations(root, declared);
   const current = (root.getAttributeNS(NS.mc, 'Ignorable') ?? '').split(/\s+/).filter(Boolean);
   const ignorable = current.filter((p) => declared.has(p));
   for (const [prefix, uri] of used)
