@@ -104,6 +104,18 @@ describe('table of contents', () => {
     expect(part(result.docx, 'word/settings.xml')).toBe(new TextDecoder().decode(template));
   });
 
+  it('an Arabic heading’s TOC entry reads right to left (w:bidi, w:rtl); Latin entries stay as they are', async () => {
+    const result = convert({ markdown: '[TOC]\n\n# Summary\n\n# ملخص بالعربية\n', created });
+    const [sdt] = tocControls(part(result.docx, 'word/document.xml'));
+    const entries = sdt ? all(sdt, 'hyperlink').map((link) => link.parentNode as Element) : [];
+    expect(entries).toHaveLength(2);
+    const [latin, arabic] = entries.map((p) => ({ bidi: all(p, 'bidi').length, rtl: all(p, 'rtl').length }));
+    expect(latin).toEqual({ bidi: 0, rtl: 0 });
+    expect(arabic).toEqual({ bidi: 1, rtl: 1 });
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
+
   it('toc: true asks Word to update fields on open (settings.xml, schema-valid)', async () => {
     const result = convert({ markdown: MD, created });
     const settings = parse(part(result.docx, 'word/settings.xml'));

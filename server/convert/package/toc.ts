@@ -1,6 +1,7 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import type { HeadingEntry } from '../compile/anchors.ts';
 import { TOC_MARKER, type TocRequest } from '../compile/toc.ts';
+import { firstStrong } from '../compile/bidi.ts';
 import { findStyle, type TemplateStyle } from '../template/styles.ts';
 import { children, descendants, isW, setWAttr, wAttr, wChild, wElement } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
@@ -147,12 +148,21 @@ function entryParagraph(doc: XmlDocument, ctx: TocContext, entry: HeadingEntry):
   const p = wElement(doc, 'p');
   const pPr = wElement(doc, 'pPr');
   const style = findStyle(ctx.styles, `toc ${entry.level}`);
+  // A right-to-left heading's entry reads right to left too (as the heading does: compile/bidi.ts).
+  const rightToLeft = firstStrong(entry.text) === 'rtl';
   if (style?.type === 'paragraph') pPr.appendChild(wElement(doc, 'pStyle', { val: style.id }));
+  if (rightToLeft) pPr.appendChild(wElement(doc, 'bidi'));
   // Without the template's style, Word's own look: 11 pt further in per level.
-  else pPr.appendChild(wElement(doc, 'ind', { left: String(220 * (entry.level - 1)) }));
+  if (style?.type !== 'paragraph') pPr.appendChild(wElement(doc, 'ind', { left: String(220 * (entry.level - 1)) }));
   p.appendChild(pPr);
   const link = wElement(doc, 'hyperlink', { anchor: entry.bookmark, history: '1' });
-  link.appendChild(textRun(doc, entry.text));
+  const text = textRun(doc, entry.text);
+  if (rightToLeft) {
+    const rPr = wElement(doc, 'rPr');
+    rPr.appendChild(wElement(doc, 'rtl'));
+    text.insertBefore(rPr, text.firstChild);
+  }
+  link.appendChild(text);
   p.appendChild(link);
   return p;
 }
