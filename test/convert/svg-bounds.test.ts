@@ -44,6 +44,24 @@ describe('hostile SVGs render within bounds', () => {
     expect(ms).toBeLessThan(FAST_MS);
   });
 
+  it('renders nested masks and patterns fast (each level doubled the work: 20 levels took minutes)', () => {
+    let defs =
+      '<mask id="m0"><rect width="400" height="400" fill="white"/></mask>' +
+      '<pattern id="p0" width="2" height="2" patternUnits="userSpaceOnUse"><rect width="1" height="1"/></pattern>';
+    for (let i = 1; i <= 20; i++) {
+      const m = `<rect width="400" height="400" fill="white" mask="url(#m${String(i - 1)})"/>`;
+      const p = `<rect width="400" height="400" fill="url(#p${String(i - 1)})"/>`;
+      defs += `<mask id="m${String(i)}">${m}${m}</mask>`;
+      defs += `<pattern id="p${String(i)}" width="400" height="400" patternUnits="userSpaceOnUse">${p}${p}</pattern>`;
+    }
+    const { value, ms } = render(
+      `<svg ${SVG} width="400" height="400"><defs>${defs}</defs><rect width="400" height="400" mask="url(#m20)"/>` +
+        '<rect width="400" height="400" fill="url(#p20)" style="mask: url(#m20)"/></svg>',
+    );
+    expect(value.ok).toBe(true);
+    expect(ms).toBeLessThan(FAST_MS);
+  });
+
   it('renders a tall SVG with blur and turbulence fast, its fallback inside 1600 px and 2.5 megapixels', () => {
     const { value, ms } = render(
       `<svg ${SVG} width="800" height="30000"><filter id="b"><feTurbulence baseFrequency="0.9" numOctaves="10"/><feGaussianBlur stdDeviation="500"/></filter><rect width="800" height="30000" filter="url(#b)"/></svg>`,

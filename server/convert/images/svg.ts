@@ -94,21 +94,26 @@ function tooComplex(elements: number, uses: Element[], ids: Map<string, Element[
   return false;
 }
 
-/** The copy our renderer draws: no filters, whose cost (a dilate radius, a blur over a tall page) has no bound. */
-function withoutFilters(root: Element): string {
+/** What the renderer's copy lacks: filters (a dilate radius or a blur over a tall page has no bound), and masks and
+ * patterns (nested in each other, each level multiplies the work). */
+const UNBOUNDED = new Set(['filter', 'mask', 'pattern']);
+
+/** The copy our renderer draws: without the effects whose cost has no bound. */
+function renderable(root: Element): string {
   const copy = root.cloneNode(true) as Element;
   const stack: Element[] = [copy];
   for (let el = stack.pop(); el; el = stack.pop()) {
-    if (el.localName === 'filter') {
+    if (UNBOUNDED.has(el.localName ?? '')) {
       el.parentNode?.removeChild(el);
       continue;
     }
     el.removeAttribute('filter');
+    el.removeAttribute('mask');
     const style = el.getAttribute('style');
-    if (style?.includes('filter'))
+    if (style !== null && /filter|mask/i.test(style))
       el.setAttribute(
         'style',
-        styleWithout(style, (d) => d.split(':')[0]?.trim() === 'filter'),
+        styleWithout(style, (d) => UNBOUNDED.has(d.split(':')[0]?.trim().toLowerCase() ?? '')),
       );
     for (let child = el.firstChild; child; child = child.nextSibling)
       if (child.nodeType === 1) stack.push(child as Element);
@@ -164,7 +169,7 @@ export function cleanSvg(bytes: Uint8Array): CleanedSvg {
       if (child.nodeType === 1) stack.push(child as Element);
   }
   if (tooComplex(elements, uses, ids)) return { ok: false, reason: 'too complex' };
-  return { ok: true, svg: new XMLSerializer().serializeToString(root), render: withoutFilters(root), text };
+  return { ok: true, svg: new XMLSerializer().serializeToString(root), render: renderable(root), text };
 }
 
 /** The fallback's scale: twice the SVG's size for print, inside the longest side and the pixels allowed. */
