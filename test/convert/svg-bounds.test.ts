@@ -62,6 +62,26 @@ describe('hostile SVGs render within bounds', () => {
     expect(ms).toBeLessThan(FAST_MS);
   });
 
+  it('renders nested clip paths and markers fast (each level multiplied the work: 6 levels took over 20 s)', () => {
+    let defs =
+      '<clipPath id="c0"><rect width="400" height="400"/></clipPath>' +
+      '<marker id="k0" markerWidth="10" markerHeight="10"><path d="M0 0 L1 1 L2 2 L3 3"/></marker>' +
+      '<path id="q0" d="M0 0 L1 1 L2 2 L3 3"/>';
+    for (let i = 1; i <= 20; i++) {
+      const c = `<rect width="400" height="400" clip-path="url(#c${String(i - 1)})"/>`;
+      const k = `<path d="M0 0 L1 1 L2 2 L3 3" style="marker-mid: url(#k${String(i - 1)})"/>`;
+      defs += `<clipPath id="c${String(i)}" clip-path="url(#c${String(i - 1)})">${c}${c}</clipPath>`;
+      defs += `<marker id="k${String(i)}" markerWidth="10" markerHeight="10">${k}${k}<use href="#q${String(i)}"/></marker>`;
+      defs += `<path id="q${String(i)}" d="M0 0 L1 1 L2 2 L3 3" marker-mid="url(#k${String(i - 1)})"/>`;
+    }
+    const { value, ms } = render(
+      `<svg ${SVG} width="400" height="400"><defs>${defs}</defs><rect width="400" height="400" clip-path="url(#c20)"/>` +
+        '<path d="M0 0 L1 1 L2 2 L3 3" marker-mid="url(#k20)"/></svg>',
+    );
+    expect(value.ok).toBe(true);
+    expect(ms).toBeLessThan(FAST_MS);
+  });
+
   it('renders a tall SVG with blur and turbulence fast, its fallback inside 1600 px and 2.5 megapixels', () => {
     const { value, ms } = render(
       `<svg ${SVG} width="800" height="30000"><filter id="b"><feTurbulence baseFrequency="0.9" numOctaves="10"/><feGaussianBlur stdDeviation="500"/></filter><rect width="800" height="30000" filter="url(#b)"/></svg>`,

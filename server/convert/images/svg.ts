@@ -97,26 +97,36 @@ function tooComplex(elements: number, uses: Element[], ids: Map<string, Element[
 /** What the renderer's copy lacks: filters (a dilate radius or a blur over a tall page has no bound), and masks and
  * patterns (nested in each other, each level multiplies the work). */
 const UNBOUNDED = new Set(['filter', 'mask', 'pattern']);
+/** Clip paths and markers are kept, but not nested (each level multiplies the work too). */
+const NESTING = new Set(['clip-path', 'marker', 'marker-start', 'marker-mid', 'marker-end']);
+
+/** A property name of one style declaration, lower case. */
+function property(declaration: string): string {
+  return declaration.split(':')[0]?.trim().toLowerCase() ?? '';
+}
 
 /** The copy our renderer draws: without the effects whose cost has no bound. */
 function renderable(root: Element): string {
   const copy = root.cloneNode(true) as Element;
-  const stack: Element[] = [copy];
-  for (let el = stack.pop(); el; el = stack.pop()) {
-    if (UNBOUNDED.has(el.localName ?? '')) {
+  const stack: [Element, boolean][] = [[copy, false]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [el, inClipOrMarker] = next;
+    const name = el.localName ?? '';
+    const inside = inClipOrMarker || name === 'clipPath' || name === 'marker';
+    if (UNBOUNDED.has(name) || (inside && name === 'use')) {
       el.parentNode?.removeChild(el);
       continue;
     }
-    el.removeAttribute('filter');
-    el.removeAttribute('mask');
+    const drop = (p: string) => UNBOUNDED.has(p) || (inside && NESTING.has(p));
+    for (const attribute of [...UNBOUNDED, ...NESTING]) if (drop(attribute)) el.removeAttribute(attribute);
     const style = el.getAttribute('style');
-    if (style !== null && /filter|mask/i.test(style))
+    if (style !== null && /filter|mask|pattern|clip|marker/i.test(style))
       el.setAttribute(
         'style',
-        styleWithout(style, (d) => UNBOUNDED.has(d.split(':')[0]?.trim().toLowerCase() ?? '')),
+        styleWithout(style, (d) => drop(property(d))),
       );
     for (let child = el.firstChild; child; child = child.nextSibling)
-      if (child.nodeType === 1) stack.push(child as Element);
+      if (child.nodeType === 1) stack.push([child as Element, inside]);
   }
   return new XMLSerializer().serializeToString(copy);
 }
