@@ -93,7 +93,7 @@ export class ImageEmbedder {
     if (read.bytes.byteLength > IMAGE_LIMITS.svgBytes)
       return { ok: false, warning: `image_too_large: ${path} (an SVG over ${mib(IMAGE_LIMITS.svgBytes)})` };
     const svg = renderSvg(read.bytes);
-    if (!svg) return { ok: false, warning: `image_unsupported: ${path} (an SVG that cannot be rendered)` };
+    if (!svg.ok) return { ok: false, warning: `image_unsupported: ${path} (${svg.reason})` };
     return { ok: true, type: 'svg', data: svg.svg, fallback: svg.png, width: svg.width, height: svg.height };
   }
 }

@@ -13,6 +13,12 @@ export const IMAGE_LIMITS = {
   /** Most pixels a bitmap may have (60 megapixels: a 50 MP camera's photo): a small file that inflates to gigabytes
    * would stall or crash Word and LibreOffice when they open the document. */
   maxPixels: 60_000_000,
-  /** Width of an SVG's PNG fallback at most (pixels): enough for print at the text width. */
-  svgFallbackWidth: 1600,
+  /** Longest side of an SVG's PNG fallback at most (pixels): enough for print at the text width. */
+  svgFallbackSide: 1600,
+  /** Most pixels of an SVG's PNG fallback (2.5 megapixels): a 1600 × 1562 picture at most. */
+  svgFallbackPixels: 2_500_000,
+  /** Most elements an SVG may have, counting those its <use>s copy: beyond it rendering is unbounded work. */
+  svgElements: 20_000,
+  /** Most <use> elements in one SVG. */
+  svgUses: 1_000,
 } as const;

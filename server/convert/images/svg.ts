@@ -13,26 +13,133 @@ function renderer(): ResvgModule {
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const XLINK_NS = 'http://www.w3.org/1999/xlink';
 
-/** An SVG made safe to embed and render, with its size in pixels and a PNG of it. */
-export interface RenderedSvg {
-  svg: Uint8Array;
-  width: number;
-  height: number;
-  png: Uint8Array;
-}
+/** An SVG made safe to embed and render, with its size in pixels and a PNG of it; or why it stays a placeholder. */
+export type RenderedSvg =
+  | { ok: true; svg: Uint8Array; width: number; height: number; png: Uint8Array }
+  | { ok: false; reason: 'too complex' | 'an SVG that cannot be rendered' };
+
+/** An SVG ready to embed (`svg`) and the copy of it our renderer draws the fallback from (`render`). */
+export type CleanedSvg =
+  { ok: true; svg: string; render: string; text: boolean } | { ok: false; reason: 'too complex' | 'not an SVG' };
+
+/** Animations that could point a link at something outside the SVG. */
+const ANIMATIONS = new Set(['animate', 'set', 'animateMotion', 'animateTransform', 'animateColor']);
+/** Elements dropped whole: code, HTML, and style sheets (which can @import or url() anything). */
+const DROPPED = new Set(['script', 'foreignObject', 'style']);
 
 function hrefOf(el: Element): string {
   return (el.getAttributeNS(XLINK_NS, 'href') ?? el.getAttribute('href') ?? '').trim();
 }
 
+/** Whether a CSS or attribute value has a url() that points outside the SVG (anything but `#id`). */
+function urlOutside(value: string): boolean {
+  for (const match of value.matchAll(/url\(\s*['"]?\s*([^)'"]*)/gi)) if (!(match[1] ?? '').startsWith('#')) return true;
+  return false;
+}
+
+/** A style attribute without the declarations that match `drop` (CSS escapes could hide a url(, so they go too). */
+function styleWithout(style: string, drop: (declaration: string) => boolean): string {
+  return style
+    .split(';')
+    .filter((d) => !d.includes('\\') && !drop(d))
+    .join(';');
+}
+
+/** Drops what an element's attributes could reach outside the SVG: links, and url() other than `#id`. */
+function cleanAttributes(el: Element, keepData: boolean): void {
+  const attributes = el.attributes;
+  for (let i = attributes.length - 1; i >= 0; i--) {
+    const attr = attributes.item(i);
+    if (!attr) continue;
+    const value = attr.value;
+    if (attr.localName === 'href' || attr.nodeName === 'href') {
+      const target = value.trim();
+      if (!target.startsWith('#') && !(keepData && target.startsWith('data:'))) el.removeAttributeNode(attr);
+    } else if (attr.nodeName === 'style') {
+      if (!urlOutside(value) && !value.includes('\\')) continue;
+      const kept = styleWithout(value, urlOutside);
+      if (kept.trim() === '') el.removeAttributeNode(attr);
+      else el.setAttribute('style', kept);
+    } else if (urlOutside(value)) el.removeAttributeNode(attr);
+  }
+}
+
+/** Number of elements in an element's subtree, itself included. */
+function subtreeSize(el: Element): number {
+  return el.getElementsByTagName('*').length + 1;
+}
+
 /**
- * Parses an SVG and drops what could reach beyond it (scripts, and images or uses that point at files or URLs
- * rather than inside the SVG), so neither our renderer nor Word loads anything else. Null when it is not an SVG.
+ * Whether the SVG's <use>s make rendering unbounded work: too many of them, one copying an element that holds
+ * <use>s itself (each level multiplies), or all together copying more elements than the limit.
  */
-export function cleanSvg(bytes: Uint8Array): { svg: string; text: boolean } | null {
+function tooComplex(elements: number, uses: Element[], ids: Map<string, Element[]>): boolean {
+  if (uses.length > IMAGE_LIMITS.svgUses) return true;
+  let total = elements;
+  const sizes = new Map<string, number>();
+  for (const use of uses) {
+    const id = hrefOf(use).slice(1);
+    let size = sizes.get(id);
+    if (size === undefined) {
+      size = 0;
+      for (const target of ids.get(id) ?? []) {
+        if (target.localName === 'use' || target.getElementsByTagNameNS(SVG_NS, 'use').length > 0) return true;
+        size = Math.max(size, subtreeSize(target));
+      }
+      sizes.set(id, size);
+    }
+    total += size;
+    if (total > IMAGE_LIMITS.svgElements) return true;
+  }
+  return false;
+}
+
+/** What the renderer's copy lacks: filters (a dilate radius or a blur over a tall page has no bound), and masks and
+ * patterns (nested in each other, each level multiplies the work). */
+const UNBOUNDED = new Set(['filter', 'mask', 'pattern']);
+/** Clip paths and markers are kept, but not nested (each level multiplies the work too). */
+const NESTING = new Set(['clip-path', 'marker', 'marker-start', 'marker-mid', 'marker-end']);
+
+/** A property name of one style declaration, lower case. */
+function property(declaration: string): string {
+  return declaration.split(':')[0]?.trim().toLowerCase() ?? '';
+}
+
+/** The copy our renderer draws: without the effects whose cost has no bound. */
+function renderable(root: Element): string {
+  const copy = root.cloneNode(true) as Element;
+  const stack: [Element, boolean][] = [[copy, false]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [el, inClipOrMarker] = next;
+    const name = el.localName ?? '';
+    const inside = inClipOrMarker || name === 'clipPath' || name === 'marker';
+    if (UNBOUNDED.has(name) || (inside && name === 'use')) {
+      el.parentNode?.removeChild(el);
+      continue;
+    }
+    const drop = (p: string) => UNBOUNDED.has(p) || (inside && NESTING.has(p));
+    for (const attribute of [...UNBOUNDED, ...NESTING]) if (drop(attribute)) el.removeAttribute(attribute);
+    const style = el.getAttribute('style');
+    if (style !== null && /filter|mask|pattern|clip|marker/i.test(style))
+      el.setAttribute(
+        'style',
+        styleWithout(style, (d) => drop(property(d))),
+      );
+    for (let child = el.firstChild; child; child = child.nextSibling)
+      if (child.nodeType === 1) stack.push([child as Element, inside]);
+  }
+  return new XMLSerializer().serializeToString(copy);
+}
+
+/**
+ * Parses an SVG and drops what could reach beyond it (scripts, style sheets, links, and images, uses or url()s
+ * that point at files or URLs rather than inside the SVG), so neither our renderer nor Word loads anything else.
+ * Refuses an SVG whose element count (with what its <use>s copy) makes rendering unbounded work.
+ */
+export function cleanSvg(bytes: Uint8Array): CleanedSvg {
   const source = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   // Entity declarations are how XML bombs work; real SVGs have none.
-  if (/<!ENTITY/i.test(source)) return null;
+  if (/<!ENTITY/i.test(source)) return { ok: false, reason: 'not an SVG' };
   let root: Element | null;
   try {
     const doc = new DOMParser({
@@ -42,50 +149,71 @@ export function cleanSvg(bytes: Uint8Array): { svg: string; text: boolean } | nu
     }).parseFromString(source, 'image/svg+xml');
     root = doc.documentElement;
   } catch {
-    return null;
+    return { ok: false, reason: 'not an SVG' };
   }
-  if (!root || root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return null;
+  if (!root || root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return { ok: false, reason: 'not an SVG' };
   let text = false;
+  let elements = 0;
+  const uses: Element[] = [];
+  const ids = new Map<string, Element[]>();
   const stack: Element[] = [root];
   for (let el = stack.pop(); el; el = stack.pop()) {
-    const name = el.localName;
+    if (++elements > IMAGE_LIMITS.svgElements) return { ok: false, reason: 'too complex' };
+    const name = el.localName ?? '';
     const href = hrefOf(el);
+    const image = name === 'image' || name === 'feImage';
     const external =
-      ((name === 'image' || name === 'feImage') && href !== '' && !href.startsWith('data:')) ||
-      (name === 'use' && href !== '' && !href.startsWith('#'));
-    if (name === 'script' || name === 'foreignObject' || external) {
+      (image && href !== '' && !href.startsWith('data:')) || (name === 'use' && href !== '' && !href.startsWith('#'));
+    const animatesLink =
+      ANIMATIONS.has(name) && /^(xlink:)?href$/.test((el.getAttribute('attributeName') ?? '').trim());
+    if (DROPPED.has(name) || external || animatesLink) {
       el.parentNode?.removeChild(el);
       continue;
     }
+    cleanAttributes(el, image);
     if (name === 'text') text = true;
+    if (name === 'use' && href !== '') uses.push(el);
+    const id = el.getAttribute('id');
+    if (id) ids.set(id, [...(ids.get(id) ?? []), el]);
     for (let child = el.firstChild; child; child = child.nextSibling)
       if (child.nodeType === 1) stack.push(child as Element);
   }
-  return { svg: new XMLSerializer().serializeToString(root), text };
+  if (tooComplex(elements, uses, ids)) return { ok: false, reason: 'too complex' };
+  return { ok: true, svg: new XMLSerializer().serializeToString(root), render: renderable(root), text };
 }
 
-/** Renders a cleaned SVG into a PNG fallback (Word before 2016 and LibreOffice show it), at most a print width. */
-export function renderSvg(bytes: Uint8Array): RenderedSvg | null {
+/** The fallback's scale: twice the SVG's size for print, inside the longest side and the pixels allowed. */
+function fallbackScale(width: number, height: number): number {
+  return Math.min(
+    2,
+    IMAGE_LIMITS.svgFallbackSide / Math.max(width, height),
+    Math.sqrt(IMAGE_LIMITS.svgFallbackPixels / (width * height)),
+  );
+}
+
+/** Renders a cleaned SVG into a PNG fallback (Word before 2016 and LibreOffice show it), inside a bounded box. */
+export function renderSvg(bytes: Uint8Array): RenderedSvg {
   const cleaned = cleanSvg(bytes);
-  if (cleaned === null) return null;
-  const { svg, text } = cleaned;
+  if (!cleaned.ok)
+    return { ok: false, reason: cleaned.reason === 'too complex' ? cleaned.reason : 'an SVG that cannot be rendered' };
+  const { svg, render, text } = cleaned;
   try {
     const { Resvg } = renderer();
-    const probe = new Resvg(svg, { font: { loadSystemFonts: false } });
+    const probe = new Resvg(render, { font: { loadSystemFonts: false } });
     const width = probe.width;
     const height = probe.height;
-    if (!(width > 0 && height > 0) || width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide) return null;
-    const target = Math.max(1, Math.min(IMAGE_LIMITS.svgFallbackWidth, Math.round(width * 2)));
+    if (!(width > 0 && height > 0) || width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide)
+      return { ok: false, reason: 'an SVG that cannot be rendered' };
+    const scale = fallbackScale(width, height);
+    // Fitted on the long side, so a tall SVG is bounded by its height (fitting the width alone let it grow).
+    const fitTo =
+      width >= height
+        ? { mode: 'width' as const, value: Math.max(1, Math.round(width * scale)) }
+        : { mode: 'height' as const, value: Math.max(1, Math.round(height * scale)) };
     // The system's fonts are loaded (tens of milliseconds) only for an SVG that has text to lay out.
-    const png = new Resvg(svg, {
-      fitTo: { mode: 'width', value: target },
-      font: { loadSystemFonts: text },
-      logLevel: 'off',
-    })
-      .render()
-      .asPng();
-    return { svg: new TextEncoder().encode(svg), width, height, png: new Uint8Array(png) };
+    const png = new Resvg(render, { fitTo, font: { loadSystemFonts: text }, logLevel: 'off' }).render().asPng();
+    return { ok: true, svg: new TextEncoder().encode(svg), width, height, png: new Uint8Array(png) };
   } catch {
-    return null;
+    return { ok: false, reason: 'an SVG that cannot be rendered' };
   }
 }
