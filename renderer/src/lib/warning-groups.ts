@@ -54,7 +54,7 @@ function sentence(code: string, count: number, details: string[], line: number |
     case 'image_limit_exceeded':
       return `${plural(count, 'image', 'images')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} too large to embed and ${count === 1 ? 'is' : 'are'} shown as placeholder text: 10 MiB an image, 50 MiB together.`;
     case 'image_unsupported':
-      return `${plural(count, 'image', 'images')} (${names(details)}${where}) could not be read as PNG, JPEG, GIF or SVG and ${count === 1 ? 'is' : 'are'} shown as placeholder text.`;
+      return `${plural(count, 'image', 'images')} (${names(details)}${where}) could not be read as PNG, JPEG, GIF or SVG, or (an SVG) was too complex to draw safely, and ${count === 1 ? 'is' : 'are'} shown as placeholder text.`;
     case 'unsafe_link':
       return `${plural(count, 'link', 'links')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} kept as text, not as a hyperlink: only http, https and mailto links are made clickable.`;
     case 'broken_anchor':
