@@ -16,9 +16,13 @@ export interface OpenedImage {
 /** Link targets of markdown images, reference definitions and `<img src>`: the candidates, not a parse. */
 function candidates(text: string): string[] {
   const found = new Set<string>();
-  for (const match of text.matchAll(/!\[[^\]]*\]\(\s*<?([^)\s>]+)/g)) if (match[1]) found.add(match[1]);
-  for (const match of text.matchAll(/^ {0,3}\[[^\]]+\]:\s*<?([^\s>]+)/gm)) if (match[1]) found.add(match[1]);
-  for (const match of text.matchAll(/<img\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)/gi)) if (match[1]) found.add(match[1]);
+  // Bounded, and stopping at the next `[` or `<`: hostile text (`![![![…`) is scanned in linear time, not quadratic.
+  for (const match of text.matchAll(/!\[[^[\]\n]{0,1000}\]\(\s*<?([^)\s>]{1,2000})/g))
+    if (match[1]) found.add(match[1]);
+  for (const match of text.matchAll(/^ {0,3}\[[^\]\n]{1,1000}\]:\s*<?([^\s>]{1,2000})/gm))
+    if (match[1]) found.add(match[1]);
+  for (const match of text.matchAll(/<img\b[^<>]{0,2000}?\bsrc\s*=\s*["']?([^"'\s>]{1,2000})/gi))
+    if (match[1]) found.add(match[1]);
   return [...found];
 }
 

@@ -66,6 +66,12 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
   });
   for await (const part of parts) {
     if (part.type === 'field') {
+      // An image sent as a plain field has no filename to place it by.
+      if (part.fieldname === 'images')
+        throw new ApiError(
+          'validation_error',
+          'images: each image must be sent as a file with its relative path as filename (img/chart.png).',
+        );
       if (!TEXT_FIELDS.has(part.fieldname))
         throw new ApiError(
           'validation_error',

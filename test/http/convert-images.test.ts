@@ -134,6 +134,14 @@ describe('POST /api/v1/convert, multipart with images', () => {
       ],
       [
         form('x', (f) => {
+          f.append('images', 'img/small.png');
+        }),
+        422,
+        'validation_error',
+        /^images: each image must be sent as a file with its relative path as filename/,
+      ],
+      [
+        form('x', (f) => {
           f.append('images', new Blob(['hello'], { type: 'text/plain' }), 'notes.txt');
         }),
         422,

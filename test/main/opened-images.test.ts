@@ -30,3 +30,19 @@ describe('images of a markdown file opened in the desktop app', () => {
     );
   });
 });
+
+describe('hostile text in an opened markdown file', () => {
+  it('1 MB of `![` or of `<img ` is scanned in linear time', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-opened-'));
+    for (const text of [
+      '!['.repeat(512 * 1024),
+      '<img '.repeat(200 * 1024),
+      '[x]: '.repeat(200 * 1024),
+      '[\n'.repeat(512 * 1024),
+    ]) {
+      const started = performance.now();
+      expect(openedImages(join(dir, 'doc.md'), text)).toEqual([]);
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+  }, 120_000);
+});
