@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, folderSource, readTemplate } from '../../server/convert/index.ts';
+import { libreOfficePdfs } from '../helpers/docx.ts';
 
 const run = promisify(execFile);
 const DOC = resolve(import.meta.dirname, '../fixtures/images/doc');
@@ -14,11 +15,7 @@ async function pdfImages(docx: Uint8Array): Promise<{ width: number; height: num
   const dir = mkdtempSync(join(tmpdir(), 'dw-lo-img-'));
   const input = join(dir, 'doc.docx');
   writeFileSync(input, docx);
-  await run(
-    'libreoffice',
-    [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input],
-    { timeout: 120_000 },
-  );
+  await libreOfficePdfs([input], dir);
   const pdf = join(dir, 'doc.pdf');
   if (!existsSync(pdf)) throw new Error('LibreOffice produced no PDF');
   const { stdout } = await run('pdfimages', ['-list', pdf]);

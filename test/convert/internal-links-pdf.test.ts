@@ -2,19 +2,16 @@
 // PDF LibreOffice makes; broken ones are warned. The corpus documents are converted, LibreOffice makes their PDFs in
 // one call, and pdf.js reads each PDF's link annotations: every internal link must land on the page and line of the
 // heading (or anchor) its hyperlink names in the document.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
 import { parseMarkdown } from '../../server/convert/parse.ts';
-import { part } from '../helpers/docx.ts';
+import { libreOfficePdfs, part } from '../helpers/docx.ts';
 
-const run = promisify(execFile);
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/docs');
@@ -154,18 +151,10 @@ describe('internal links of the corpus in LibreOffice PDFs (issue 15, acceptance
       converted.push({ name, warnings: result.warnings, fragments: fragmentsOf(markdown), links });
     }
     // One LibreOffice start for all documents (it is slow to start).
-    await run(
-      'libreoffice',
-      [
-        `-env:UserInstallation=file://${dir}/profile`,
-        '--headless',
-        '--convert-to',
-        'pdf',
-        '--outdir',
-        dir,
-        ...DOCS.map((name) => join(dir, `${name}.docx`)),
-      ],
-      { timeout: 400_000 },
+    await libreOfficePdfs(
+      DOCS.map((name) => join(dir, `${name}.docx`)),
+      dir,
+      400_000,
     );
   }, 500_000);
 

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
-import { validateDocx } from '../helpers/docx.ts';
+import { libreOfficePdfs, validateDocx } from '../helpers/docx.ts';
 
 const run = promisify(execFile);
 
@@ -29,11 +29,7 @@ async function pdfLines(docx: Uint8Array): Promise<{ pageWidth: number; lines: L
   const dir = mkdtempSync(join(tmpdir(), 'dw-rtl-'));
   try {
     writeFileSync(join(dir, 'doc.docx'), docx);
-    await run(
-      'libreoffice',
-      [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, 'doc.docx'],
-      { cwd: dir, timeout: 180_000 },
-    );
+    await libreOfficePdfs([join(dir, 'doc.docx')], dir, 180_000);
     await run('pdftotext', ['-bbox-layout', join(dir, 'doc.pdf'), join(dir, 'boxes.html')]);
     const html = readFileSync(join(dir, 'boxes.html'), 'utf8');
     const doc = new DOMParser().parseFromString(html, 'text/xml');

@@ -50,17 +50,33 @@ export async function validateDocx(docx: Uint8Array | string): Promise<{ ok: boo
   }
 }
 
+/**
+ * Prints .docx files to PDF with one headless LibreOffice start (it is slow to start), its profile inside `outDir`;
+ * the PDFs land in `outDir` under the documents' names.
+ */
+export async function libreOfficePdfs(docxPaths: readonly string[], outDir: string, timeout = 120_000): Promise<void> {
+  await run(
+    'libreoffice',
+    [
+      `-env:UserInstallation=file://${outDir}/profile`,
+      '--headless',
+      '--convert-to',
+      'pdf',
+      '--outdir',
+      outDir,
+      ...docxPaths,
+    ],
+    { timeout },
+  );
+}
+
 /** Opens a document with LibreOffice headless, converts it to PDF and returns the PDF's text (pdftotext). */
 export async function pdfText(docx: Uint8Array): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'dw-lo-'));
   const input = join(dir, 'doc.docx');
   writeFileSync(input, docx);
   try {
-    await run(
-      'libreoffice',
-      [`-env:UserInstallation=file://${dir}/profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, input],
-      { timeout: 120_000 },
-    );
+    await libreOfficePdfs([input], dir);
     const pdf = join(dir, 'doc.pdf');
     if (!existsSync(pdf)) throw new Error('LibreOffice produced no PDF');
     const { stdout } = await run('pdftotext', ['-layout', pdf, '-'], { maxBuffer: 64 * 1024 * 1024 });
