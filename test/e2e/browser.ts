@@ -99,3 +99,30 @@ export async function startWorld(): Promise<World> {
 export function pageErrors(page: Page): string[] {
   return (page as Page & { errors?: string[] }).errors ?? [];
 }
+
+/** A file dropped on the Convert page: its text or bytes, and its content type (markdown unless given). */
+export interface DroppedFile {
+  name: string;
+  text?: string;
+  bytes?: Uint8Array;
+  type?: string;
+}
+
+/** Drops files on the drop zone together, as a file manager does. */
+export async function dropFiles(page: Page, files: readonly DroppedFile[]): Promise<void> {
+  const list = files.map((f) => ({
+    name: f.name,
+    type: f.type ?? 'text/markdown',
+    base64: Buffer.from(f.bytes ?? f.text ?? '').toString('base64'),
+  }));
+  const dataTransfer = await page.evaluateHandle((items) => {
+    const transfer = new DataTransfer();
+    for (const f of items) {
+      const bytes = Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0));
+      transfer.items.add(new File([bytes], f.name, { type: f.type }));
+    }
+    return transfer;
+  }, list);
+  await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
+  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Page } from 'playwright-core';
 import { request } from 'undici';
 import { part, validateDocx } from '../helpers/docx.ts';
-import { pageErrors, startWorld, type World } from './browser.ts';
+import { pageErrors, startWorld, type World, dropFiles } from './browser.ts';
 
 let world: World;
 beforeAll(async () => {
@@ -24,16 +24,6 @@ async function download(page: Page, name: string): Promise<{ filename: string; b
   ]);
   const path = await file.path();
   return { filename: file.suggestedFilename(), bytes: new Uint8Array(readFileSync(path)) };
-}
-
-async function dropFiles(page: Page, files: { name: string; text: string }[]): Promise<void> {
-  const dataTransfer = await page.evaluateHandle((list) => {
-    const transfer = new DataTransfer();
-    for (const f of list) transfer.items.add(new File([f.text], f.name, { type: 'text/markdown' }));
-    return transfer;
-  }, files);
-  await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
-  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
 }
 
 const REPORT =

@@ -4,9 +4,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Page } from 'playwright-core';
 import { part } from '../helpers/docx.ts';
-import { pageErrors, startWorld, type World } from './browser.ts';
+import { pageErrors, startWorld, type World, dropFiles } from './browser.ts';
 
 const DOC = resolve(import.meta.dirname, '../fixtures/images/doc');
 let world: World;
@@ -17,24 +16,10 @@ afterAll(async () => {
   await world.close();
 });
 
-/** Drops files (name, content type, base64 bytes) on the drop zone together, as a file manager does. */
-async function dropFiles(page: Page, files: { name: string; type: string; base64: string }[]): Promise<void> {
-  const dataTransfer = await page.evaluateHandle((list) => {
-    const transfer = new DataTransfer();
-    for (const f of list) {
-      const bytes = Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0));
-      transfer.items.add(new File([bytes], f.name, { type: f.type }));
-    }
-    return transfer;
-  }, files);
-  await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
-  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
-}
-
 const fileOf = (path: string, name: string, type: string) => ({
   name,
   type,
-  base64: readFileSync(resolve(DOC, path)).toString('base64'),
+  bytes: readFileSync(resolve(DOC, path)),
 });
 
 const MARKDOWN =
@@ -44,7 +29,7 @@ describe('images in the Convert page', () => {
   test('a markdown file dropped with its images embeds them, and the preview shows them fitted to the page', async () => {
     const { page } = await world.signedIn();
     await dropFiles(page, [
-      { name: 'pictures.md', type: 'text/markdown', base64: Buffer.from(MARKDOWN).toString('base64') },
+      { name: 'pictures.md', text: MARKDOWN },
       fileOf('img/wide.png', 'wide.png', 'image/png'),
       fileOf('img/small.png', 'small.png', 'image/png'),
     ]);

@@ -2,8 +2,7 @@
 // real server: the TOC's entries and the `#slug` links are links to the headings' bookmarks, and following one scrolls
 // the preview to its heading, leaving the app where it is (its router reads the URL's hash).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Page } from 'playwright-core';
-import { pageErrors, startWorld, type World } from './browser.ts';
+import { pageErrors, startWorld, type World, dropFiles } from './browser.ts';
 
 let world: World;
 beforeAll(async () => {
@@ -34,23 +33,10 @@ const GUIDE = [
   ...filler.flatMap((line) => [line, '']),
 ].join('\n');
 
-async function dropFile(page: Page, name: string, text: string): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    (file) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([file.text], file.name, { type: 'text/markdown' }));
-      return transfer;
-    },
-    { name, text },
-  );
-  await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
-  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
-}
-
 describe('preview of a document with a TOC and internal links', () => {
   test('TOC entries and #links point at the headings; following one scrolls the preview there', async () => {
     const { page } = await world.signedIn();
-    await dropFile(page, 'guide.md', GUIDE);
+    await dropFiles(page, [{ name: 'guide.md', text: GUIDE }]);
     const row = page.getByRole('listitem', { name: 'guide.md' });
     await row.getByText('Done').waitFor();
     // The broken link is reported with the conversion, in words.

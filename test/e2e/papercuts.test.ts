@@ -1,8 +1,7 @@
 // A newcomer's papercuts in a real Chromium: the preview's footer shows page numbers (not "Page  of "), the built-in
 // template offers "Strong" as the character style it is, the Settings page's plan dropdown shows its whole text.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Page } from 'playwright-core';
-import { pageErrors, startWorld, type World } from './browser.ts';
+import { pageErrors, startWorld, type World, dropFiles } from './browser.ts';
 
 let world: World;
 beforeAll(async () => {
@@ -12,24 +11,11 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function dropFile(page: Page, name: string, text: string): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    ([n, t]) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([t], n, { type: 'text/markdown' }));
-      return transfer;
-    },
-    [name, text] as const,
-  );
-  await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
-  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
-}
-
 describe('papercuts', () => {
   test('the preview\'s footer shows the page numbers of the built-in template\'s "Page N of M"', async () => {
     const { page } = await world.signedIn();
     // Two pages: `---` is a page break.
-    await dropFile(page, 'pages.md', '# First page\n\nHello.\n\n---\n\n# Second page\n\nAgain.\n');
+    await dropFiles(page, [{ name: 'pages.md', text: '# First page\n\nHello.\n\n---\n\n# Second page\n\nAgain.\n' }]);
     const row = page.getByRole('listitem', { name: 'pages.md' });
     await row.getByText('Done').waitFor();
     await page.getByRole('button', { name: 'Preview pages.docx' }).click();

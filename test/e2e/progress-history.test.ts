@@ -2,10 +2,9 @@
 // first line, progress with elapsed time and a Cancel that stops the server's worker, batch progress on every
 // worker, the narrow layout (icon sidebar, stacked History) and History's provenance, search and filters.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Page } from 'playwright-core';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
 import { call } from '../helpers/docwright-process.ts';
-import { pageErrors, startWorld, type World } from './browser.ts';
+import { pageErrors, startWorld, type World, dropFiles } from './browser.ts';
 
 let world: World;
 beforeAll(async () => {
@@ -14,16 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.close();
 });
-
-async function dropFiles(page: Page, files: { name: string; text: string }[]): Promise<void> {
-  const dataTransfer = await page.evaluateHandle((list) => {
-    const transfer = new DataTransfer();
-    for (const f of list) transfer.items.add(new File([f.text], f.name, { type: 'text/markdown' }));
-    return transfer;
-  }, files);
-  await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
-  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
-}
 
 /** Markdown that keeps a worker busy for seconds. */
 const BIG = Array.from({ length: 60_000 }, (_, i) => `Paragraph ${i} with **bold**, _emphasis_ and \`code\`.\n`).join(

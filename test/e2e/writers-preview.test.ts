@@ -5,9 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Page } from 'playwright-core';
 import { part } from '../helpers/docx.ts';
-import { pageErrors, startWorld, type World } from './browser.ts';
+import { pageErrors, startWorld, type World, dropFiles } from './browser.ts';
 
 const IMAGES = resolve(import.meta.dirname, '../fixtures/images/doc/img');
 let world: World;
@@ -38,26 +37,10 @@ const MARKDOWN = [
   '',
 ].join('\n');
 
-async function drop(page: Page, files: { name: string; type: string; bytes: Buffer }[]): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    (list) => {
-      const transfer = new DataTransfer();
-      for (const f of list) {
-        const bytes = Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0));
-        transfer.items.add(new File([bytes], f.name, { type: f.type }));
-      }
-      return transfer;
-    },
-    files.map((f) => ({ name: f.name, type: f.type, base64: f.bytes.toString('base64') })),
-  );
-  await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
-  await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
-}
-
 describe('a writer’s document in the preview', () => {
   test('title block, table of contents, internal link, image and right-to-left text all show', async () => {
     const { page } = await world.signedIn();
-    await drop(page, [
+    await dropFiles(page, [
       { name: 'report.md', type: 'text/markdown', bytes: Buffer.from(MARKDOWN) },
       { name: 'wide.png', type: 'image/png', bytes: readFileSync(resolve(IMAGES, 'wide.png')) },
     ]);
