@@ -222,3 +222,37 @@ describe('table of contents', () => {
     expect(tocControls(part(result.docx, 'word/document.xml'))).toHaveLength(0);
   });
 });
+
+describe('long runs of HTML anchors', () => {
+  // A legacy page's list of `<a name>` targets, one per line in one HTML block: hast-util-to-mdast's whitespace
+  // minifying looks past every empty anchor and the whitespace after it for the next boundary, so such a run cost time
+  // growing with its square (1,000 anchors: 5 s, 3,000: about a minute, past the server's conversion time limit).
+  const run = (n: number, wrap: (i: number) => string) =>
+    `<div>\n${Array.from({ length: n }, (_, i) => wrap(i)).join('\n')}\n</div>\n\nAfter the anchors.\n`;
+
+  it('3,000 anchors in one HTML block convert, each a bookmark, in order', () => {
+    const result = convert({ markdown: run(3000, (i) => `<a name="a${String(i)}"></a>`), created });
+    const documentXml = part(result.docx, 'word/document.xml');
+    expect(bookmarks(documentXml)).toEqual(Array.from({ length: 3000 }, (_, i) => `a${String(i)}`));
+    expect(all(parse(documentXml), 't').map((t) => t.textContent)).toEqual(['After the anchors.']);
+  }, 20_000);
+
+  it('anchors wrapped in inline elements (Word’s HTML: <sup><a name>) and mixed with text keep text and places', () => {
+    const markdown = run(
+      2000,
+      (i) => `<span><a name="s${String(i)}"></a></span> <sup><a id="t${String(i)}"></a></sup>`,
+    );
+    const documentXml = part(convert({ markdown, created }).docx, 'word/document.xml');
+    expect(bookmarks(documentXml)).toEqual(
+      Array.from({ length: 2000 }, (_, i) => [`s${String(i)}`, `t${String(i)}`]).flat(),
+    );
+    const mixed = convert({ markdown: '<p>one <a name="x"></a> <a name="y"></a> two</p>\n', created });
+    const xml = part(mixed.docx, 'word/document.xml');
+    expect(bookmarks(xml)).toEqual(['x', 'y']);
+    expect(
+      all(parse(xml), 't')
+        .map((t) => t.textContent)
+        .join(''),
+    ).toBe('one two');
+  }, 20_000);
+});

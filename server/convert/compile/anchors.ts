@@ -194,9 +194,13 @@ export const htmlAnchor: Handle = (state, node) => {
   const href = node.properties.href;
   const printed = typeof href === 'string' && href !== '' ? defaultHandlers.a(state, node) : state.all(node);
   if (name === undefined) return printed;
-  const mark = { type: 'delete', data: { [ANCHOR_MARK]: name }, children: [] };
-  return [mark, ...(Array.isArray(printed) ? printed : [printed])] as never;
+  return [anchorMark(name), ...(Array.isArray(printed) ? printed : [printed])] as never;
 };
+
+/** The node an anchor stands as while hast-util-to-mdast runs; restoreAnchors turns it into the anchor. */
+export function anchorMark(name: string): Nodes {
+  return { type: 'delete', data: { [ANCHOR_MARK]: name }, children: [] } as unknown as Nodes;
+}
 
 /** Turns the marked `delete` nodes back into anchors, after the conversion. */
 export function restoreAnchors(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {

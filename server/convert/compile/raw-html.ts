@@ -5,6 +5,7 @@ import { toText } from 'hast-util-to-text';
 import type { Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
 import { directionHandlers, markSpanningDirections } from './html-direction.ts';
 import { countInto, type ConversionStats } from './stats.ts';
+import { ANCHOR_GROUP, anchorGroupHandler, groupAnchorRuns } from './anchor-runs.ts';
 import { htmlAnchor, htmlAnchorName, restoreAnchors } from './anchors.ts';
 
 /**
@@ -385,10 +386,18 @@ function convert(
     line !== undefined && fragmentLine !== undefined ? warnAt(warning, line + fragmentLine - 1) : warn(warning),
   );
   pruneEmpty(tree);
+  const groups = groupAnchorRuns(tree);
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)];
   // Comments are not visible text: dropped (hast-util-to-mdast would keep them as raw HTML).
   const mdast = toMdast(tree, {
-    handlers: { ...directionHandlers, [SLOT]: slot, sup: script, sub: script, a: htmlAnchor },
+    handlers: {
+      ...directionHandlers,
+      [SLOT]: slot,
+      [ANCHOR_GROUP]: anchorGroupHandler(groups),
+      sup: script,
+      sub: script,
+      a: htmlAnchor,
+    },
     nodeHandlers: { comment: () => undefined },
   });
   const result = mdast.type === 'root' ? mdast.children : [mdast];
