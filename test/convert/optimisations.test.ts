@@ -5,7 +5,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { convert, DEFAULT_RULES, defaultTemplate, type MappingRules } from '../../server/convert/index.ts';
+import { DOMParser, XMLSerializer } from '@xmldom/xmldom';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import {
+  convert,
+  DEFAULT_RULES,
+  defaultTemplate,
+  folderSource,
+  type ImageSource,
+  type MappingRules,
+} from '../../server/convert/index.ts';
 import { ConvertPool } from '../../server/convert-pool/pool.ts';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
@@ -31,19 +40,25 @@ const corpusTemplates = [SHARED_CORPUS, EXTRA_CORPUS].flatMap((root) =>
 );
 
 /** The output (or the error's message) of one conversion, with the optimisations on or off. */
-function outcome(markdown: string, template: Uint8Array, mapping: unknown, optimised: boolean): Buffer | string {
+function outcome(
+  markdown: string,
+  template: Uint8Array,
+  mapping: unknown,
+  optimised: boolean,
+  images?: ImageSource,
+): Buffer | string {
   if (optimised) delete process.env.DOCWRIGHT_UNOPTIMISED;
   else process.env.DOCWRIGHT_UNOPTIMISED = '1';
   try {
-    return Buffer.from(convert({ markdown, template, mapping: mapping as never, created: CREATED }).docx);
+    return Buffer.from(convert({ markdown, template, mapping: mapping as never, created: CREATED, images }).docx);
   } catch (error) {
     return `error: ${(error as Error).message}`;
   }
 }
 
-function expectSame(markdown: string, template: Uint8Array, mapping: unknown, label: string) {
-  const plain = outcome(markdown, template, mapping, false);
-  const fast = outcome(markdown, template, mapping, true);
+function expectSame(markdown: string, template: Uint8Array, mapping: unknown, label: string, images?: ImageSource) {
+  const plain = outcome(markdown, template, mapping, false, images);
+  const fast = outcome(markdown, template, mapping, true, images);
   expect(typeof plain === 'string' ? plain : 'a document', label).toBe(typeof fast === 'string' ? fast : 'a document');
   if (Buffer.isBuffer(plain) && Buffer.isBuffer(fast))
     expect(fast.equals(plain), `${label}: the same bytes`).toBe(true);
@@ -103,6 +118,105 @@ describe('optimisations change no output', () => {
       }
     }, 300_000);
   }
+});
+
+// The body written as text in slices (package/body-text.ts) against the DOM merge: every rewrite of our content
+// (hyperlink and image ids in the body and in notes, drawing ids, bookmark ids, footnote references, list numbering
+// with and without the template's list styles, support styles, namespaces) with each kind of template, including
+// those that must fall back to the DOM merge (other prefixes, a prefix bound elsewhere, a table of contents).
+const EVERY_REWRITE = [
+  '# Heading one',
+  'A [link](https://a.example) and [another](https://b.example "t"), a note[^n] and a second[^m].',
+  '![Chart](img/small.png "Figure 1: costs") and ![Chip](img/small.png) in [a linked ![Banner](img/wide.png)](https://c.example)',
+  '## Lists',
+  '1. one\n   - nested [link](https://d.example)\n     1. deeper\n2. two\n\n- [ ] task\n- [x] done',
+  '| a | b |\n|---|---|\n| [cell link](https://e.example) | `code` |',
+  '> quote with a note[^n]\n>\n> - list in a quote',
+  '### Third <span dir="rtl">עברית</span>',
+  '[^n]: A note with [a link](https://f.example) and a list:\n\n    - inside\n    - the note',
+  '[^m]: Another ![Chip](img/small.png)',
+].join('\n\n');
+const WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
+const IMAGES = folderSource(join(import.meta.dirname, '../fixtures/images/doc'));
+
+/** A template with its document.xml rewritten by `edit`. */
+function withDocument(template: Uint8Array, edit: (xml: string) => string): Uint8Array {
+  const files = unzipSync(template);
+  files['word/document.xml'] = strToU8(edit(strFromU8(files['word/document.xml'] ?? new Uint8Array())));
+  return zipSync(files);
+}
+
+/**
+ * The parts of a package with the drawings' ids (wp:docPr) numbered in order: docx takes them from a counter shared by
+ * the whole process, so two conversions of one document never get the same ones (unless a template's headers make
+ * the package renumber them).
+ */
+function withDrawingsInOrder(docx: Buffer): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, data] of Object.entries(unzipSync(docx))) {
+    if (!path.endsWith('.xml')) {
+      out.set(path, Buffer.from(data).toString('base64'));
+      continue;
+    }
+    const doc = new DOMParser().parseFromString(strFromU8(data), 'text/xml');
+    const drawings = doc.getElementsByTagNameNS(WP, 'docPr');
+    for (let i = 0; i < drawings.length; i++) drawings.item(i)?.setAttribute('id', String(i + 1));
+    out.set(path, new XMLSerializer().serializeToString(doc));
+  }
+  return out;
+}
+
+function expectSameDrawings(markdown: string, template: Uint8Array, mapping: unknown, label: string) {
+  const plain = outcome(markdown, template, mapping, false, IMAGES);
+  const fast = outcome(markdown, template, mapping, true, IMAGES);
+  // These documents all convert: an error both ways would prove nothing.
+  expect(typeof plain === 'string' ? plain : 'a document', label).toBe('a document');
+  expect(typeof fast === 'string' ? fast : 'a document', label).toBe('a document');
+  if (Buffer.isBuffer(plain) && Buffer.isBuffer(fast))
+    expect(withDrawingsInOrder(fast), `${label}: the same parts`).toEqual(withDrawingsInOrder(plain));
+}
+
+describe('the body written as text changes no output', () => {
+  it('every rewrite, with the built-in template and each corpus template', () => {
+    const templates: [string, Uint8Array, unknown][] = [
+      ['built-in', defaultTemplate(), undefined],
+      ...corpusTemplates.map((path): [string, Uint8Array, unknown] => {
+        const mappingPath = path.replace(/\.(docx|dotx)$/, '.mapping.json');
+        const mapping: unknown = existsSync(mappingPath) ? JSON.parse(readFileSync(mappingPath, 'utf8')) : undefined;
+        return [basename(path), new Uint8Array(readFileSync(path)), mapping];
+      }),
+    ];
+    for (const [label, template, mapping] of templates) {
+      expectSame(EVERY_REWRITE, template, mapping, label);
+      expectSameDrawings(EVERY_REWRITE, template, mapping, `${label}, with images`);
+    }
+  }, 300_000);
+
+  it('templates that keep text around the content, use other prefixes or bind a prefix elsewhere', () => {
+    const base = defaultTemplate();
+    const kept =
+      '<w:p><w:bookmarkStart w:id="7" w:name="cover"/><w:r><w:t>Cover</w:t></w:r><w:bookmarkEnd w:id="7"/></w:p>' +
+      '<w:p><w:r><w:t>{{content}}</w:t></w:r></w:p>' +
+      '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:docPr id="9" name="x"/></wp:inline></w:drawing></w:r></w:p>';
+    const placeholder = withDocument(base, (xml) => xml.replace('<w:body>', `<w:body>${kept}`));
+    const prefixed = withDocument(base, (xml) =>
+      xml
+        .replaceAll('<w:', '<ns0:')
+        .replaceAll('</w:', '</ns0:')
+        .replaceAll(' w:', ' ns0:')
+        .replaceAll('xmlns:w=', 'xmlns:ns0='),
+    );
+    const elsewhere = withDocument(base, (xml) => xml.replace(`xmlns:wp="${WP}"`, 'xmlns:wp="urn:elsewhere"'));
+    for (const [label, template] of [
+      ['a {{content}} placeholder between kept paragraphs', placeholder],
+      ['w as ns0', prefixed],
+      ['wp bound elsewhere', elsewhere],
+    ] as const) {
+      expectSame(EVERY_REWRITE, template, undefined, label);
+      expectSameDrawings(EVERY_REWRITE, template, undefined, `${label}, with images`);
+      expectSame(`[[_TOC_]]\n\n${EVERY_REWRITE}`, template, undefined, `${label}, with a TOC`);
+    }
+  }, 300_000);
 });
 
 describe("the pool's caches change no output", () => {

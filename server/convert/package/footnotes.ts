@@ -26,13 +26,26 @@ export function pruneNotes(doc: XmlDocument, kind: 'footnote' | 'endnote', keep:
  * renumbers the references in `referrers` (the body) to match.
  */
 export function mergeFootnotes(template: XmlDocument, generated: XmlDocument, referrers: readonly Element[]): void {
+  const base = appendFootnotes(template, generated);
+  if (base > 0) shiftFootnoteReferences(referrers, base);
+}
+
+/** The highest footnote id of a part (0 for none): ours are numbered past it. */
+export function footnoteIdBase(template: XmlDocument): number {
   const root = template.documentElement;
-  const genRoot = generated.documentElement;
-  if (!root || !genRoot) return;
+  if (!root) return 0;
   // A reduce, not Math.max(...ids): a spread of many thousands of arguments overflows the stack.
-  const base = children(root)
+  return children(root)
     .filter((c) => isW(c, 'footnote'))
     .reduce((max, c) => Math.max(max, Number(wAttr(c, 'id')) || 0), 0);
+}
+
+/** Appends docx's footnotes (ids > 0) to the template's with ids past its own; returns what they were shifted by. */
+export function appendFootnotes(template: XmlDocument, generated: XmlDocument): number {
+  const root = template.documentElement;
+  const genRoot = generated.documentElement;
+  if (!root || !genRoot) return 0;
+  const base = footnoteIdBase(template);
   for (const note of children(genRoot).filter((c) => isW(c, 'footnote'))) {
     const id = Number(wAttr(note, 'id'));
     if (!(id > 0)) continue;
@@ -40,11 +53,14 @@ export function mergeFootnotes(template: XmlDocument, generated: XmlDocument, re
     setWAttr(copy, 'id', String(id + base));
     root.appendChild(copy);
   }
-  if (base > 0) {
-    for (const referrer of referrers) {
-      for (const ref of descendants(referrer, NS.w, 'footnoteReference'))
-        setWAttr(ref, 'id', String(Number(wAttr(ref, 'id')) + base));
-    }
-  }
   declareNamespaces(template);
+  return base;
+}
+
+/** Adds `base` to the footnote reference ids in `referrers`. */
+export function shiftFootnoteReferences(referrers: readonly Element[], base: number): void {
+  for (const referrer of referrers) {
+    for (const ref of descendants(referrer, NS.w, 'footnoteReference'))
+      setWAttr(ref, 'id', String(Number(wAttr(ref, 'id')) + base));
+  }
 }

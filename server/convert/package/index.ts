@@ -1,7 +1,7 @@
 // The packaging step: the template's package with the compiled content written into it, one part at a time. Each
 // part has its own merger (template part + our part → merged part) over a DOM; relationships and content types are
 // objects that allocate ids in one place; namespaces are declared in one place (namespaces.ts).
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Attr, Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { Document } from 'docx';
 import type { CompiledDocument } from '../compile/index.ts';
 import type { TitleKey } from '../mapping.ts';
@@ -11,17 +11,29 @@ import { findPart, resolveTarget } from '../template/parts.ts';
 import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
+import { DOCX_DECLARATION, Holes, parseSlice, sliceBody, templateShell } from './body-text.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
-import { children, isW, parseGeneratedPart, parsePart, serializePart, wAttr, wChild } from './dom.ts';
-import { mergeFootnotes, pruneNotes } from './footnotes.ts';
-import { moveMedia } from './media.ts';
-import { declareNamespaces, NS } from './namespaces.ts';
-import { mergeNumbering } from './numbering.ts';
+import {
+  children,
+  isW,
+  parseGeneratedPart,
+  parsePart,
+  serializePart,
+  setWAttr,
+  wAttr,
+  wChild,
+  wElementsIn,
+} from './dom.ts';
+import { appendFootnotes, footnoteIdBase, mergeFootnotes, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
+import { drawingIds, moveMediaParts, renameEmbeds, renumberDrawingsFrom } from './media.ts';
+import { collectNamespaces, declareNamespaces, declaredOn, NS } from './namespaces.ts';
+import { mergeNumbering, mergeNumberingSites, numberingSites, type NumberingSite } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
-import { supportStyles } from './styles.ts';
+import { attributeText, serializeAround, serializeElements } from './serialize.ts';
+import { addSupportStyles, SUPPORT_STYLE_IDS, supportStyleId, supportStyles } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
-import { findToc, offsetBookmarkIds, requestFieldUpdate, tocShell, writeToc } from './toc.ts';
+import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
 import { compileParts, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -140,30 +152,47 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const mainRels = new Relationships(template.parts.get(mainRelsPath), mainRelsPath);
   const types = new ContentTypes(template.parts.get('[Content_Types].xml'));
 
-  // Body and sections.
-  const genDocument = generatedPart('word/document.xml');
-  if (!genDocument) throw new Error('docx wrote no document part');
-  // Its text (5.3 M characters at 1.2 MB of markdown) is in the DOM now.
-  if (release) generated.delete('word/document.xml');
-  const { document, content, kept } = mergeDocument(ready.body, genDocument);
+  // Body and sections: as text in slices when it can be written so (body-text.ts), else merged as a DOM.
+  const docXml = generated.get('word/document.xml');
+  const sliced = release && !compiled.toc && typeof docXml === 'string' ? sliceBody(docXml) : undefined;
+  const shell = sliced ? templateShell(ready.body, sliced.declared) : undefined;
+  const text = sliced && shell ? { sliced, shell } : undefined;
+  let document: XmlDocument | undefined;
+  let content: Element[] = [];
+  let kept = ready.body.kept;
+  let keptNodes: Element[];
+  if (text) {
+    if (release) generated.delete('word/document.xml');
+    keptNodes = text.shell.kept;
+  } else {
+    const genDocument = generatedPart('word/document.xml');
+    if (!genDocument) throw new Error('docx wrote no document part');
+    // Its text (5.3 M characters at 1.2 MB of markdown) is in the DOM now.
+    if (release) generated.delete('word/document.xml');
+    ({ document, content, kept } = mergeDocument(ready.body, genDocument));
+    const ours = new Set<Element>(content);
+    const merged = document.documentElement ? wChild(document.documentElement, 'body') : undefined;
+    keptNodes = merged ? children(merged).filter((c) => !ours.has(c)) : [];
+  }
   // The template's title block places, in its kept body (never in our content) and its headers and footers.
-  const ours = new Set<Element>(content);
-  const merged = document.documentElement ? wChild(document.documentElement, 'body') : undefined;
-  if (merged)
-    fillTitleFields(
-      children(merged).filter((c) => !ours.has(c)),
-      compiled.titleValues,
-    );
+  if (text || document?.documentElement) fillTitleFields(keptNodes, compiled.titleValues);
   for (const path of ready.titleFieldParts) {
     const part = templatePart(path);
     if (part?.documentElement && fillTitleFields(children(part.documentElement), compiled.titleValues))
       out.set(path, serializePart(part));
   }
   const genMainRels = generatedPart('word/_rels/document.xml.rels');
-  moveHyperlinks(genMainRels, mainRels, content, 'dwLink');
-  moveMedia(generated, genMainRels, mainRels, types, out, main, content);
-  offsetBookmarkIds(children(ready.body.body), content);
-  if (compiled.toc) {
+  const links = hyperlinkIds(genMainRels, mainRels, 'dwLink');
+  if (!text) renameHyperlinks(content, links);
+  const images = moveMediaParts(generated, genMainRels, mainRels, types, out, main);
+  const drawings = images.size > 0 ? drawingIds(out) : undefined;
+  if (!text && images.size > 0) {
+    if (drawings) renumberDrawingsFrom(content, drawings);
+    renameEmbeds(content, images);
+  }
+  const bookmarks = bookmarkIdOffset(children(ready.body.body));
+  if (!text && bookmarks !== undefined) shiftBookmarkIds(content, bookmarks);
+  if (compiled.toc && document) {
     const ours = new Set(content);
     const keptBody = children(wChild(document.documentElement, 'body') ?? document).filter((n) => !ours.has(n));
     const context = { request: compiled.toc, styles: template.styles };
@@ -184,18 +213,65 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
     ? children(genFootnotes.documentElement).filter((n) => isW(n, 'footnote') && Number(wAttr(n, 'id')) > 0)
     : [];
   const hasNotes = noteCount > 0 && ourNotes.length > 0;
+  const footnotesPath = siblingPath(main, 'footnotes.xml');
+  let footnotes: XmlDocument | null = null;
+  if (hasNotes && genFootnotes) {
+    footnotes = templatePart(footnotesPath);
+    if (footnotes) pruneNotes(footnotes, 'footnote', kept.footnotes);
+  }
+
+  // The body as text: each slice rewritten like the DOM's content above, the ids decided later left as holes.
+  const holes = new Holes();
+  const bodyText: string[] = [];
+  const bodyNumbering: NumberingSite[] = [];
+  const bodyStyles = new Set<string>();
+  const bodyNamespaces = new Map<string, string>();
+  const innerDeclarations: { prefix: string; uri: string; text: string; set: (value: string) => void }[] = [];
+  if (text) {
+    const noteBase = footnotes ? footnoteIdBase(footnotes) : 0;
+    const hook = (attr: Attr): string | undefined => {
+      if (attr.prefix !== 'xmlns') return undefined;
+      const hole = holes.make('');
+      innerDeclarations.push({
+        prefix: attr.localName ?? '',
+        uri: attr.value,
+        text: attributeText(attr.name, attr.value),
+        set: hole.set,
+      });
+      return hole.token;
+    };
+    for (const slice of text.sliced.slices) {
+      const elements = parseSlice(text.sliced, slice);
+      renameHyperlinks(elements, links);
+      if (images.size > 0) {
+        if (drawings) renumberDrawingsFrom(elements, drawings);
+        renameEmbeds(elements, images);
+      }
+      if (bookmarks !== undefined) shiftBookmarkIds(elements, bookmarks);
+      for (const site of numberingSites(elements)) bodyNumbering.push(holeSite(site, holes));
+      if (hasNotes && genFootnotes && footnotes && noteBase > 0) shiftFootnoteReferences(elements, noteBase);
+      renameSupportStyles(elements, template.styles, bodyStyles);
+      for (const el of elements) collectNamespaces(el, bodyNamespaces);
+      const written = serializeElements(elements, text.sliced.declared, hook);
+      if (written === undefined) throw new Error('the generated body holds a node the serializer cannot write');
+      bodyText.push(written);
+    }
+  }
 
   // Lists: numbering instances appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
   const stylesPath = siblingPath(main, 'styles.xml');
   const genNumbering = generatedPart('word/numbering.xml');
   if (genNumbering) {
-    const numbering = mergeNumbering(
-      templatePart(numberingPath),
-      genNumbering,
-      [...content, ...(hasNotes ? ourNotes : [])],
-      ready.styles,
-    );
+    const noteSites = numberingSites(hasNotes ? ourNotes : []);
+    const numbering = text
+      ? mergeNumberingSites(templatePart(numberingPath), genNumbering, [...bodyNumbering, ...noteSites], ready.styles)
+      : mergeNumbering(
+          templatePart(numberingPath),
+          genNumbering,
+          [...content, ...(hasNotes ? ourNotes : [])],
+          ready.styles,
+        );
     if (numbering) {
       out.set(numberingPath, serializePart(numbering));
       if (!template.parts.has(numberingPath))
@@ -204,16 +280,14 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   }
 
   // Footnotes: the template's separators (and notes its kept text refers to), then ours with ids past them.
-  const footnotesPath = siblingPath(main, 'footnotes.xml');
-  let footnotes: XmlDocument | null = null;
   if (hasNotes && genFootnotes) {
-    footnotes = templatePart(footnotesPath);
-    if (footnotes) pruneNotes(footnotes, 'footnote', kept.footnotes);
     const footRelsPath = relsPath(footnotesPath);
     const footRels = new Relationships(template.parts.get(footRelsPath), footRelsPath);
     moveHyperlinks(generatedPart('word/_rels/footnotes.xml.rels'), footRels, ourNotes, 'dwNoteLink');
-    if (footnotes) mergeFootnotes(footnotes, genFootnotes, content);
-    else {
+    if (footnotes) {
+      if (text) appendFootnotes(footnotes, genFootnotes);
+      else mergeFootnotes(footnotes, genFootnotes, content);
+    } else {
       footnotes = genFootnotes;
       addPart(mainRels, types, REL.footnotes, footnotesPath, CONTENT_TYPE.footnotes);
     }
@@ -224,12 +298,27 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
 
   // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
   const finalNotes = footnotes && hasNotes ? [footnotes] : [];
-  const styles = supportStyles(() => templatePart(stylesPath), template.styles, [...content, ...finalNotes]);
+  let styles: XmlDocument | null;
+  if (text) {
+    for (const notes of finalNotes)
+      if (notes.documentElement) renameSupportStyles([notes.documentElement], template.styles, bodyStyles);
+    styles = addSupportStyles(() => templatePart(stylesPath), template.styles, bodyStyles);
+  } else styles = supportStyles(() => templatePart(stylesPath), template.styles, [...content, ...finalNotes]);
   if (styles) out.set(stylesPath, serializePart(styles));
   if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));
 
-  declareNamespaces(document);
-  out.set(main, serializePart(document));
+  if (text) {
+    const { document: shellDocument, marker } = text.shell;
+    declareNamespaces(shellDocument, { at: marker, used: bodyNamespaces });
+    const declared = shellDocument.documentElement ? declaredOn(shellDocument.documentElement) : new Map();
+    for (const d of innerDeclarations) d.set(declared.get(d.prefix) === d.uri ? '' : d.text);
+    const around = serializeAround(shellDocument, marker);
+    if (!around) throw new Error('the template document cannot be written around the body');
+    out.set(main, `${DOCX_DECLARATION}${around[0]}${holes.fill(bodyText.join(''))}${around[1]}`);
+  } else if (document) {
+    declareNamespaces(document);
+    out.set(main, serializePart(document));
+  }
   if (mainRels.changed) out.set(mainRelsPath, mainRels.toXml());
 
   // Document properties: a fresh core.xml.
@@ -259,8 +348,13 @@ function moveHyperlinks(
   nodes: readonly Element[],
   prefix: string,
 ): void {
-  if (!generatedRels?.documentElement) return;
+  renameHyperlinks(nodes, hyperlinkIds(generatedRels, rels, prefix));
+}
+
+/** Adds docx's hyperlink relationships to the template part's with ids of our own; returns docx's ids → ours. */
+function hyperlinkIds(generatedRels: XmlDocument | null, rels: Relationships, prefix: string): Map<string, string> {
   const renamed = new Map<string, string>();
+  if (!generatedRels?.documentElement) return renamed;
   for (const rel of children(generatedRels.documentElement)) {
     if (rel.getAttribute('Type') !== REL.hyperlink) continue;
     renamed.set(
@@ -268,6 +362,11 @@ function moveHyperlinks(
       rels.add(REL.hyperlink, rel.getAttribute('Target') ?? '', { external: true, prefix }),
     );
   }
+  return renamed;
+}
+
+/** Renames the hyperlinks' relationship ids (r:id) in `nodes`. */
+function renameHyperlinks(nodes: readonly Element[], renamed: ReadonlyMap<string, string>): void {
   if (renamed.size === 0) return;
   const stack = [...nodes];
   for (let el = stack.pop(); el; el = stack.pop()) {
@@ -276,5 +375,35 @@ function moveHyperlinks(
     if (to !== undefined) el.setAttributeNS(NS.r, `${el.lookupPrefix(NS.r) ?? 'r'}:id`, to);
     // One push per child: spreading a wide element's children into one call overflows the stack.
     for (const child of children(el)) stack.push(child);
+  }
+}
+
+/** A numbering reference of the body's text: its new values go into holes (decided once the whole body is read). */
+function holeSite(site: NumberingSite, holes: Holes): NumberingSite {
+  const numId = site.numId === null ? undefined : holes.make(site.numId);
+  const ilvl = site.ilvl === null ? undefined : holes.make(site.ilvl);
+  if (numId) site.setNumId(numId.token);
+  if (ilvl) site.setIlvl(ilvl.token);
+  return {
+    numId: site.numId,
+    ilvl: site.ilvl,
+    styleId: site.styleId,
+    setNumId: (value) => numId?.set(value),
+    setIlvl: (value) => ilvl?.set(value),
+  };
+}
+
+/** Points the support style ids docx writes at the template's (see supportStyles), noting those referred to. */
+function renameSupportStyles(nodes: readonly Element[], styles: Template['styles'], referenced: Set<string>): void {
+  const found = wElementsIn(nodes, ['pStyle', 'rStyle']);
+  for (const el of [...(found.get('pStyle') ?? []), ...(found.get('rStyle') ?? [])]) {
+    let id = wAttr(el, 'val');
+    for (const support of SUPPORT_STYLE_IDS) {
+      if (id !== support) continue;
+      referenced.add(support);
+      const to = supportStyleId(styles, support);
+      if (to !== undefined) id = to;
+    }
+    if (id !== wAttr(el, 'val')) setWAttr(el, 'val', id);
   }
 }

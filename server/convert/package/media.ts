@@ -30,9 +30,27 @@ export function moveMedia(
   mainPart: string,
   nodes: readonly Element[],
 ): void {
-  if (!generatedRels?.documentElement) return;
-  const folder = mainPart.slice(0, mainPart.lastIndexOf('/') + 1);
+  const renamed = moveMediaParts(generated, generatedRels, rels, types, out, mainPart);
+  if (renamed.size === 0) return;
+  renumberDrawings(nodes, out);
+  renameEmbeds(nodes, renamed);
+}
+
+/**
+ * The part of moveMedia that does not touch the content: the images' parts, content types and relationships.
+ * Returns docx's relationship ids → ours.
+ */
+export function moveMediaParts(
+  generated: ReadonlyMap<string, string | Uint8Array>,
+  generatedRels: XmlDocument | null,
+  rels: Relationships,
+  types: ContentTypes,
+  out: Map<string, Uint8Array | string>,
+  mainPart: string,
+): Map<string, string> {
   const renamed = new Map<string, string>();
+  if (!generatedRels?.documentElement) return renamed;
+  const folder = mainPart.slice(0, mainPart.lastIndexOf('/') + 1);
   let n = 0;
   for (const rel of children(generatedRels.documentElement)) {
     if (rel.getAttribute('Type') !== IMAGE_REL) continue;
@@ -50,8 +68,11 @@ export function moveMedia(
     types.addOverride(`/${folder}${name}`, type);
     renamed.set(rel.getAttribute('Id') ?? '', rels.add(IMAGE_REL, name, { prefix: 'dwImg' }));
   }
-  if (renamed.size === 0) return;
-  renumberDrawings(nodes, out);
+  return renamed;
+}
+
+/** Renames the images' relationship ids (r:embed) in `nodes`. */
+export function renameEmbeds(nodes: readonly Element[], renamed: ReadonlyMap<string, string>): void {
   const stack = [...nodes];
   for (let el = stack.pop(); el; el = stack.pop()) {
     const embed = el.getAttributeNS(NS.r, 'embed');
@@ -71,6 +92,15 @@ function sharesDrawingIds(path: string): boolean {
  * id once in the document, and docx numbers ours from 1.
  */
 function renumberDrawings(nodes: readonly Element[], parts: ReadonlyMap<string, Uint8Array | string>): void {
+  const next = drawingIds(parts);
+  if (next) renumberDrawingsFrom(nodes, next);
+}
+
+/**
+ * The ids for our drawings, one after another past every id the template's headers, footers and notes use, or
+ * undefined when they use none (docx's ids stay).
+ */
+export function drawingIds(parts: ReadonlyMap<string, Uint8Array | string>): (() => number) | undefined {
   let max = 0;
   for (const [path, data] of parts) {
     if (!sharesDrawingIds(path)) continue;
@@ -79,7 +109,11 @@ function renumberDrawings(nodes: readonly Element[], parts: ReadonlyMap<string, 
       if (Number.isInteger(id) && id > max) max = id;
     }
   }
-  if (max === 0) return;
+  return max === 0 ? undefined : () => (max += 1);
+}
+
+/** Gives the drawings (wp:docPr) in `nodes` the ids `next` gives, in document order. */
+export function renumberDrawingsFrom(nodes: readonly Element[], next: () => number): void {
   for (const node of nodes)
-    for (const docPr of descendants(node, NS.wp, 'docPr')) docPr.setAttribute('id', String((max += 1)));
+    for (const docPr of descendants(node, NS.wp, 'docPr')) docPr.setAttribute('id', String(next()));
 }

@@ -1,4 +1,4 @@
-import type { Attr, Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Attr, Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
 import { optimisationsEnabled } from '../optimisations.ts';
 
 /** The one namespace registry of the package (prefix → URI), as Word writes them. */
@@ -93,12 +93,22 @@ function childElements(el: Element): Element[] {
 
 /**
  * The namespaces (prefix → URI) the elements and attributes of a part use, first use first. With `below`, the
- * declarations of the elements under the root are collected into it on the way (one walk instead of two).
+ * declarations of the elements under the root are collected into it on the way (one walk instead of two). `inserted`
+ * stands for elements written elsewhere: at its node (a placeholder in the tree) its namespaces count as used.
  */
-function usedNamespaces(root: Element, below?: { el: Element; attr: Attr }[]): Map<string, string> {
-  const used = new Map<string, string>();
-  const stack: Element[] = [root];
-  for (let el = stack.pop(); el; el = stack.pop()) {
+function usedNamespaces(
+  root: Element,
+  below?: { el: Element; attr: Attr }[],
+  inserted?: InsertedContent,
+  used: Map<string, string> = new Map(),
+): Map<string, string> {
+  const stack: Node[] = [root];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.nodeType !== 1) {
+      if (inserted) for (const [prefix, uri] of inserted.used) if (!used.has(prefix)) used.set(prefix, uri);
+      continue;
+    }
+    const el = node as Element;
     if (el.prefix && el.namespaceURI && !used.has(el.prefix)) used.set(el.prefix, el.namespaceURI);
     for (let i = 0; i < el.attributes.length; i++) {
       const a = el.attributes.item(i);
@@ -106,9 +116,27 @@ function usedNamespaces(root: Element, below?: { el: Element; attr: Attr }[]): M
       if (!a || !a.prefix || !a.namespaceURI || a.namespaceURI === XMLNS || a.namespaceURI === XML) continue;
       if (!used.has(a.prefix)) used.set(a.prefix, a.namespaceURI);
     }
-    for (let n = el.lastChild; n; n = n.previousSibling) if (n.nodeType === 1) stack.push(n as Element);
+    for (let n = el.lastChild; n; n = n.previousSibling)
+      if (n.nodeType === 1 || (inserted && n === inserted.at)) stack.push(n);
   }
   return used;
+}
+
+/** Elements written apart from a part's tree (the body's content), standing at a placeholder node `at` in it. */
+export interface InsertedContent {
+  at: Node;
+  /** The namespaces they use, first use first. */
+  used: ReadonlyMap<string, string>;
+}
+
+/** Adds the namespaces (prefix → URI) `el` and its descendants use to `used`, first use first. */
+export function collectNamespaces(el: Element, used: Map<string, string>): void {
+  usedNamespaces(el, undefined, undefined, used);
+}
+
+/** The namespaces a part's root declares (prefix → URI). */
+export function declaredOn(root: Element): Map<string, string> {
+  return rootDeclarations(root);
 }
 
 /**
@@ -116,12 +144,12 @@ function usedNamespaces(root: Element, below?: { el: Element; attr: Attr }[]): M
  * extension namespace it uses (keeping the entries it had that are still declared). The one place that writes
  * namespace declarations: every part the package writes into goes through it.
  */
-export function declareNamespaces(doc: XmlDocument): void {
+export function declareNamespaces(doc: XmlDocument, inserted?: InsertedContent): void {
   const root = doc.documentElement;
   if (!root) return;
   const declared = rootDeclarations(root);
   const below: { el: Element; attr: Attr }[] | undefined = optimisationsEnabled() ? [] : undefined;
-  const used = usedNamespaces(root, below);
+  const used = usedNamespaces(root, below, inserted);
   for (const [prefix, uri] of used) {
     if (declared.has(prefix)) continue;
     root.setAttributeNS(XMLNS, `xmlns:${prefix}`, uri);

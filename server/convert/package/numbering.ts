@@ -31,7 +31,48 @@ export function mergeNumbering(
   referrers: readonly Element[],
   styles: XmlDocument | null,
 ): XmlDocument | null {
-  const numPrs = wElementsIn(referrers, ['numPr']).get('numPr') ?? [];
+  return mergeNumberingSites(template, generated, numberingSites(referrers), styles);
+}
+
+/** A list paragraph's reference to a numbering (its w:numPr), read and renumbered through these. */
+export interface NumberingSite {
+  /** Its w:numId's value; null when it has no w:numId. */
+  readonly numId: string | null;
+  /** Its w:ilvl's value; null when it has no w:ilvl. */
+  readonly ilvl: string | null;
+  /** Its paragraph's style id ('' for none). */
+  readonly styleId: string;
+  setNumId(value: string): void;
+  setIlvl(value: string): void;
+}
+
+/** The numbering references (w:numPr) within `referrers`, in document order. */
+export function numberingSites(referrers: readonly Element[]): NumberingSite[] {
+  return (wElementsIn(referrers, ['numPr']).get('numPr') ?? []).map((numPr) => {
+    const numIdEl = wChild(numPr, 'numId');
+    const ilvl = wChild(numPr, 'ilvl');
+    const paragraph = numPr.parentNode?.parentNode as Element | null;
+    return {
+      numId: numIdEl ? val(numIdEl) : null,
+      ilvl: ilvl ? val(ilvl) : null,
+      styleId: val(wChild(wChild(paragraph, 'pPr'), 'pStyle')),
+      setNumId: (value: string) => {
+        if (numIdEl) setWAttr(numIdEl, 'val', value);
+      },
+      setIlvl: (value: string) => {
+        if (ilvl) setWAttr(ilvl, 'val', value);
+      },
+    };
+  });
+}
+
+/** mergeNumbering over numbering references however they are held (see NumberingSite). */
+export function mergeNumberingSites(
+  template: XmlDocument | null,
+  generated: XmlDocument,
+  numPrs: readonly NumberingSite[],
+  styles: XmlDocument | null,
+): XmlDocument | null {
   if (numPrs.length === 0) return null;
   const genNums = new Map(numsOf(generated).map((n) => [wAttr(n, 'numId'), n]));
   const genAbstracts = new Map(abstractsOf(generated).map((a) => [wAttr(a, 'abstractNumId'), a]));
@@ -45,20 +86,17 @@ export function mergeNumbering(
   let numNext = maxId(numsOf(target), 'numId');
   const newNums: Element[] = [];
   const styledNumIds = new Map<string, string>();
-  const plain: Element[] = [];
-  for (const numPr of numPrs) {
-    const numIdEl = wChild(numPr, 'numId');
-    const old = val(numIdEl);
+  const plain: NumberingSite[] = [];
+  for (const site of numPrs) {
+    const old = site.numId ?? '';
     const genNum = genNums.get(old);
-    if (!numIdEl || !genNum) continue;
-    const paragraph = numPr.parentNode?.parentNode as Element | null;
-    const styleId = val(wChild(wChild(paragraph, 'pPr'), 'pStyle'));
+    if (site.numId === null || !genNum) continue;
+    const styleId = site.styleId;
     const own = styleId ? styleNumbering(styleId) : undefined;
-    const ilvl = wChild(numPr, 'ilvl');
-    const level = (own?.ilvl ?? 0) + (Number(val(ilvl)) || 0);
+    const level = (own?.ilvl ?? 0) + (Number(site.ilvl ?? '') || 0);
     // A level the template's numbering does not define (a nested item under a single-level style) keeps ours.
     if (!own || !own.levels.has(level)) {
-      plain.push(numIdEl);
+      plain.push(site);
       continue;
     }
     // The style's numbering, restarted for this list.
@@ -72,11 +110,11 @@ export function mergeNumbering(
         num.appendChild(target.importNode(override, true));
       newNums.push(num);
     }
-    setWAttr(numIdEl, 'val', id);
-    if (ilvl && own.ilvl > 0) setWAttr(ilvl, 'val', String(level));
+    site.setNumId(id);
+    if (site.ilvl !== null && own.ilvl > 0) site.setIlvl(String(level));
   }
   // docx's own definitions, in docx's order, for the other lists.
-  const used = new Set(plain.map(val));
+  const used = new Set(plain.map((site) => site.numId ?? ''));
   const usedNums = [...genNums].filter(([id]) => used.has(id));
   const usedAbstracts = new Set(usedNums.map(([, n]) => val(wChild(n, 'abstractNumId'))));
   const abstractIds = new Map<string, string>();
@@ -100,7 +138,7 @@ export function mergeNumbering(
     if (ref && abstractId !== undefined) setWAttr(ref, 'val', abstractId);
     newNums.push(num);
   }
-  for (const el of plain) setWAttr(el, 'val', numIds.get(val(el)) ?? val(el));
+  for (const site of plain) site.setNumId(numIds.get(site.numId ?? '') ?? site.numId ?? '');
   // Schema order: abstractNum*, num*, numIdMacAtCleanup?.
   const cleanup = children(root).find((c) => isW(c, 'numIdMacAtCleanup')) ?? null;
   const firstNum = children(root).find((c) => isW(c, 'num')) ?? cleanup;

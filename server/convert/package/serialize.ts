@@ -2,7 +2,7 @@
 // compares them on every part of every fixture and corpus document) at a fraction of the cost. xmldom copies the
 // visible namespaces (30 on a document.xml root) for every element and walks through closures; this keeps one list
 // and truncates it when an element closes. Anything it does not know (HTML, a doctype) goes to xmldom's own.
-import { XMLSerializer, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
+import { XMLSerializer, type Attr, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
 
 const XMLNS = 'http://www.w3.org/2000/xmlns/';
 const XML = 'http://www.w3.org/XML/1998/namespace';
@@ -78,7 +78,7 @@ function tagOf(el: Element, visible: readonly Visible[]): string {
 }
 
 /** Opens an element (its attributes and the declarations xmldom would add); returns its tag. */
-function openElement(el: Element, visible: Visible[], out: string[]): string {
+function openElement(el: Element, visible: Visible[], out: string[], hook?: AttributeHook): string {
   const tag = tagOf(el, visible);
   out.push(`<${tag}`);
   const attrs = el.attributes;
@@ -97,7 +97,7 @@ function openElement(el: Element, visible: Visible[], out: string[]): string {
       out.push(attribute(prefix ? `xmlns:${prefix}` : 'xmlns', uri));
       visible.push({ prefix, namespace: uri });
     }
-    out.push(attribute(a.name, a.value));
+    out.push(hook?.(a) ?? attribute(a.name, a.value));
   }
   if (tag === el.tagName && needsDefinition(el.prefix, el.namespaceURI, visible)) {
     const prefix = el.prefix ?? '';
@@ -108,20 +108,31 @@ function openElement(el: Element, visible: Visible[], out: string[]): string {
   return tag;
 }
 
-function serializeFast(doc: XmlDocument): string {
+function serializeFast(doc: XmlDocument, splitAt?: Node): string[] {
   if ((doc as { type?: string }).type === 'html') throw new Unsupported();
   const root = doc.documentElement;
   let visible: Visible[] = [];
   if (root?.namespaceURI && root.prefix == null && root.lookupPrefix(root.namespaceURI) == null)
     visible = [{ namespace: root.namespaceURI, prefix: null }];
-  const out: string[] = [];
+  const top: Node[] = [];
+  for (let c = doc.firstChild; c; c = c.nextSibling) top.push(c);
+  return write(top, visible, undefined, splitAt);
+}
+
+/**
+ * Writes nodes in order with `visible` namespaces in scope. `hook` may write an attribute its own way; at `splitAt`
+ * (a node) the text is cut: the pieces before and after it are returned, the node itself not written.
+ */
+function write(nodes: readonly Node[], visible: Visible[], hook?: AttributeHook, splitAt?: Node): string[] {
+  const pieces: string[] = [];
+  let out: string[] = [];
   // null in `stack`: close the element on top of `closes`.
   const stack: (Node | null)[] = [];
   const closes: Close[] = [];
   const pushChildren = (n: Node): void => {
     for (let c = n.lastChild; c; c = c.previousSibling) stack.push(c);
   };
-  pushChildren(doc);
+  for (let i = nodes.length - 1; i >= 0; i--) stack.push(nodes[i] ?? null);
   while (stack.length > 0) {
     const item = stack.pop();
     if (!item) {
@@ -132,12 +143,17 @@ function serializeFast(doc: XmlDocument): string {
       continue;
     }
     const n = item;
+    if (n === splitAt) {
+      pieces.push(out.join(''));
+      out = [];
+      continue;
+    }
     switch (n.nodeType) {
       case 1: {
         const el = n as Element;
         if (el.namespaceURI === XHTML) throw new Unsupported();
         const mark = visible.length;
-        const tag = openElement(el, visible, out);
+        const tag = openElement(el, visible, out, hook);
         if (!el.firstChild) {
           out.push('/>');
           visible.length = mark;
@@ -170,13 +186,56 @@ function serializeFast(doc: XmlDocument): string {
         throw new Unsupported();
     }
   }
-  return out.join('');
+  pieces.push(out.join(''));
+  return pieces;
+}
+
+/** Writes an attribute its own way (returns the text with its leading space), or undefined for the usual way. */
+export type AttributeHook = (attr: Attr) => string | undefined;
+
+/**
+ * Elements of a part (not a whole part) as xmldom's XMLSerializer writes them inside a root declaring `declared`
+ * (prefix → URI), or undefined for a node this serializer leaves to xmldom.
+ */
+export function serializeElements(
+  elements: readonly Element[],
+  declared: ReadonlyMap<string, string>,
+  hook?: AttributeHook,
+): string | undefined {
+  const visible: Visible[] = [...declared].map(([prefix, namespace]) => ({ prefix, namespace }));
+  try {
+    return write(elements, visible, hook).join('');
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * A part's root element (prefixed) as xmldom's XMLSerializer writes it, cut at `at` (which is not written): the
+ * text before and after, or undefined for a part this serializer leaves to xmldom.
+ */
+export function serializeAround(doc: XmlDocument, at: Node): [string, string] | undefined {
+  const root = doc.documentElement;
+  if (!root?.prefix) return undefined;
+  try {
+    const [before, after, ...rest] = write([root], [], undefined, at);
+    return before !== undefined && after !== undefined && rest.length === 0 ? [before, after] : undefined;
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
+}
+
+/** An attribute as the serializer writes it (with its leading space). */
+export function attributeText(name: string, value: string): string {
+  return attribute(name, value);
 }
 
 /** A whole part as xmldom's XMLSerializer writes it, byte for byte. */
 export function serializeDocument(doc: XmlDocument): string {
   try {
-    return serializeFast(doc);
+    return serializeFast(doc).join('');
   } catch (error) {
     if (error instanceof Unsupported) return new XMLSerializer().serializeToString(doc);
     throw error;

@@ -22,6 +22,9 @@ const SUPPORT_STYLES = [
   },
 ] as const;
 
+/** The style ids docx writes by itself (see SUPPORT_STYLES). */
+export const SUPPORT_STYLE_IDS: readonly string[] = SUPPORT_STYLES.map((s) => s.id);
+
 /**
  * Points the style ids docx writes by itself (footnote reference, List Paragraph) in `referrers` at the template's
  * styles of the same Word name, or adds their definitions to the template's styles when it has neither the name nor
@@ -32,20 +35,46 @@ export function supportStyles(
   templateStyles: readonly TemplateStyle[],
   referrers: readonly (XmlDocument | Element)[],
 ): XmlDocument | null {
-  let styles: XmlDocument | null = null;
-  let changed = false;
   const found = wElementsIn(
     referrers.map((r) => ('documentElement' in r ? r.documentElement : r)).filter((e): e is Element => !!e),
     ['pStyle', 'rStyle'],
   );
   const all = [...(found.get('pStyle') ?? []), ...(found.get('rStyle') ?? [])];
+  const referenced = new Set<string>();
   for (const support of SUPPORT_STYLES) {
     const references = all.filter((e) => wAttr(e, 'val') === support.id);
     if (references.length === 0) continue;
+    referenced.add(support.id);
+    const to = supportStyleId(templateStyles, support.id);
+    if (to !== undefined) for (const ref of references) setWAttr(ref, 'val', to);
+  }
+  return addSupportStyles(open, templateStyles, referenced);
+}
+
+/** The template's id for a support style id docx writes when it differs (the same style under another id), else undefined. */
+export function supportStyleId(templateStyles: readonly TemplateStyle[], id: string): string | undefined {
+  const support = SUPPORT_STYLES.find((s) => s.id === id);
+  if (!support) return undefined;
+  const own = findStyle(templateStyles, support.name);
+  return own && own.type === support.type && own.id !== support.id ? own.id : undefined;
+}
+
+/**
+ * Adds to the template's styles (`open` parses them, only then) the definitions of the support styles in
+ * `referenced` that the template has neither by name nor by id; returns the styles part when it changed, else null.
+ */
+export function addSupportStyles(
+  open: () => XmlDocument | null,
+  templateStyles: readonly TemplateStyle[],
+  referenced: ReadonlySet<string>,
+): XmlDocument | null {
+  let styles: XmlDocument | null = null;
+  let changed = false;
+  for (const support of SUPPORT_STYLES) {
+    if (!referenced.has(support.id)) continue;
     const own = findStyle(templateStyles, support.name);
-    if (own && own.type === support.type) {
-      if (own.id !== support.id) for (const ref of references) setWAttr(ref, 'val', own.id);
-    } else if (!templateStyles.some((s) => s.id === support.id) && (styles ??= open())?.documentElement) {
+    if (own && own.type === support.type) continue;
+    if (!templateStyles.some((s) => s.id === support.id) && (styles ??= open())?.documentElement) {
       const definition = parsePart(`<w:styles xmlns:w="${NS.w}">${support.xml}</w:styles>`, 'styles.xml')
         .documentElement?.firstChild;
       if (definition) styles.documentElement.appendChild(styles.importNode(definition, true));

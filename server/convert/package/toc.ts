@@ -310,16 +310,26 @@ export function requestFieldUpdate(settings: XmlDocument): void {
  * document). Only walks our content when the template's kept body has bookmarks at all.
  */
 export function offsetBookmarkIds(kept: readonly Element[], content: readonly Element[]): void {
+  const offset = bookmarkIdOffset(kept);
+  if (offset !== undefined) shiftBookmarkIds(content, offset);
+}
+
+/** What our bookmark ids are shifted by: past the kept template body's (undefined when it has none). */
+export function bookmarkIdOffset(kept: readonly Element[]): number | undefined {
   let max = -1;
   for (const el of kept) {
     for (const b of [...(isW(el, 'bookmarkStart') ? [el] : []), ...descendants(el, NS.w, 'bookmarkStart')])
       max = Math.max(max, Number(wAttr(b, 'id')) || 0);
   }
-  if (max < 0) return;
+  return max < 0 ? undefined : max + 1;
+}
+
+/** Adds `offset` to the bookmark ids in `content`. */
+export function shiftBookmarkIds(content: readonly Element[], offset: number): void {
   for (const el of content) {
     for (const name of ['bookmarkStart', 'bookmarkEnd']) {
       for (const b of [...(isW(el, name) ? [el] : []), ...descendants(el, NS.w, name)])
-        setWAttr(b, 'id', String(Number(wAttr(b, 'id')) + max + 1));
+        setWAttr(b, 'id', String(Number(wAttr(b, 'id')) + offset));
     }
   }
 }
