@@ -1,8 +1,9 @@
 // The Node/V8 flags a Docwright server process runs with (`docwright serve`, `npm start`, the bench's load server).
 // They can only be given on the process's command line (V8 aborts when they are set at run time).
-// --single-threaded-gc: V8's parallel GC helper threads cost as much CPU as the conversion itself on a server that
-// runs its own worker threads on every core (docs/performance.md, "The server's process flags").
-export const SERVER_NODE_FLAGS = ['--single-threaded-gc'];
+// --single-threaded: no V8 background threads (parallel GC helpers, concurrent compilers); on a server whose
+// conversion workers already keep every core busy they cost more CPU than they save: 90-112 -> 54-86 ms of CPU per
+// 9 KB conversion (docs/performance.md, "The server process's V8 flags").
+export const SERVER_NODE_FLAGS = ['--single-threaded'];
 
 /** Whether this process already runs with every one of them. */
 export function hasServerFlags(execArgv = process.execArgv) {

@@ -32,7 +32,7 @@ function serverCommandLine(dataDir: string): string[] {
 
 describe('the server process flags', () => {
   it('are set only for the commands that may start a server', () => {
-    expect(SERVER_NODE_FLAGS).toContain('--single-threaded-gc');
+    expect(SERVER_NODE_FLAGS).toContain('--single-threaded');
     expect(startsServer(['serve', '--port', '0'])).toBe(true);
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);
@@ -41,7 +41,7 @@ describe('the server process flags', () => {
     expect(startsServer(['status', '--json'])).toBe(false);
     expect(startsServer(['--version'])).toBe(false);
     expect(startsServer([])).toBe(false);
-    expect(hasServerFlags(['--single-threaded-gc'])).toBe(true);
+    expect(hasServerFlags(['--inspect', ...SERVER_NODE_FLAGS])).toBe(true);
     expect(hasServerFlags(['--max-old-space-size=100'])).toBe(false);
   });
 
