@@ -2,6 +2,7 @@
  * Load test of the real HTTPS server on loopback (part of `npm run bench`; alone: `tsx bench/load.ts`).
  *
  *   tsx bench/load.ts [--connections 1,8,32] [--duration S] [--format json|binary] [--size KB] [--no-isolation]
+ *                     [--node-flags "--flag ..."]   (the server process's; default: the product's, bin/server-flags.mjs)
  *
  * The server runs in a child process (bench/load-server.ts: startServer in a fresh data directory, the file secret,
  * an API key made through Services, its conversion workers started). autocannon, in a worker thread of this
@@ -14,13 +15,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { SERVER_NODE_FLAGS } from '../bin/server-flags.mjs';
 import { generateMarkdown } from './generate.ts';
 import { median } from './measure.ts';
 import { fixed, formatTable } from './table.ts';
@@ -49,6 +51,8 @@ export interface LoadOptions {
   sizeKB: number;
   /** Also measure the small conversions' p99 while a 1.2 MB conversion runs (default true). */
   isolation?: boolean;
+  /** The server process's Node flags (default: the product's, bin/server-flags.mjs). */
+  nodeFlags?: readonly string[];
 }
 
 export interface LoadRow {
@@ -61,6 +65,8 @@ export interface LoadRow {
   errors: number;
   non2xx: number;
   peakRssMB: number;
+  /** CPU time of the server process (every thread: event loop, workers, V8's) per answered request, in ms. */
+  cpuMsPerRequest: number;
 }
 
 export interface ProbeResult {
@@ -96,6 +102,7 @@ export interface LoadResult {
   idleGet: ProbeResult;
   busyGet: ProbeResult;
   isolation: IsolationResult | null;
+  nodeFlags: readonly string[];
 }
 
 interface ServerInfo {
@@ -106,8 +113,27 @@ interface ServerInfo {
   workers: number;
 }
 
-async function startChild(dataDir: string): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/load-server.ts'), dataDir], {
+/**
+ * The Node that runs `docwright serve` here: this one, or on a Node older than 22 the one npm installed with
+ * Docwright (bin/docwright.js runs itself again on it), so the bench measures the runtime the product uses.
+ */
+function productNode(): string {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  try {
+    const path = join(dirname(createRequire(import.meta.url).resolve('node/package.json')), 'bin', 'node');
+    return existsSync(path) ? path : process.execPath;
+  } catch {
+    return process.execPath;
+  }
+}
+
+async function startChild(
+  dataDir: string,
+  nodeFlags: readonly string[],
+): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  // The flags the product's launchers give a server process (bin/docwright.js, scripts/start.mjs).
+  const args = [...nodeFlags, '--import', 'tsx', join(repoRoot, 'bench/load-server.ts'), dataDir];
+  const child = spawn(productNode(), args, {
     cwd: repoRoot,
     // A 1.2 MB conversion on a loaded machine may take longer than the default 30 s limit: it is measured, not cut.
     env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off', DOCWRIGHT_CONVERT_TIMEOUT_MS: '600000' },
@@ -145,6 +171,18 @@ function rssSampler(pid: number): { stop: () => number } {
       return peak;
     },
   };
+}
+
+/** CPU time (user + system, every thread) a process has used, in ms; NaN where /proc is not there. */
+function cpuMs(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th (clock ticks, 100 Hz).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** GETs one conversion record at a time until `until` resolves (at least `min` requests); latencies in ms. */
@@ -243,7 +281,8 @@ function summarise(latencies: number[], whileConnections: number | null): ProbeR
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'docwright-load-'));
-  const { child, info } = await startChild(dataDir);
+  const nodeFlags = options.nodeFlags ?? SERVER_NODE_FLAGS;
+  const { child, info } = await startChild(dataDir, nodeFlags);
   const agent = new Agent({ connect: { ca: readFileSync(info.cert, 'utf8') } });
   try {
     const markdown = generateMarkdown(options.sizeKB * 1024);
@@ -271,9 +310,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     for (const connections of options.connections) {
       process.stdout.write(`, ${connections} connection${connections === 1 ? '' : 's'}`);
       const rss = rssSampler(info.pid);
+      const cpuBefore = cpuMs(info.pid);
       const run = autocannon({ ...target, connections, duration: options.duration });
       const probed = connections === probeAt ? probe(info, agent, run) : null;
       const result = await run;
+      const cpuUsed = cpuMs(info.pid) - cpuBefore;
       if (probed) busyGet = summarise(await probed, connections);
       rows.push({
         connections,
@@ -285,6 +326,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         errors: result.errors + result.timeouts,
         non2xx: result.non2xx,
         peakRssMB: rss.stop(),
+        cpuMsPerRequest: cpuUsed / Math.max(1, result['2xx']),
       });
     }
     const isolation = options.isolation === false ? null : await measureIsolation(info, agent, target);
@@ -297,6 +339,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       idleGet,
       busyGet,
       isolation,
+      nodeFlags,
     };
   } finally {
     await agent.close();
@@ -309,11 +352,22 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 export function printLoad(result: LoadResult): void {
   console.log(
     `\nServer under load: POST /api/v1/convert, ${fixed(result.sizeBytes / 1024, 1)} KB of markdown, response_format ${result.format}, ` +
-      `HTTPS on loopback, ${result.workers} conversion workers; the load generator shares the same cores.`,
+      `HTTPS on loopback, ${result.workers} conversion workers, server flags ${result.nodeFlags.join(' ') || '(none)'}; the load generator shares the same cores.`,
   );
   console.log(
     formatTable(
-      ['connections', 'requests/s', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx', 'peak RSS MB'],
+      [
+        'connections',
+        'requests/s',
+        'requests',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'errors',
+        'non-2xx',
+        'peak RSS MB',
+        'server CPU ms/conv',
+      ],
       result.rows.map((r) => [
         String(r.connections),
         fixed(r.requestsPerSec, 1),
@@ -324,8 +378,9 @@ export function printLoad(result: LoadResult): void {
         String(r.errors),
         String(r.non2xx),
         fixed(r.peakRssMB, 0),
+        fixed(r.cpuMsPerRequest, 1),
       ]),
-      [true, true, true, true, true, true, true, true, true],
+      [true, true, true, true, true, true, true, true, true, true],
     ),
   );
   const g = (p: ProbeResult) =>
@@ -356,6 +411,7 @@ function parseArgs(argv: readonly string[]): LoadOptions {
     else if (arg === '--format') options.format = value() === 'binary' ? 'binary' : 'json';
     else if (arg === '--size') options.sizeKB = Number(value());
     else if (arg === '--no-isolation') options.isolation = false;
+    else if (arg === '--node-flags') options.nodeFlags = value().split(' ').filter(Boolean);
     else if (arg !== '--') throw new Error(`unknown option ${String(arg)}`);
   }
   return options;

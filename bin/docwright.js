@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Runs the bundled command line (dist/). Two things before that:
+// Runs the bundled command line (dist/). Three things before that:
 // - On a Node older than the one Docwright needs (a system Node 20), it runs itself again on the Node 22 that
 //   npm installed with it (the `node` dependency), so `docwright` works from anywhere on such a machine.
+// - `docwright serve` and `docwright mcp` (which may start a server) run again with the server's V8 flags
+//   (bin/server-flags.mjs), which only a command line can set: once per server, about one Node start-up.
 // - Only in a development checkout (a .git next to the sources): when server/ is newer than the bundle, it runs the
 //   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
 import { spawn } from 'node:child_process';
@@ -9,6 +11,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { SERVER_NODE_FLAGS, hasServerFlags, startsServer } from './server-flags.mjs';
 
 const MIN_MAJOR = 22;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -25,6 +28,19 @@ function bundledNode() {
   }
 }
 
+/** Runs this script again on `node` with `flags`: in this process where Node can (execve), else as a child. */
+function relaunch(node, flags) {
+  const args = [...flags, fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+  // Replacing this process keeps its pid, signals and streams: whoever started the server holds the server.
+  process.execve?.(node, [node, ...args]);
+  const child = spawn(node, args, { stdio: 'inherit' });
+  // Ctrl-C reaches the child directly (same process group); a SIGTERM or SIGHUP sent to us is passed on.
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  process.on('SIGINT', () => undefined);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+const serverCommand = startsServer(process.argv.slice(2));
 if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   const node = bundledNode();
   if (!node) {
@@ -33,11 +49,9 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
     );
     process.exit(1);
   }
-  const child = spawn(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  // Ctrl-C reaches the child directly (same process group); a SIGTERM or SIGHUP sent to us is passed on.
-  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-  process.on('SIGINT', () => undefined);
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  relaunch(node, serverCommand ? SERVER_NODE_FLAGS : []);
+} else if (serverCommand && !hasServerFlags()) {
+  relaunch(process.execPath, [...process.execArgv, ...SERVER_NODE_FLAGS]);
 } else {
   await runCli();
 }

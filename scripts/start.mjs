@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../bin/server-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -73,7 +74,7 @@ async function main(args) {
   const launch = chooseLaunch({ electron });
   if (launch.mode === 'server') {
     console.log(launch.reason);
-    run(process.execPath, [join(root, 'bin', 'docwright.js'), 'serve', ...args]);
+    run(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'bin', 'docwright.js'), 'serve', ...args]);
     return;
   }
   if (buildNeeded()) {
@@ -86,7 +87,8 @@ async function main(args) {
     console.log(
       "Running as root: Chromium's OS sandbox is off (--no-sandbox); start Docwright as a normal user to keep it.",
     );
-  run(electron, [...(asRoot ? ['--no-sandbox'] : []), root, ...args]);
+  // The app's server runs in Electron's main process, whose V8 takes flags only from the command line.
+  run(electron, [...(asRoot ? ['--no-sandbox'] : []), `--js-flags=${SERVER_NODE_FLAGS.join(' ')}`, root, ...args]);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv.slice(2));

@@ -1,0 +1,3 @@
+export declare const SERVER_NODE_FLAGS: readonly string[];
+export declare function hasServerFlags(execArgv?: readonly string[]): boolean;
+export declare function startsServer(args: readonly string[]): boolean;

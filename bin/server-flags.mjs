@@ -1,0 +1,20 @@
+// The Node/V8 flags a Docwright server process runs with (`docwright serve`, `npm start`, the bench's load server).
+// They can only be given on the process's command line (V8 aborts when they are set at run time).
+// --single-threaded: no V8 background threads (parallel GC helpers, concurrent compilers); on a server whose
+// conversion workers already keep every core busy they cost more CPU than they save: 90-112 -> 54-86 ms of CPU per
+// 9 KB conversion (docs/performance.md, "The server process's V8 flags").
+export const SERVER_NODE_FLAGS = ['--single-threaded'];
+
+/** Whether this process already runs with every one of them. */
+export function hasServerFlags(execArgv = process.execArgv) {
+  return SERVER_NODE_FLAGS.every((flag) => execArgv.includes(flag));
+}
+
+/** Whether a `docwright` command line may start a server (`serve`, `mcp`), e.g. `--data-dir d serve -p 0`. */
+export function startsServer(args) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--data-dir') i += 1;
+    else if (!args[i].startsWith('-')) return args[i] === 'serve' || args[i] === 'mcp';
+  }
+  return false;
+}
