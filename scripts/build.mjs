@@ -1,6 +1,6 @@
 // Builds the command line into dist/: server/cli-entry.ts bundled (one file starts faster than hundreds of
 // modules), the server's modules split into a chunk loaded only by the commands that need them, and the built-in
-// template embedded as bytes so `docwright convert` does not lay it out on every start.
+// template embedded as bytes and already read, so `docwright convert` neither lays it out nor reads it on every start.
 import { build } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,16 +20,28 @@ const common = {
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 };
 
-// 1. The built-in template's bytes, from the same code the sources use.
+// 1. The built-in template's bytes, and the template read from them, from the same code the sources use.
 const temp = mkdtempSync(join(tmpdir(), 'docwright-build-'));
 try {
   await build({
     ...common,
-    entryPoints: ['server/convert/default-template.ts'],
+    stdin: {
+      contents: [
+        "export { defaultTemplate } from './server/convert/default-template.ts';",
+        "export { readTemplate } from './server/convert/template/read.ts';",
+        "export { templateToJson } from './server/convert/template/prepared.ts';",
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    },
     outfile: join(temp, 'default-template.mjs'),
   });
-  const { defaultTemplate } = await import(pathToFileURL(join(temp, 'default-template.mjs')).href);
-  const template = Buffer.from(defaultTemplate()).toString('base64');
+  const { defaultTemplate, readTemplate, templateToJson } = await import(
+    pathToFileURL(join(temp, 'default-template.mjs')).href
+  );
+  const bytes = defaultTemplate();
+  const template = Buffer.from(bytes).toString('base64');
+  const templateRead = templateToJson(readTemplate(bytes));
 
   // 2. The command line.
   rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -41,7 +53,10 @@ try {
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     sourcemap: 'linked',
-    define: { __DOCWRIGHT_DEFAULT_TEMPLATE__: JSON.stringify(template) },
+    define: {
+      __DOCWRIGHT_DEFAULT_TEMPLATE__: JSON.stringify(template),
+      __DOCWRIGHT_DEFAULT_TEMPLATE_READ__: JSON.stringify(templateRead),
+    },
   });
 } finally {
   rmSync(temp, { recursive: true, force: true });

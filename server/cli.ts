@@ -6,6 +6,7 @@ import {
   convert,
   ConvertInputError,
   defaultTemplate,
+  defaultTemplateRead,
   folderSource,
   readTemplate,
   type ConversionStats,
@@ -151,7 +152,7 @@ export function buildProgram(): Command {
     .argument('[file]', 'template .docx (default: the built-in one)')
     .option('--json', 'print JSON')
     .action((file: string | undefined, opts: { json?: boolean }) => {
-      const styles = readTemplate(file ? readBytes(file, 'template') : defaultTemplate()).styles;
+      const styles = (file ? readTemplate(readBytes(file, 'template')) : defaultTemplateRead()).styles;
       if (opts.json)
         process.stdout.write(
           `${JSON.stringify(

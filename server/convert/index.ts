@@ -1,7 +1,8 @@
 import { ConvertInputError } from './errors.ts';
 import { toDocx } from './compile/index.ts';
 import type { ConversionStats } from './compile/stats.ts';
-import { defaultTemplate, DEFAULT_RULES } from './default-template.ts';
+import { DEFAULT_RULES } from './default-template.ts';
+import { defaultTemplateRead } from './default-template-read.ts';
 import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
@@ -14,6 +15,7 @@ import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
 export { ConvertInputError } from './errors.ts';
 export type { ConversionStats } from './compile/stats.ts';
 export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
+export { defaultTemplateRead } from './default-template-read.ts';
 export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
@@ -45,14 +47,14 @@ export interface ConvertResult {
 
 const templates = new WeakMap<Uint8Array, Template>();
 
-/** Reads a template once per byte array (templates are reused across conversions). */
+/** Reads a template once per byte array (templates are reused across conversions); the built-in one is prepared. */
 function templateOf(input: ConvertInput['template']): Template {
-  const bytes = input ?? defaultTemplate();
-  if (!(bytes instanceof Uint8Array)) return bytes;
-  let template = templates.get(bytes);
+  if (input === undefined) return defaultTemplateRead();
+  if (!(input instanceof Uint8Array)) return input;
+  let template = templates.get(input);
   if (!template) {
-    template = readTemplate(bytes);
-    templates.set(bytes, template);
+    template = readTemplate(input);
+    templates.set(input, template);
   }
   return template;
 }

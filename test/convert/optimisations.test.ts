@@ -12,9 +12,11 @@ import {
   DEFAULT_RULES,
   defaultTemplate,
   folderSource,
+  readTemplate,
   type ImageSource,
   type MappingRules,
 } from '../../server/convert/index.ts';
+import { templateFromJson, templateToJson } from '../../server/convert/template/prepared.ts';
 import { ConvertPool } from '../../server/convert-pool/pool.ts';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
@@ -251,6 +253,23 @@ describe("the pool's caches change no output", () => {
       expect(pool.counters.templatesSent).toBe(2 * Math.min(3, corpusTemplates.length));
     } finally {
       await pool.close();
+    }
+  }, 300_000);
+});
+
+describe('the built-in template prepared at build time changes no output', () => {
+  it('every fixture and the bench documents: the prepared template (as scripts/build.mjs embeds it) and the template read from its bytes', () => {
+    const prepared = templateFromJson(templateToJson(readTemplate(defaultTemplate())));
+    const documents = [
+      ...fixtures.map((path) => [basename(join(path, '..')), readFileSync(path, 'utf8')] as const),
+      ...[10, 120].map((kb) => [`bench ${kb} KB`, generateMarkdown(kb * 1024)] as const),
+    ];
+    for (const [label, markdown] of documents) {
+      const fast = Buffer.from(convert({ markdown, template: prepared, created: CREATED }).docx);
+      process.env.DOCWRIGHT_UNOPTIMISED = '1';
+      const plain = Buffer.from(convert({ markdown, created: CREATED }).docx);
+      delete process.env.DOCWRIGHT_UNOPTIMISED;
+      expect(fast.equals(plain), `${label}: the same bytes`).toBe(true);
     }
   }, 300_000);
 });
