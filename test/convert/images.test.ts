@@ -178,6 +178,17 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(validation.ok, validation.report).toBe(true);
   });
 
+  it('numbers our drawings 1, 2, … in every conversion: the same input gives the same bytes, whatever ran before', () => {
+    // docx counts drawings across every document of the process (a server worker's tenth conversion numbered from 19).
+    const markdown = '![Chip](img/small.png)\n\n![Banner](img/wide.png)\n';
+    const created = new Date('2026-01-02T03:04:05Z');
+    const once = () => convert({ markdown, images: folderSource(DOC), created }).docx;
+    const first = once();
+    const second = once();
+    expect(all(xml(second, 'word/document.xml'), NS.wp, 'docPr').map((d) => d.getAttribute('id'))).toEqual(['1', '2']);
+    expect(Buffer.from(second).equals(Buffer.from(first))).toBe(true);
+  });
+
   it('keeps an image in a footnote a placeholder (our notes have no relationships of their own), and says so', () => {
     const result = convert({ markdown: 'Text[^1]\n\n[^1]: See ![Chip](img/small.png)\n', images: folderSource(DOC) });
     expect(result.warnings).toEqual(['image_placeholder: Chip (in a footnote)']);

@@ -89,18 +89,18 @@ function sharesDrawingIds(path: string): boolean {
 
 /**
  * Gives our drawings ids past every id the template's headers, footers and notes use: Word wants each `wp:docPr`
- * id once in the document, and docx numbers ours from 1.
+ * id once in the document.
  */
 function renumberDrawings(nodes: readonly Element[], parts: ReadonlyMap<string, Uint8Array | string>): void {
-  const next = drawingIds(parts);
-  if (next) renumberDrawingsFrom(nodes, next);
+  renumberDrawingsFrom(nodes, drawingIds(parts));
 }
 
 /**
- * The ids for our drawings, one after another past every id the template's headers, footers and notes use, or
- * undefined when they use none (docx's ids stay).
+ * The ids for our drawings, one after another past every id the template's headers, footers and notes use (from 1
+ * when they use none). Always renumbered: docx counts drawings across every document of the process, so its ids
+ * would make the same input give other bytes after other conversions.
  */
-export function drawingIds(parts: ReadonlyMap<string, Uint8Array | string>): (() => number) | undefined {
+export function drawingIds(parts: ReadonlyMap<string, Uint8Array | string>): () => number {
   let max = 0;
   for (const [path, data] of parts) {
     if (!sharesDrawingIds(path)) continue;
@@ -109,7 +109,7 @@ export function drawingIds(parts: ReadonlyMap<string, Uint8Array | string>): (()
       if (Number.isInteger(id) && id > max) max = id;
     }
   }
-  return max === 0 ? undefined : () => (max += 1);
+  return () => (max += 1);
 }
 
 /** Gives the drawings (wp:docPr) in `nodes` the ids `next` gives, in document order. */
