@@ -1,4 +1,5 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import { optimisationsEnabled } from '../optimisations.ts';
 import { findStyle, type TemplateStyle } from '../template/styles.ts';
 import { parsePart, setWAttr, wAttr, wElementsIn } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
@@ -32,6 +33,14 @@ export function supportStyles(
   templateStyles: readonly TemplateStyle[],
   referrers: readonly (XmlDocument | Element)[],
 ): XmlDocument | null {
+  // A support style the template has by name under docx's own id needs nothing; when both do, no walk either.
+  const needed = optimisationsEnabled()
+    ? SUPPORT_STYLES.filter((support) => {
+        const own = findStyle(templateStyles, support.name);
+        return !own || own.type !== support.type || own.id !== support.id;
+      })
+    : SUPPORT_STYLES;
+  if (needed.length === 0) return null;
   let styles: XmlDocument | null = null;
   let changed = false;
   const found = wElementsIn(
@@ -39,7 +48,7 @@ export function supportStyles(
     ['pStyle', 'rStyle'],
   );
   const all = [...(found.get('pStyle') ?? []), ...(found.get('rStyle') ?? [])];
-  for (const support of SUPPORT_STYLES) {
+  for (const support of needed) {
     const references = all.filter((e) => wAttr(e, 'val') === support.id);
     if (references.length === 0) continue;
     const own = findStyle(templateStyles, support.name);
