@@ -1,5 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { adopt, children, descendants, isW, setWAttr, wAttr, wChild, wElement, wElementsIn } from './dom.ts';
+import { optimisationsEnabled } from '../optimisations.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /** The numbering a paragraph style carries: the template's abstract numbering and the level the style sits at. */
@@ -148,12 +149,28 @@ export function mergeNumberingSites(
   return target;
 }
 
+const styleIndexes = new WeakMap<XmlDocument, ReadonlyMap<string, Element>>();
+
+/**
+ * A styles part's w:style elements by id. The template's styles part is parsed once per template and only read, so
+ * its index is kept with it instead of walking every style again at every conversion.
+ */
+export function stylesById(styles: XmlDocument | null): ReadonlyMap<string, Element> {
+  if (!styles) return new Map();
+  const optimised = optimisationsEnabled();
+  const known = optimised ? styleIndexes.get(styles) : undefined;
+  if (known) return known;
+  const index = new Map(descendants(styles, NS.w, 'style').map((s) => [wAttr(s, 'styleId'), s]));
+  if (optimised) styleIndexes.set(styles, index);
+  return index;
+}
+
 /** Finds the numbering a paragraph style carries, looking through its base styles and numbering style links. */
 function styleNumberingOf(
   styles: XmlDocument | null,
   numbering: XmlDocument | null,
 ): (styleId: string) => StyleNumbering | undefined {
-  const byId = new Map((styles ? descendants(styles, NS.w, 'style') : []).map((s) => [wAttr(s, 'styleId'), s]));
+  const byId = stylesById(styles);
   const nums = new Map(numsOf(numbering).map((n) => [wAttr(n, 'numId'), n]));
   const abstracts = new Map(abstractsOf(numbering).map((a) => [wAttr(a, 'abstractNumId'), a]));
   const abstractOfNum = (numId: string, depth: number): Element | undefined => {
