@@ -32,7 +32,7 @@ function serverCommandLine(dataDir: string): string[] {
 
 describe('the server process flags', () => {
   it('are set only for the commands that may start a server', () => {
-    expect(SERVER_NODE_FLAGS).toContain('--single-threaded');
+    expect(SERVER_NODE_FLAGS).toContain('--single-threaded-gc');
     expect(startsServer(['serve', '--port', '0'])).toBe(true);
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);
