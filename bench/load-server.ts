@@ -1,6 +1,6 @@
 /**
  * The server under load, in a process of its own (so the load generator does not share its event loop):
- *   node --import tsx bench/load-server.ts DATA_DIR
+ *   node [the server's flags, bin/server-flags.mjs] --import tsx bench/load-server.ts DATA_DIR
  * Starts the real HTTPS server on a free loopback port (startServer, as `docwright serve` does) with the file secret
  * (DOCWRIGHT_KEYCHAIN=off), creates an API key through Services, prints one JSON line { url, key, cert, pid } and
  * runs until SIGTERM.

@@ -1,9 +1,10 @@
 // The Node/V8 flags a Docwright server process runs with (`docwright serve`, `npm start`, the bench's load server).
 // They can only be given on the process's command line (V8 aborts when they are set at run time).
-// --single-threaded: no V8 background threads (parallel GC helpers, concurrent compilers); on a server whose
-// conversion workers already keep every core busy they cost more CPU than they save: 90-112 -> 54-86 ms of CPU per
-// 9 KB conversion (docs/performance.md, "The server process's V8 flags").
-export const SERVER_NODE_FLAGS = ['--single-threaded'];
+// --single-threaded-gc: no parallel GC helper threads; on a server whose conversion workers already keep every core
+// busy they cost more CPU than they save: 90-112 -> 60-84 ms of CPU per 9 KB conversion. (--single-threaded also
+// stops the concurrent compilers, no clearer gain, and made a worker at its memory limit fail unpredictably.)
+// docs/performance.md, "The server process's V8 flags".
+export const SERVER_NODE_FLAGS = ['--single-threaded-gc'];
 
 /** Whether this process already runs with every one of them. */
 export function hasServerFlags(execArgv = process.execArgv) {

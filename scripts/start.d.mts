@@ -12,3 +12,6 @@ export function chooseLaunch(input: {
 
 /** Whether dist/ lacks the app or is older than its sources. */
 export function buildNeeded(dir?: string): boolean;
+
+/** Electron's command line for the app (the server's V8 flags in --js-flags). */
+export function electronArgs(input: { asRoot: boolean; app: string; args: readonly string[] }): string[];

@@ -48,6 +48,12 @@ function newest(path) {
   return time;
 }
 
+/** Electron's command line for the app: the server's V8 flags, since its server runs in Electron's main process,
+ * whose V8 takes flags only from the command line. */
+export function electronArgs({ asRoot, app, args }) {
+  return [...(asRoot ? ['--no-sandbox'] : []), `--js-flags=${SERVER_NODE_FLAGS.join(' ')}`, app, ...args];
+}
+
 /** Whether dist/ lacks the app or is older than its sources. */
 export function buildNeeded(dir = root) {
   const bundle = join(dir, 'dist', 'main', 'main.js');
@@ -87,8 +93,7 @@ async function main(args) {
     console.log(
       "Running as root: Chromium's OS sandbox is off (--no-sandbox); start Docwright as a normal user to keep it.",
     );
-  // The app's server runs in Electron's main process, whose V8 takes flags only from the command line.
-  run(electron, [...(asRoot ? ['--no-sandbox'] : []), `--js-flags=${SERVER_NODE_FLAGS.join(' ')}`, root, ...args]);
+  run(electron, electronArgs({ asRoot, app: root, args }));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main(process.argv.slice(2));

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SERVER_NODE_FLAGS, hasServerFlags, startsServer } from '../bin/server-flags.mjs';
+import { electronArgs } from '../scripts/start.mjs';
 import { killAllChildren, startServe } from './helpers/docwright-process.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -32,7 +33,7 @@ function serverCommandLine(dataDir: string): string[] {
 
 describe('the server process flags', () => {
   it('are set only for the commands that may start a server', () => {
-    expect(SERVER_NODE_FLAGS).toContain('--single-threaded');
+    expect(SERVER_NODE_FLAGS).toContain('--single-threaded-gc');
     expect(startsServer(['serve', '--port', '0'])).toBe(true);
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);
@@ -43,6 +44,16 @@ describe('the server process flags', () => {
     expect(startsServer([])).toBe(false);
     expect(hasServerFlags(['--inspect', ...SERVER_NODE_FLAGS])).toBe(true);
     expect(hasServerFlags(['--max-old-space-size=100'])).toBe(false);
+  });
+
+  it("npm start gives the desktop app's Electron them (its server runs in Electron's main process)", () => {
+    expect(electronArgs({ asRoot: false, app: '/app', args: ['--port', '0'] })).toEqual([
+      `--js-flags=${SERVER_NODE_FLAGS.join(' ')}`,
+      '/app',
+      '--port',
+      '0',
+    ]);
+    expect(electronArgs({ asRoot: true, app: '/app', args: [] })[0]).toBe('--no-sandbox');
   });
 
   it.runIf(process.platform === 'linux')('docwright serve runs its server with them', async () => {
