@@ -209,7 +209,13 @@ describe('the body written as text changes no output', () => {
         .replaceAll('xmlns:w=', 'xmlns:ns0='),
     );
     const elsewhere = withDocument(base, (xml) => xml.replace(`xmlns:wp="${WP}"`, 'xmlns:wp="urn:elsewhere"'));
+    const bare = withDocument(
+      base,
+      (xml) => `${xml.slice(0, xml.indexOf('<w:body>') + '<w:body>'.length)}${xml.slice(xml.indexOf('</w:body>'))}`,
+    );
+    expectSame('', bare, undefined, 'an empty document in a template with nothing kept of its body');
     for (const [label, template] of [
+      ['nothing kept of the body', bare],
       ['a {{content}} placeholder between kept paragraphs', placeholder],
       ['w as ns0', prefixed],
       ['wp bound elsewhere', elsewhere],

@@ -78,8 +78,8 @@ export interface Shell {
 
 /**
  * A copy of the template's prepared document to write the body's text into, or undefined when the DOM merge could
- * write something else: a root or body not in docx's form (docx's root and body are the ones kept there), or a
- * prefix the template binds to another namespace than docx does (declarations would move).
+ * write something else: a root or body not in docx's form (docx's root and body are the ones kept there), a prefix
+ * the template binds to another namespace than docx does (declarations would move), or nothing kept of its body.
  */
 export function templateShell(body: TemplateBody, declared: ReadonlyMap<string, string>): Shell | undefined {
   const templateRoot = body.body.parentNode as Element | null;
@@ -106,7 +106,9 @@ export function templateShell(body: TemplateBody, declared: ReadonlyMap<string, 
     if (n.nodeType !== 1) root.removeChild(n);
     n = next;
   }
-  return { document, marker, kept: children(copyBody) };
+  // A body with nothing kept around empty content would be written `<w:body/>` by the DOM merge.
+  const kept = children(copyBody);
+  return kept.length > 0 ? { document, marker, kept } : undefined;
 }
 
 /**

@@ -13,6 +13,7 @@ import { compileParts } from '../../../server/convert/package/zip.ts';
 import { readTemplate } from '../../../server/convert/template/read.ts';
 
 const WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const TEMPLATES = join(import.meta.dirname, '../../../../shared/corpus/templates');
 
 /** docx's document.xml for `children`. */
@@ -92,5 +93,10 @@ describe('templateShell', () => {
     expect(templateShell(body(prefixed), declared)).toBeUndefined();
     const elsewhere = main.replace(`xmlns:wp="${WP}"`, 'xmlns:wp="urn:elsewhere"');
     expect(templateShell(body(elsewhere), declared)).toBeUndefined();
+    // Nothing kept of the body (no section properties): the DOM merge writes an empty content's body as `<w:body/>`.
+    const bare = parsePart(main, 'word/document.xml');
+    const bareBody = bare.getElementsByTagNameNS(W, 'body').item(0);
+    while (bareBody?.firstChild) bareBody.removeChild(bareBody.firstChild);
+    expect(templateShell(templateBody(bare), declared)).toBeUndefined();
   });
 });
