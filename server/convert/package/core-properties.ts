@@ -1,5 +1,6 @@
 import { DOMImplementation } from '@xmldom/xmldom';
 import type { DocumentProperties } from '../compile/index.ts';
+import { stripForbiddenXmlChars } from '../xml.ts';
 import { serializePart } from './dom.ts';
 import { NS } from './namespaces.ts';
 
@@ -14,7 +15,8 @@ export function corePropertiesXml(props: DocumentProperties, created: Date): str
     if (value === undefined) return;
     const el = doc.createElementNS(ns, qname);
     if (typed) el.setAttributeNS(NS.xsi, 'xsi:type', 'dcterms:W3CDTF');
-    el.appendChild(doc.createTextNode(value));
+    // Front matter text as written may hold characters XML forbids: the part would not be XML.
+    el.appendChild(doc.createTextNode(stripForbiddenXmlChars(value)));
     root.appendChild(el);
   };
   const date = created.toISOString().replace(/\.\d{3}Z$/, 'Z');
