@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element } from '@xmldom/xmldom';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { convert, readTemplate } from '../../server/convert/index.ts';
+import { convert, defaultTemplate, readTemplate } from '../../server/convert/index.ts';
 import { fixture, part, partNames, validateDocx } from '../helpers/docx.ts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -237,5 +237,29 @@ describe('a template read once and reused', () => {
     const first = convert({ markdown, template, created }).docx;
     convert({ markdown: '# Other\n\n1. x\n', template, created });
     expect(Buffer.from(convert({ markdown, template, created }).docx).equals(Buffer.from(first))).toBe(true);
+  });
+});
+
+describe('a template whose parts declare WordprocessingML as their default namespace (no w: on elements)', () => {
+  /** The built-in template rewritten so: elements unprefixed under xmlns=W; attributes keep w: (declared too). */
+  function defaultNamespaceTemplate(): Uint8Array {
+    const files = unzipSync(defaultTemplate());
+    for (const [name, data] of Object.entries(files)) {
+      if (!/\.xml$/.test(name)) continue;
+      const xml = strFromU8(data);
+      if (!xml.includes(`xmlns:w="${W}"`)) continue;
+      files[name] = strToU8(xml.replace(`xmlns:w="${W}"`, `xmlns="${W}" xmlns:w="${W}"`).replace(/(<\/?)w:/g, '$1'));
+    }
+    return zipSync(files);
+  }
+
+  it('converts lists, notes and links into a schema-valid document (the w prefix is found, not assumed)', async () => {
+    const markdown =
+      '# Head\n\n- one\n  - two\n\n1. first\n\nText[^1] and [a link](https://example.com).\n\n[^1]: A note.\n';
+    const result = convert({ markdown, template: defaultNamespaceTemplate(), created });
+    const body = parse(part(result.docx, 'word/document.xml'));
+    expect(all(body, 'numId').length).toBeGreaterThanOrEqual(3);
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
   });
 });

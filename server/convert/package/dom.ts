@@ -84,15 +84,23 @@ export function wAttr(el: Element, name: string): string {
   return el.getAttributeNS(NS.w, name) ?? '';
 }
 
+/**
+ * The prefix a part binds to `ns` where `el` stands, else `fallback`. A default namespace (xmldom's lookupPrefix gives
+ * '' for it) cannot qualify an attribute, so it counts as none.
+ */
+export function prefixOf(el: Element | null | undefined, ns: string, fallback: string): string {
+  return el?.lookupPrefix(ns) || fallback;
+}
+
 /** Sets a w: attribute, with the prefix the element's part uses for w. */
 export function setWAttr(el: Element, name: string, value: string): void {
-  const prefix = el.lookupPrefix(NS.w) ?? 'w';
+  const prefix = prefixOf(el, NS.w, 'w');
   el.setAttributeNS(NS.w, `${prefix}:${name}`, value);
 }
 
 /** Creates a w: element in a part. */
 export function wElement(doc: XmlDocument, localName: string, attrs: Record<string, string> = {}): Element {
-  const prefix = doc.documentElement?.lookupPrefix(NS.w) ?? 'w';
+  const prefix = prefixOf(doc.documentElement, NS.w, 'w');
   const el = doc.createElementNS(NS.w, `${prefix}:${localName}`);
   for (const [name, value] of Object.entries(attrs)) el.setAttributeNS(NS.w, `${prefix}:${name}`, value);
   return el;

@@ -22,6 +22,7 @@ import {
   setWAttr,
   wAttr,
   wChild,
+  prefixOf,
   wElementsIn,
 } from './dom.ts';
 import { appendFootnotes, footnoteIdBase, mergeFootnotes, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
@@ -372,7 +373,7 @@ function renameHyperlinks(nodes: readonly Element[], renamed: ReadonlyMap<string
   for (let el = stack.pop(); el; el = stack.pop()) {
     const id = el.getAttributeNS(NS.r, 'id');
     const to = id ? renamed.get(id) : undefined;
-    if (to !== undefined) el.setAttributeNS(NS.r, `${el.lookupPrefix(NS.r) ?? 'r'}:id`, to);
+    if (to !== undefined) el.setAttributeNS(NS.r, `${prefixOf(el, NS.r, 'r')}:id`, to);
     // One push per child: spreading a wide element's children into one call overflows the stack.
     for (const child of children(el)) stack.push(child);
   }

@@ -1,6 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import type { ContentTypes } from './content-types.ts';
-import { children, descendants, parsePart } from './dom.ts';
+import { children, descendants, parsePart, prefixOf } from './dom.ts';
 import { NS } from './namespaces.ts';
 import type { Relationships } from './relationships.ts';
 
@@ -77,7 +77,7 @@ export function renameEmbeds(nodes: readonly Element[], renamed: ReadonlyMap<str
   for (let el = stack.pop(); el; el = stack.pop()) {
     const embed = el.getAttributeNS(NS.r, 'embed');
     const to = embed ? renamed.get(embed) : undefined;
-    if (to !== undefined) el.setAttributeNS(NS.r, `${el.lookupPrefix(NS.r) ?? 'r'}:embed`, to);
+    if (to !== undefined) el.setAttributeNS(NS.r, `${prefixOf(el, NS.r, 'r')}:embed`, to);
     for (const child of children(el)) stack.push(child);
   }
 }
