@@ -7,7 +7,8 @@
 // - Only in a development checkout (a .git next to the sources): when server/ is newer than the bundle, it runs the
 //   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -79,10 +80,38 @@ function newestSource(dir) {
   return newest;
 }
 
+/**
+ * The compile cache's folder: the user's own cache folder (not the shared temp folder, where another user could plant
+ * code for us to run), created private; undefined (no cache) when it is not a directory owned by this user that
+ * nobody else may write.
+ */
+function privateCacheDir() {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const home = homedir();
+  const base =
+    process.platform === 'win32'
+      ? (process.env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'))
+      : process.platform === 'darwin'
+        ? join(home, 'Library', 'Caches')
+        : (process.env.XDG_CACHE_HOME ?? join(home, '.cache'));
+  const dir = join(base, 'docwright', 'compile-cache');
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = lstatSync(dir);
+    if (!stat.isDirectory()) return undefined;
+    if (process.platform !== 'win32' && (stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0))
+      return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
 async function runCli() {
-  // V8's compiled code of the bundle kept on disk (the OS temp folder): later starts skip compiling it again.
-  // NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-  module.enableCompileCache?.();
+  // V8's compiled code of the bundle kept on disk: later starts skip compiling it again. NODE_DISABLE_COMPILE_CACHE=1
+  // turns it off.
+  const cache = privateCacheDir();
+  if (cache) module.enableCompileCache?.(cache);
   // Flags the user gave (node --invocation-count-…) win.
   if (isConvert(process.argv.slice(2)) && !process.execArgv.some((arg) => arg.startsWith('--invocation-count')))
     v8.setFlagsFromString(CONVERT_V8_FLAGS);

@@ -1,6 +1,7 @@
 // `docwright` keeps V8's compiled code of its bundle on disk (module.enableCompileCache), so a start after the first
-// does not compile the engine again: the cache appears in the temp folder after one conversion.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// does not compile the engine again: the cache appears in the user's own cache folder after one conversion, never in
+// the shared temp folder, and a cache folder others may write is not used.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,27 +20,55 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('docwright start-up', () => {
-  it('keeps a compile cache in the temp folder, and none when NODE_DISABLE_COMPILE_CACHE=1', async () => {
-    const input = join(temp, 'in.md');
-    writeFileSync(input, '# Title\n\nSome *text*.\n');
-    const env = { ...process.env, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+  const input = join(temp, 'in.md');
+  writeFileSync(input, '# Title\n\nSome *text*.\n');
+  const env = { ...process.env, NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined };
+  // Linux's per-user cache folder is $XDG_CACHE_HOME (else ~/.cache).
+  const cacheOf = (xdg: string) => join(xdg, 'docwright', 'compile-cache');
 
-    const off = join(temp, 'off');
-    mkdirSync(off);
-    const disabled = await runCli(['convert', input, '-o', join(temp, 'off.docx')], {
-      env: { ...env, TMPDIR: off, NODE_DISABLE_COMPILE_CACHE: '1' },
-      timeoutMs: 120_000,
-    });
-    expect(disabled.code, disabled.stderr).toBe(0);
-    expect(existsSync(join(off, 'node-compile-cache'))).toBe(false);
+  it.runIf(process.platform === 'linux')(
+    "keeps a compile cache in the user's cache folder (private), none when NODE_DISABLE_COMPILE_CACHE=1",
+    async () => {
+      const off = join(temp, 'off');
+      mkdirSync(off);
+      const disabled = await runCli(['convert', input, '-o', join(temp, 'off.docx')], {
+        env: { ...env, XDG_CACHE_HOME: off, TMPDIR: off, NODE_DISABLE_COMPILE_CACHE: '1' },
+        timeoutMs: 120_000,
+      });
+      expect(disabled.code, disabled.stderr).toBe(0);
+      expect(existsSync(join(off, 'docwright'))).toBe(false);
+      expect(existsSync(join(off, 'node-compile-cache'))).toBe(false);
 
-    const on = join(temp, 'on');
-    mkdirSync(on);
-    const first = await runCli(['convert', input, '-o', join(temp, 'on.docx')], {
-      env: { ...env, TMPDIR: on },
-      timeoutMs: 120_000,
-    });
-    expect(first.code, first.stderr).toBe(0);
-    expect(filesUnder(join(on, 'node-compile-cache')).length).toBeGreaterThan(0);
-  }, 300_000);
+      const on = join(temp, 'on');
+      const tmp = join(temp, 'on-tmp');
+      mkdirSync(on);
+      mkdirSync(tmp);
+      const first = await runCli(['convert', input, '-o', join(temp, 'on.docx')], {
+        env: { ...env, XDG_CACHE_HOME: on, TMPDIR: tmp },
+        timeoutMs: 120_000,
+      });
+      expect(first.code, first.stderr).toBe(0);
+      expect(filesUnder(cacheOf(on)).length).toBeGreaterThan(0);
+      expect(statSync(cacheOf(on)).mode & 0o077).toBe(0);
+      // Nothing in the shared temp folder, where another user could plant code for us to run.
+      expect(existsSync(join(tmp, 'node-compile-cache'))).toBe(false);
+    },
+    300_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'does not use a cache folder others may write (planted), and converts all the same',
+    async () => {
+      const xdg = join(temp, 'planted');
+      mkdirSync(cacheOf(xdg), { recursive: true });
+      chmodSync(cacheOf(xdg), 0o777);
+      const result = await runCli(['convert', input, '-o', join(temp, 'planted.docx')], {
+        env: { ...env, XDG_CACHE_HOME: xdg },
+        timeoutMs: 120_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(filesUnder(cacheOf(xdg))).toEqual([]);
+    },
+    300_000,
+  );
 });
