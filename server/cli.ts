@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
@@ -29,12 +29,36 @@ function readInput(path: string): string {
   }
 }
 
-function readBytes(path: string, what: string): Uint8Array {
+/** The API's limits on a template and a mapping: the command line reads no more than them either. */
+const FILE_LIMITS = { template: 50 * 1024 * 1024, mapping: 1024 * 1024 } as const;
+
+/** Reads a file of at most `limit` bytes; a larger one (or an endless one: /dev/zero) is refused once past it. */
+function readBounded(path: string, what: string, limit: number): Buffer {
+  let fd: number | undefined;
   try {
-    return new Uint8Array(readFileSync(path));
+    fd = openSync(path, 'r');
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, limit + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > limit)
+        throw new CliError(`${what} ${path} is larger than ${String(limit / 1024 / 1024)} MB (the API's limit too).`);
+    }
+    return Buffer.concat(chunks, total);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError(`cannot read ${what} ${path}: ${reason(error)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
+}
+
+function readBytes(path: string, what: 'template'): Uint8Array {
+  return new Uint8Array(readBounded(path, what, FILE_LIMITS[what]));
 }
 
 /** The end of a one-sentence error: why a file could not be read or written. */
@@ -47,7 +71,7 @@ function reason(error: unknown): string {
 }
 
 function readMapping(path: string): MappingRules | { rules: MappingRules } {
-  const text = readInput(path);
+  const text = readBounded(path, 'mapping', FILE_LIMITS.mapping).toString('utf8');
   try {
     return JSON.parse(text) as MappingRules;
   } catch (error) {

@@ -147,6 +147,16 @@ describe('docwright convert', () => {
       /^docwright: Invalid mapping: rules\.heading\.9 is not a heading level/,
     ],
     [['convert', '.'], /^docwright: cannot read \.: it is a folder, not a file\.\n$/],
+    // Endless or huge files are refused past the API's limits, not read into memory (5 GB before).
+    [
+      ['convert', 'doc.md', '--template', '/dev/zero'],
+      /^docwright: template \/dev\/zero is larger than 50 MB \(the API's limit too\)\.\n$/,
+    ],
+    [
+      ['convert', 'doc.md', '--mapping', '/dev/zero'],
+      /^docwright: mapping \/dev\/zero is larger than 1 MB \(the API's limit too\)\.\n$/,
+    ],
+    [['convert', 'doc.md', '--template', '.'], /^docwright: cannot read template \.: it is a folder, not a file\.\n$/],
     [
       ['convert', 'doc.md', '-o', 'no/such/folder/out.docx'],
       /^docwright: cannot write no\/such\/folder\/out\.docx: the folder no\/such\/folder does not exist\.\n$/,
