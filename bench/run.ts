@@ -112,7 +112,21 @@ function parseArgs(argv: readonly string[]): Options {
     else if (name === '--duration') options.duration = Number(value());
     else if (name === '--help' || name === '-h') {
       console.log(
-        'usage: tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--peers] [--no-load] [--load-only] [--no-storage] [--storage-only] [--connections 1,8,32] [--duration S]',
+        [
+          'usage: npm run bench -- [options]   (tsx bench/run.ts; run `npm run build` first)',
+          '',
+          'Docwright beside pandoc (needs `pandoc` on PATH) on generated documents, then the HTTPS server under load and',
+          "the storage write; ends with one table against issue 17's targets. A full run takes 3 to 5 minutes on 2 cores;",
+          'run it on a quiet machine (docs/performance.md has the latest table).',
+          '',
+          '  --sizes 10,120,1200   document sizes in KB',
+          '  --runs N              runs per size (default 7 up to 120 KB, 3 above)',
+          '  --keep                keep the generated documents and outputs',
+          '  --peers               also the npm converters (markdown-docx, @mohtasham/md-to-docx); minutes longer',
+          '  --no-load             skip the HTTPS load test        --load-only     only the HTTPS load test',
+          '  --no-storage          skip the storage write          --storage-only  only the storage write',
+          '  --connections 1,8,32  concurrent HTTPS clients        --duration S    seconds per load step',
+        ].join('\n'),
       );
       process.exit(0);
     } else if (name !== '--') throw new Error(`unknown option ${arg}`);
