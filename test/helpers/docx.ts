@@ -45,8 +45,11 @@ export async function validateDocx(docx: Uint8Array | string): Promise<{ ok: boo
     const { stdout, stderr } = await run(VALIDATOR, ['--all', path], { maxBuffer: 64 * 1024 * 1024 });
     return { ok: true, report: stdout + stderr };
   } catch (error) {
-    const e = error as { stdout?: string; stderr?: string };
-    return { ok: false, report: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+    const e = error as { stdout?: string; stderr?: string; code?: unknown; message?: string };
+    // Not a verdict on the document: the validator could not run (a clone outside the shared layout).
+    if (e.code === 'ENOENT' || e.code === 'EACCES')
+      throw new Error(`the OOXML validator could not run (${e.code}): expected at ${VALIDATOR}`, { cause: error });
+    return { ok: false, report: `${e.stdout ?? ''}${e.stderr ?? ''}` || (e.message ?? String(error)) };
   }
 }
 
