@@ -18,27 +18,8 @@ const MEDIA_TYPE: Record<string, string> = {
 
 /**
  * Moves the images docx wrote (its `media/` parts and their relationships) into the template's package: parts under
- * names the template does not use, relationships with ids of our own, a content type each, and `r:embed` in
- * `nodes` renamed to match.
- */
-export function moveMedia(
-  generated: ReadonlyMap<string, string | Uint8Array>,
-  generatedRels: XmlDocument | null,
-  rels: Relationships,
-  types: ContentTypes,
-  out: Map<string, Uint8Array | string>,
-  mainPart: string,
-  nodes: readonly Element[],
-): void {
-  const renamed = moveMediaParts(generated, generatedRels, rels, types, out, mainPart);
-  if (renamed.size === 0) return;
-  renumberDrawings(nodes, out);
-  renameEmbeds(nodes, renamed);
-}
-
-/**
- * The part of moveMedia that does not touch the content: the images' parts, content types and relationships.
- * Returns docx's relationship ids → ours.
+ * names the template does not use, relationships with ids of our own, a content type each. Returns docx's relationship
+ * ids → ours (renameEmbeds applies them to the content).
  */
 export function moveMediaParts(
   generated: ReadonlyMap<string, string | Uint8Array>,
@@ -88,17 +69,10 @@ function sharesDrawingIds(path: string): boolean {
 }
 
 /**
- * Gives our drawings ids past every id the template's headers, footers and notes use: Word wants each `wp:docPr`
- * id once in the document.
- */
-function renumberDrawings(nodes: readonly Element[], parts: ReadonlyMap<string, Uint8Array | string>): void {
-  renumberDrawingsFrom(nodes, drawingIds(parts));
-}
-
-/**
- * The ids for our drawings, one after another past every id the template's headers, footers and notes use (from 1
- * when they use none). Always renumbered: docx counts drawings across every document of the process, so its ids
- * would make the same input give other bytes after other conversions.
+ * The ids for our drawings (Word wants each `wp:docPr` id once in the document), one after another past every id
+ * the template's headers, footers and notes use (from 1 when they use none). Always renumbered: docx counts drawings
+ * across every document of the process, so its ids would make the same input give other bytes after other
+ * conversions.
  */
 export function drawingIds(parts: ReadonlyMap<string, Uint8Array | string>): () => number {
   let max = 0;
