@@ -2,6 +2,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync 
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
+import { MAPPING_LIMIT, TEMPLATE_LIMIT } from './limits.ts';
 import {
   convert,
   ConvertInputError,
@@ -30,7 +31,7 @@ function readInput(path: string): string {
 }
 
 /** The API's limits on a template and a mapping: the command line reads no more than them either. */
-const FILE_LIMITS = { template: 50 * 1024 * 1024, mapping: 1024 * 1024 } as const;
+const FILE_LIMITS = { template: TEMPLATE_LIMIT, mapping: MAPPING_LIMIT } as const;
 
 /** Reads a file of at most `limit` bytes; a larger one (or an endless one: /dev/zero) is refused once past it. */
 function readBounded(path: string, what: string, limit: number): Buffer {

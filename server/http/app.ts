@@ -3,6 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { TEMPLATE_LIMIT } from '../limits.ts';
 import { PLAN_LIMITS, Services } from '../services.ts';
 import type { PoolOptions } from '../convert-pool/pool.ts';
 import type { Policy } from '../policy/index.ts';
@@ -32,8 +33,6 @@ import { NAME_PATTERN, nameRule, TEXT_PATTERN } from '../names.ts';
 
 /** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
 export const BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024;
-/** Largest template upload. */
-export const TEMPLATE_LIMIT = 50 * 1024 * 1024;
 
 export interface AppOptions {
   store: Store;

@@ -1,3 +1,4 @@
+import { MAPPING_LIMIT, TEMPLATE_LIMIT } from '../limits.ts';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,8 +30,6 @@ export interface SeedReport {
 }
 
 /** Largest seeded template, as for uploads. */
-const TEMPLATE_LIMIT = 50 * 1024 * 1024;
-const MAPPING_LIMIT = 1024 * 1024;
 /** Namespace of seeded ids (UUID version 5). */
 const NAMESPACE = Buffer.from('6f1c3a528d4e4b7a9c210d0c0a5eed00', 'hex');
 const mappingValidator = Compile(SeedMappingSchema);
