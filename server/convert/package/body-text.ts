@@ -1,72 +1,13 @@
-// The generated body as text: docx's document.xml cut between the body's top-level elements, each slice parsed,
-// rewritten and written out on its own, so no DOM of the whole generated body exists (it was 243 MB for 1.2 MB of
-// markdown). The template's document (small) stays a DOM with a marker where the text goes.
+// The generated body as text (body-stream.ts writes it): the template's document (small) stays a DOM with a marker
+// where the text goes, and the values decided once the whole body is written are holes in the text.
 import type { Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
-import { children, isW, parseGeneratedPart, wChild } from './dom.ts';
+import { encodeUtf8 } from '../xml.ts';
+import { children, wChild } from './dom.ts';
 import type { TemplateBody } from './document.ts';
 import { collectNamespaces, declaredOn, NS } from './namespaces.ts';
 
 /** What docx writes before its document element. */
 export const DOCX_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
-
-const BODY_OPEN = '<w:body>';
-const BODY_CLOSE = '</w:body></w:document>';
-
-/** Characters of generated body parsed at a time: big enough that the per-slice costs vanish, small in memory. */
-const SLICE_CHARS = 256 * 1024;
-
-/** docx's document.xml cut into slices of whole top-level body elements. */
-export interface SlicedBody {
-  /** The text before `<w:body>`: the declaration and the root's start tag. */
-  readonly head: string;
-  /** The namespaces docx's root declares (prefix → URI). */
-  readonly declared: ReadonlyMap<string, string>;
-  readonly slices: readonly string[];
-}
-
-/**
- * Cuts docx's document.xml between the body's top-level elements, or undefined when it is not in the shape docx
- * writes. docx escapes `<` and `>` in every text and attribute value and writes no comments, CDATA or processing
- * instructions in the body, so the tags are found by their angle brackets alone (checked: anything else, no cut).
- */
-export function sliceBody(xml: string): SlicedBody | undefined {
-  if (!xml.startsWith(`${DOCX_DECLARATION}<w:document `)) return undefined;
-  const open = xml.indexOf(BODY_OPEN);
-  const end = xml.length - BODY_CLOSE.length;
-  if (open < 0 || !xml.endsWith(BODY_CLOSE) || end < open + BODY_OPEN.length) return undefined;
-  const start = open + BODY_OPEN.length;
-  const special = xml.indexOf('<!', start);
-  if ((special >= 0 && special < end) || xml.lastIndexOf('<?', end) > 0) return undefined;
-  const head = xml.slice(0, open);
-  const root = parseGeneratedPart(`${head}</w:document>`, 'word/document.xml').documentElement;
-  if (root?.namespaceURI !== NS.w || root.tagName !== 'w:document') return undefined;
-  const slices: string[] = [];
-  let sliceStart = start;
-  let depth = 0;
-  for (let pos = start; pos < end;) {
-    const lt = xml.indexOf('<', pos);
-    // Text at the body's top level is not docx's.
-    if (lt < 0 || lt >= end || (depth === 0 && lt !== pos)) return undefined;
-    const gt = xml.indexOf('>', lt);
-    if (gt < 0 || gt >= end) return undefined;
-    if (xml[lt + 1] === '/') depth -= 1;
-    else if (xml[gt - 1] !== '/') depth += 1;
-    if (depth < 0) return undefined;
-    pos = gt + 1;
-    if (depth === 0 && (pos - sliceStart >= SLICE_CHARS || pos === end)) {
-      slices.push(xml.slice(sliceStart, pos));
-      sliceStart = pos;
-    }
-  }
-  if (depth !== 0 || sliceStart !== end) return undefined;
-  return { head, declared: declaredOn(root), slices };
-}
-
-/** The top-level elements of a slice but docx's section properties (the template's stay). */
-export function parseSlice(body: SlicedBody, slice: string): Element[] {
-  const doc = parseGeneratedPart(`${body.head}${BODY_OPEN}${slice}${BODY_CLOSE}`, 'word/document.xml');
-  return children(wChild(doc.documentElement, 'body') ?? doc).filter((c) => !isW(c, 'sectPr'));
-}
 
 /** The template's document for one conversion: a copy, with a marker where the body's text goes. */
 export interface Shell {
@@ -135,5 +76,20 @@ export class Holes {
     const pieces = text.split('\u0000');
     for (let i = 1; i < pieces.length; i += 2) pieces[i] = this.values[Number(pieces[i])] ?? '';
     return pieces.join('');
+  }
+
+  /**
+   * `before`, the chunks filled (each holds whole tokens) and `after`, as UTF-8, without ever making the whole text
+   * one string (5 M characters at 1.2 MB of markdown).
+   */
+  fillUtf8(before: string, chunks: readonly string[], after: string): Uint8Array {
+    const encoded = [encodeUtf8(before), ...chunks.map((chunk) => encodeUtf8(this.fill(chunk))), encodeUtf8(after)];
+    const out = new Uint8Array(encoded.reduce((sum, piece) => sum + piece.length, 0));
+    let at = 0;
+    for (const piece of encoded) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+    return out;
   }
 }

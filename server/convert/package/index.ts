@@ -1,7 +1,7 @@
 // The packaging step: the template's package with the compiled content written into it, one part at a time. Each
 // part has its own merger (template part + our part → merged part) over a DOM; relationships and content types are
 // objects that allocate ids in one place; namespaces are declared in one place (namespaces.ts).
-import type { Attr, Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { Document } from 'docx';
 import type { CompiledDocument } from '../compile/index.ts';
 import type { TitleKey } from '../mapping.ts';
@@ -11,7 +11,8 @@ import { findPart, resolveTarget } from '../template/parts.ts';
 import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
-import { DOCX_DECLARATION, Holes, parseSlice, sliceBody, templateShell } from './body-text.ts';
+import { DOCX_DECLARATION, templateShell } from './body-text.ts';
+import { docxDeclarations, lateText, streamBody } from './body-stream.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
 import {
   children,
@@ -25,17 +26,17 @@ import {
   prefixOf,
   wElementsIn,
 } from './dom.ts';
-import { appendFootnotes, footnoteIdBase, mergeFootnotes, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
+import { appendFootnotes, footnoteIdBase, mergeFootnotes, pruneNotes } from './footnotes.ts';
 import { drawingIds, moveMediaParts, renameEmbeds, renumberDrawingsFrom } from './media.ts';
-import { collectNamespaces, declareNamespaces, declaredOn, NS } from './namespaces.ts';
+import { declareNamespaces, declaredOn, NS } from './namespaces.ts';
 import { mergeNumbering, mergeNumberingSites, numberingSites, type NumberingSite } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
-import { attributeText, serializeAround, serializeElements } from './serialize.ts';
+import { serializeAround } from './serialize.ts';
 import { addSupportStyles, SUPPORT_STYLE_IDS, supportStyleId, supportStyles } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
-import { compileParts, zipParts } from './zip.ts';
+import { compileParts, docxCompiler, zipParts } from './zip.ts';
 
 export { compileParts, zipParts } from './zip.ts';
 
@@ -122,21 +123,34 @@ export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
  * Takes `compiled` over: its docx content (children, footnotes) is let go once docx has written it.
  */
 export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
-  const generated = new Map(
-    compileParts(
-      new Document({
-        numbering: compiled.numbering,
-        footnotes: compiled.footnotes,
-        sections: [{ children: compiled.children }],
-      }),
-    ),
-  );
-  const noteCount = Object.keys(compiled.footnotes).length;
   const release = optimisationsEnabled();
-  // A long document's docx objects (55 MB at 1.2 MB of markdown) need not live beside the DOM of what they wrote.
+  const ready = prepare(template);
+  const bodyChildren = compiled.children;
+  const file = new Document({
+    numbering: compiled.numbering,
+    footnotes: compiled.footnotes,
+    sections: [{ children: bodyChildren }],
+  });
+  // The body written as text straight from docx's objects when it can be (body-stream.ts), else merged as a DOM.
+  const declared = release && !compiled.toc ? docxDeclarations(file) : undefined;
+  const shell = declared ? templateShell(ready.body, declared) : undefined;
+  const stream = shell
+    ? streamBody(file, docxCompiler(), {
+        supportStyle: (id) => supportStyleId(template.styles, id),
+        supportStyleIds: SUPPORT_STYLE_IDS,
+      })
+    : undefined;
+  // A body the writer gave up on is laid out again by docx's compile, in the same document: docx's objects keep what
+  // their first layout added to it (a hyperlink's relationship), so a document of its own would lose that.
+  const text = stream && shell ? { stream, shell } : undefined;
+  const generated = new Map(compileParts(file));
+  const noteCount = Object.keys(compiled.footnotes).length;
+  // A long document's docx objects (55 MB at 1.2 MB of markdown) need not live beside what they wrote; docx keeps
+  // the array of the section's children it was given, so that is emptied too.
   if (release) {
     compiled.children = [];
     compiled.footnotes = {};
+    bodyChildren.length = 0;
   }
   const generatedPart = (path: string): XmlDocument | null => {
     const data = generated.get(path);
@@ -146,18 +160,12 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
     const data = template.parts.get(path);
     return data === undefined ? null : parsePart(data, path);
   };
-  const ready = prepare(template);
   const out = new Map<string, Uint8Array | string>([...template.parts, ...ready.fixed]);
   const main = template.mainPart;
   const mainRelsPath = relsPath(main);
   const mainRels = new Relationships(template.parts.get(mainRelsPath), mainRelsPath);
   const types = new ContentTypes(template.parts.get('[Content_Types].xml'));
 
-  // Body and sections: as text in slices when it can be written so (body-text.ts), else merged as a DOM.
-  const docXml = generated.get('word/document.xml');
-  const sliced = release && !compiled.toc && typeof docXml === 'string' ? sliceBody(docXml) : undefined;
-  const shell = sliced ? templateShell(ready.body, sliced.declared) : undefined;
-  const text = sliced && shell ? { sliced, shell } : undefined;
   let document: XmlDocument | undefined;
   let content: Element[] = [];
   let kept = ready.body.kept;
@@ -221,41 +229,32 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
     if (footnotes) pruneNotes(footnotes, 'footnote', kept.footnotes);
   }
 
-  // The body as text: each slice rewritten like the DOM's content above, the ids decided later left as holes.
-  const holes = new Holes();
-  const bodyText: string[] = [];
+  // The body as text: its late values decided like the DOM's content above (body-stream.ts).
   const bodyNumbering: NumberingSite[] = [];
-  const bodyStyles = new Set<string>();
-  const bodyNamespaces = new Map<string, string>();
-  const innerDeclarations: { prefix: string; uri: string; text: string; set: (value: string) => void }[] = [];
   if (text) {
     const noteBase = footnotes ? footnoteIdBase(footnotes) : 0;
-    const hook = (attr: Attr): string | undefined => {
-      if (attr.prefix !== 'xmlns') return undefined;
-      const hole = holes.make('');
-      innerDeclarations.push({
-        prefix: attr.localName ?? '',
-        uri: attr.value,
-        text: attributeText(attr.name, attr.value),
-        set: hole.set,
+    const shiftNotes = hasNotes && genFootnotes !== null && footnotes !== null && noteBase > 0;
+    for (const late of text.stream.late) {
+      if (late.kind === 'link') late.value = (late.value && links.get(late.value)) ?? late.value;
+      else if (late.kind === 'embed' && images.size > 0)
+        late.value = (late.value && images.get(late.value)) ?? late.value;
+      else if (late.kind === 'drawing' && drawings) late.value = String(drawings());
+      else if (late.kind === 'bookmark' && bookmarks !== undefined) late.value = String(Number(late.value) + bookmarks);
+      else if (late.kind === 'footnote' && shiftNotes) late.value = String(Number(late.value) + noteBase);
+    }
+    for (const site of text.stream.sites) {
+      const { numId, ilvl } = site;
+      bodyNumbering.push({
+        numId: numId ? numId.value : null,
+        ilvl: ilvl ? ilvl.value : null,
+        styleId: site.paragraph?.pStyle ?? '',
+        setNumId: (value) => {
+          if (numId) numId.value = value;
+        },
+        setIlvl: (value) => {
+          if (ilvl) ilvl.value = value;
+        },
       });
-      return hole.token;
-    };
-    for (const slice of text.sliced.slices) {
-      const elements = parseSlice(text.sliced, slice);
-      renameHyperlinks(elements, links);
-      if (images.size > 0) {
-        if (drawings) renumberDrawingsFrom(elements, drawings);
-        renameEmbeds(elements, images);
-      }
-      if (bookmarks !== undefined) shiftBookmarkIds(elements, bookmarks);
-      for (const site of numberingSites(elements)) bodyNumbering.push(holeSite(site, holes));
-      if (hasNotes && genFootnotes && footnotes && noteBase > 0) shiftFootnoteReferences(elements, noteBase);
-      renameSupportStyles(elements, template.styles, bodyStyles);
-      for (const el of elements) collectNamespaces(el, bodyNamespaces);
-      const written = serializeElements(elements, text.sliced.declared, hook);
-      if (written === undefined) throw new Error('the generated body holds a node the serializer cannot write');
-      bodyText.push(written);
     }
   }
 
@@ -301,21 +300,24 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const finalNotes = footnotes && hasNotes ? [footnotes] : [];
   let styles: XmlDocument | null;
   if (text) {
+    const referenced = text.stream.supportStyles;
     for (const notes of finalNotes)
-      if (notes.documentElement) renameSupportStyles([notes.documentElement], template.styles, bodyStyles);
-    styles = addSupportStyles(() => templatePart(stylesPath), template.styles, bodyStyles);
+      if (notes.documentElement) renameSupportStyles([notes.documentElement], template.styles, referenced);
+    styles = addSupportStyles(() => templatePart(stylesPath), template.styles, referenced);
   } else styles = supportStyles(() => templatePart(stylesPath), template.styles, [...content, ...finalNotes]);
   if (styles) out.set(stylesPath, serializePart(styles));
   if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));
 
   if (text) {
+    const { stream } = text;
     const { document: shellDocument, marker } = text.shell;
-    declareNamespaces(shellDocument, { at: marker, used: bodyNamespaces });
-    const declared = shellDocument.documentElement ? declaredOn(shellDocument.documentElement) : new Map();
-    for (const d of innerDeclarations) d.set(declared.get(d.prefix) === d.uri ? '' : d.text);
+    declareNamespaces(shellDocument, { at: marker, used: stream.namespaces });
+    const final = shellDocument.documentElement ? declaredOn(shellDocument.documentElement) : new Map();
+    for (const d of stream.innerDeclarations) d.set(final.get(d.prefix) === d.uri ? '' : d.text);
+    for (const late of stream.late) late.set(lateText(late));
     const around = serializeAround(shellDocument, marker);
     if (!around) throw new Error('the template document cannot be written around the body');
-    out.set(main, `${DOCX_DECLARATION}${around[0]}${holes.fill(bodyText.join(''))}${around[1]}`);
+    out.set(main, stream.holes.fillUtf8(`${DOCX_DECLARATION}${around[0]}`, stream.chunks, around[1]));
   } else if (document) {
     declareNamespaces(document);
     out.set(main, serializePart(document));
@@ -377,21 +379,6 @@ function renameHyperlinks(nodes: readonly Element[], renamed: ReadonlyMap<string
     // One push per child: spreading a wide element's children into one call overflows the stack.
     for (const child of children(el)) stack.push(child);
   }
-}
-
-/** A numbering reference of the body's text: its new values go into holes (decided once the whole body is read). */
-function holeSite(site: NumberingSite, holes: Holes): NumberingSite {
-  const numId = site.numId === null ? undefined : holes.make(site.numId);
-  const ilvl = site.ilvl === null ? undefined : holes.make(site.ilvl);
-  if (numId) site.setNumId(numId.token);
-  if (ilvl) site.setIlvl(ilvl.token);
-  return {
-    numId: site.numId,
-    ilvl: site.ilvl,
-    styleId: site.styleId,
-    setNumId: (value) => numId?.set(value),
-    setIlvl: (value) => ilvl?.set(value),
-  };
 }
 
 /** Points the support style ids docx writes at the template's (see supportStyles), noting those referred to. */

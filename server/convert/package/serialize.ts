@@ -2,7 +2,7 @@
 // compares them on every part of every fixture and corpus document) at a fraction of the cost. xmldom copies the
 // visible namespaces (30 on a document.xml root) for every element and walks through closures; this keeps one list
 // and truncates it when an element closes. Anything it does not know (HTML, a doctype) goes to xmldom's own.
-import { XMLSerializer, type Attr, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
+import { XMLSerializer, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
 
 const XMLNS = 'http://www.w3.org/2000/xmlns/';
 const XML = 'http://www.w3.org/XML/1998/namespace';
@@ -78,7 +78,7 @@ function tagOf(el: Element, visible: readonly Visible[]): string {
 }
 
 /** Opens an element (its attributes and the declarations xmldom would add); returns its tag. */
-function openElement(el: Element, visible: Visible[], out: string[], hook?: AttributeHook): string {
+function openElement(el: Element, visible: Visible[], out: string[]): string {
   const tag = tagOf(el, visible);
   out.push(`<${tag}`);
   const attrs = el.attributes;
@@ -97,7 +97,7 @@ function openElement(el: Element, visible: Visible[], out: string[], hook?: Attr
       out.push(attribute(prefix ? `xmlns:${prefix}` : 'xmlns', uri));
       visible.push({ prefix, namespace: uri });
     }
-    out.push(hook?.(a) ?? attribute(a.name, a.value));
+    out.push(attribute(a.name, a.value));
   }
   if (tag === el.tagName && needsDefinition(el.prefix, el.namespaceURI, visible)) {
     const prefix = el.prefix ?? '';
@@ -116,14 +116,14 @@ function serializeFast(doc: XmlDocument, splitAt?: Node): string[] {
     visible = [{ namespace: root.namespaceURI, prefix: null }];
   const top: Node[] = [];
   for (let c = doc.firstChild; c; c = c.nextSibling) top.push(c);
-  return write(top, visible, undefined, splitAt);
+  return write(top, visible, splitAt);
 }
 
 /**
- * Writes nodes in order with `visible` namespaces in scope. `hook` may write an attribute its own way; at `splitAt`
- * (a node) the text is cut: the pieces before and after it are returned, the node itself not written.
+ * Writes nodes in order with `visible` namespaces in scope. At `splitAt` (a node) the text is cut: the pieces before
+ * and after it are returned, the node itself not written.
  */
-function write(nodes: readonly Node[], visible: Visible[], hook?: AttributeHook, splitAt?: Node): string[] {
+function write(nodes: readonly Node[], visible: Visible[], splitAt?: Node): string[] {
   const pieces: string[] = [];
   let out: string[] = [];
   // null in `stack`: close the element on top of `closes`.
@@ -153,7 +153,7 @@ function write(nodes: readonly Node[], visible: Visible[], hook?: AttributeHook,
         const el = n as Element;
         if (el.namespaceURI === XHTML) throw new Unsupported();
         const mark = visible.length;
-        const tag = openElement(el, visible, out, hook);
+        const tag = openElement(el, visible, out);
         if (!el.firstChild) {
           out.push('/>');
           visible.length = mark;
@@ -190,27 +190,6 @@ function write(nodes: readonly Node[], visible: Visible[], hook?: AttributeHook,
   return pieces;
 }
 
-/** Writes an attribute its own way (returns the text with its leading space), or undefined for the usual way. */
-export type AttributeHook = (attr: Attr) => string | undefined;
-
-/**
- * Elements of a part (not a whole part) as xmldom's XMLSerializer writes them inside a root declaring `declared`
- * (prefix → URI), or undefined for a node this serializer leaves to xmldom.
- */
-export function serializeElements(
-  elements: readonly Element[],
-  declared: ReadonlyMap<string, string>,
-  hook?: AttributeHook,
-): string | undefined {
-  const visible: Visible[] = [...declared].map(([prefix, namespace]) => ({ prefix, namespace }));
-  try {
-    return write(elements, visible, hook).join('');
-  } catch (error) {
-    if (error instanceof Unsupported) return undefined;
-    throw error;
-  }
-}
-
 /**
  * A part's root element (prefixed) as xmldom's XMLSerializer writes it, cut at `at` (which is not written): the
  * text before and after, or undefined for a part this serializer leaves to xmldom.
@@ -219,7 +198,7 @@ export function serializeAround(doc: XmlDocument, at: Node): [string, string] | 
   const root = doc.documentElement;
   if (!root?.prefix) return undefined;
   try {
-    const [before, after, ...rest] = write([root], [], undefined, at);
+    const [before, after, ...rest] = write([root], [], at);
     return before !== undefined && after !== undefined && rest.length === 0 ? [before, after] : undefined;
   } catch (error) {
     if (error instanceof Unsupported) return undefined;

@@ -1,0 +1,438 @@
+// The generated body written straight from docx's objects: each top-level element of the body is laid out by docx
+// (its `prepForXml`), written as text and let go, so neither docx's whole-document XML (one string of 5 M characters
+// at 1.2 MB of markdown) nor a DOM of it ever exists. The text is what the DOM merge writes for the same element
+// (docx's XML → xmldom → package/serialize.ts), byte for byte: docx's writer (its `stringifyXmlable`, quirks
+// included), xmldom's reading (entities, line ends, attribute white space) and our serializer's escaping in one
+// step. What the package step decides only once the whole body is written (relationship ids, drawing and note ids,
+// list ids, docx's `{…}` placeholders, nested namespace declarations) is left as a hole (body-text.ts's Holes).
+// Anything this writer does not know makes it give up before writing (undefined): the DOM merge does it then.
+import type { Document } from 'docx';
+import { Holes } from './body-text.ts';
+import { NS } from './namespaces.ts';
+import { attributeText } from './serialize.ts';
+import type { ConcreteNumbering, DocxCompiler, MediaData } from './zip.ts';
+
+const XML_PREFIX = 'xml';
+const IMAGE_REL = `${NS.r}/image`;
+
+/** Thrown when the body holds something this writer leaves to the DOM merge. */
+class Unsupported extends Error {}
+
+// docx drops these control characters from every string value (its escapeAll).
+const CONTROL = /[\x00-\x08\x0B\x0C\x0E-\x1F]/g;
+// xmldom's line-end normalisation (XML 1.1's: CR LF, CR NEL, CR, NEL, LS, PS → LF).
+const LINE_END = /\r[\n\u0085]?|[\u0085\u2028\u2029]/g;
+const ATTR_SPACE = /[\t\n\r]/g;
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&quot;': '"', '&apos;': "'", '&lt;': '<', '&gt;': '>' };
+const DOCX_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', "'": '&apos;', '<': '&lt;', '>': '&gt;' };
+const TEXT_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
+const ATTR_ESCAPES: Record<string, string> = { ...TEXT_ESCAPES, '"': '&quot;' };
+
+/** A string value as xmldom reads it from docx's text: docx's dropped control characters gone, line ends LF. */
+function stringValue(value: string): string {
+  const kept = CONTROL.test(value) ? value.replace(CONTROL, '') : value;
+  CONTROL.lastIndex = 0;
+  return kept.replace(LINE_END, '\n');
+}
+
+/** A value docx writes with String() and no escaping (a number); undefined when xmldom would read it otherwise. */
+function plainValue(value: unknown): string {
+  const text = String(value);
+  if (/[&<"']/.test(text)) throw new Unsupported();
+  return text.replace(LINE_END, '\n');
+}
+
+const textOf = (value: unknown): string =>
+  typeof value === 'string' ? stringValue(value) : value === undefined ? '' : plainValue(value);
+const attributeValue = (value: unknown): string => textOf(value).replace(ATTR_SPACE, ' ');
+const encodeText = (text: string): string => text.replace(/[<&>]/g, (c) => TEXT_ESCAPES[c] ?? c);
+const encodeAttribute = (text: string): string => text.replace(/[<>&"]/g, (c) => ATTR_ESCAPES[c] ?? c);
+
+/** What a late value is: a relationship id, a drawing id, … (see BodyStream's fields). */
+type Kind = 'text' | 'attribute' | 'link' | 'embed' | 'drawing' | 'bookmark' | 'footnote' | 'numId' | 'ilvl';
+
+/** A value written later: its value as xmldom would read it now, changed by the package step before it is set. */
+export interface LateValue {
+  value: string;
+  readonly kind: Kind;
+  readonly set: (text: string) => void;
+}
+
+/** A list paragraph's numbering reference (w:numPr), with its paragraph's style. */
+export interface StreamSite {
+  numId?: LateValue;
+  ilvl?: LateValue;
+  /** Its paragraph's first w:pPr, whose first w:pStyle is the paragraph's style. */
+  readonly paragraph: Frame | undefined;
+}
+
+/** An element being written. */
+interface Frame {
+  readonly uri: string | undefined;
+  readonly local: string;
+  readonly parent: Frame | undefined;
+  /** For a paragraph: its first w:pPr. For a w:pPr: its first w:pStyle's value (before support styles are renamed). */
+  firstPPr?: Frame;
+  pStyle?: string;
+  /** For a w:numPr: its reference. */
+  site?: StreamSite;
+}
+
+/** The body written as text, with what the package step still has to decide. */
+export interface BodyStream {
+  /** The namespaces (prefix → URI) docx's document root declares. */
+  readonly declared: ReadonlyMap<string, string>;
+  /** The body's text, with hole tokens. */
+  readonly chunks: string[];
+  readonly holes: Holes;
+  /** The namespaces the body uses (prefix → URI), first use first. */
+  readonly namespaces: Map<string, string>;
+  /** Declarations on elements in the body: written only when the final root does not declare the same. */
+  readonly innerDeclarations: { prefix: string; uri: string; text: string; set: (text: string) => void }[];
+  /** Values with docx `{…}` placeholders, relationship ids, …, in document order. */
+  readonly late: LateValue[];
+  readonly sites: StreamSite[];
+  /** Support style ids (styles.ts) the body refers to. */
+  readonly supportStyles: Set<string>;
+  /** docx's image placeholders: key → the relationship id docx would have given the image. */
+  readonly imageIds: Map<string, string>;
+}
+
+/** How support style ids are renamed (package/styles.ts's supportStyleId over the template's styles). */
+export interface StreamOptions {
+  supportStyle: (id: string) => string | undefined;
+  supportStyleIds: readonly string[];
+}
+
+/** docx's objects the writer reaches into (pinned by test/convert/package/body-stream.test.ts). */
+interface DocxView {
+  root: unknown[];
+  Body: { root: unknown[]; sections: unknown[]; sectionParagraphs: Map<unknown, unknown>; pageNumbers?: unknown };
+}
+interface Preppable {
+  prepForXml(context: unknown): unknown;
+  writtenAs?: Preppable[];
+}
+interface DocxFile {
+  Document: { View: DocxView; Relationships: DocxRelationships };
+  Media: { Entries: [string, { fileName: string }][] };
+  Numbering: { ConcreteNumbering: ConcreteNumbering[] };
+}
+interface DocxRelationships {
+  RelationshipCount: number;
+  addRelationship(id: number, type: string, target: string): void;
+}
+
+const isPreppable = (value: unknown): value is Preppable =>
+  typeof value === 'object' && value !== null && typeof (value as Preppable).prepForXml === 'function';
+
+/** The namespaces docx's document root declares, or undefined when docx's document is not laid out as expected. */
+export function docxDeclarations(file: Document): Map<string, string> | undefined {
+  const view = (file as unknown as DocxFile).Document.View;
+  const attributes = view.root[0];
+  if (!isPreppable(attributes)) return undefined;
+  const prepared = attributes.prepForXml({ stack: [] }) as { _attr?: Record<string, unknown> } | undefined;
+  if (!prepared?._attr) return undefined;
+  const declared = new Map<string, string>();
+  for (const [key, value] of Object.entries(prepared._attr))
+    if (key.startsWith('xmlns:') && typeof value === 'string') declared.set(key.slice(6), value);
+  return declared;
+}
+
+/**
+ * Writes the body of docx's document as text, one top-level element at a time, and leaves docx's document with an
+ * empty body (and docx's relationships with the images the body refers to, as its compile would have added them), so
+ * the compile that follows writes the other parts as usual. Undefined (nothing changed) when the body holds something
+ * this writer does not know: the caller merges docx's whole document then.
+ */
+export function streamBody(file: Document, compiler: DocxCompiler, options: StreamOptions): BodyStream | undefined {
+  const docx = file as unknown as DocxFile;
+  const view = docx.Document.View;
+  const body = view.Body;
+  const declared = docxDeclarations(file);
+  // One section, not yet written (docx moves it to the end of the body when it writes the body), no page numbers.
+  if (!declared || body.sections.length !== 1 || body.sectionParagraphs.size > 0 || body.pageNumbers) return undefined;
+  if (view.root[view.root.length - 1] !== body) return undefined;
+  const writer = new Writer(declared, options);
+  const context = { viewWrapper: docx.Document, file, stack: [view, body] };
+  const parts: string[] = [];
+  let size = 0;
+  try {
+    // root[0] is the placeholder docx drops when it writes the body.
+    for (let i = 1; i < body.root.length; i++) {
+      const child = body.root[i];
+      const prepared = isPreppable(child)
+        ? child.writtenAs
+          ? child.writtenAs.map((part) => part.prepForXml(context))
+          : [child.prepForXml(context)]
+        : [child];
+      for (const item of prepared) {
+        if (item === undefined) continue;
+        if (typeof item !== 'object' || item === null || firstKey(item) === '_attr') throw new Unsupported();
+        size += writer.element(item, undefined, parts);
+      }
+      if (size > 64 * 1024) {
+        writer.chunks.push(parts.join(''));
+        parts.length = 0;
+        size = 0;
+      }
+    }
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
+  writer.chunks.push(parts.join(''));
+  // The body's content is written: docx keeps only its placeholder (its compile drops it and adds the section).
+  body.root.length = 1;
+  // The images the body refers to, numbered as docx's compile numbers them (it finds them in the body's XML).
+  const relationships = docx.Document.Relationships;
+  const first = relationships.RelationshipCount + 1;
+  const images = docx.Media.Entries.filter(([key]) => writer.placeholderKeys.has(key));
+  const imageIds = new Map<string, string>();
+  images.forEach(([key, { fileName }], i) => {
+    relationships.addRelationship(first + i, IMAGE_REL, `media/${fileName}`);
+    imageIds.set(key, String(first + i));
+  });
+  writer.resolvePlaceholders(
+    compiler,
+    images.map(([key, { fileName }]) => ({ key, fileName })),
+    first,
+    docx,
+  );
+  return {
+    declared,
+    chunks: writer.chunks,
+    holes: writer.holes,
+    namespaces: writer.namespaces,
+    innerDeclarations: writer.innerDeclarations,
+    late: writer.late,
+    sites: writer.sites,
+    supportStyles: writer.supportStyles,
+    imageIds,
+  };
+}
+
+function firstKey(item: object): string | undefined {
+  for (const key in item) if (Object.hasOwn(item, key)) return key;
+  return undefined;
+}
+
+const PLACEHOLDER = /\{([^{}]+)\}/g;
+
+/** Text in docx's content (a string or a number), as its writer resolves it. */
+class TextItem {
+  constructor(readonly value: unknown) {}
+}
+
+class Writer {
+  readonly chunks: string[] = [];
+  readonly holes = new Holes();
+  readonly namespaces = new Map<string, string>();
+  readonly innerDeclarations: BodyStream['innerDeclarations'] = [];
+  readonly late: LateValue[] = [];
+  readonly sites: StreamSite[] = [];
+  readonly supportStyles = new Set<string>();
+  readonly placeholderKeys = new Set<string>();
+  /** Prefixes in scope, innermost last. */
+  private readonly scope: [string, string][];
+  private readonly support: ReadonlySet<string>;
+  private readonly renamed = new Map<string, string>();
+
+  constructor(
+    declared: ReadonlyMap<string, string>,
+    private readonly options: StreamOptions,
+  ) {
+    this.scope = [...declared];
+    this.support = new Set(options.supportStyleIds);
+  }
+
+  private lookup(prefix: string): string {
+    for (let i = this.scope.length - 1; i >= 0; i--) {
+      const entry = this.scope[i];
+      if (entry?.[0] === prefix) return entry[1];
+    }
+    throw new Unsupported();
+  }
+
+  /** The namespace of a prefixed name (noting it as used), undefined for an unprefixed one. */
+  private namespaceOf(name: string): string | undefined {
+    const colon = name.indexOf(':');
+    if (colon < 0) return undefined;
+    const prefix = name.slice(0, colon);
+    if (prefix === XML_PREFIX) return undefined;
+    const uri = this.lookup(prefix);
+    if (!this.namespaces.has(prefix)) this.namespaces.set(prefix, uri);
+    return uri;
+  }
+
+  /** A value decided later; its token goes into the text. */
+  private lateValue(kind: Kind, value: string, site?: StreamSite): string {
+    const hole = this.holes.make('');
+    const late = { value, kind, set: hole.set };
+    this.late.push(late);
+    if (site && kind === 'numId') site.numId = late;
+    if (site && kind === 'ilvl') site.ilvl = late;
+    if (value.includes('{')) for (const [, key] of value.matchAll(PLACEHOLDER)) this.placeholderKeys.add(key ?? '');
+    return hole.token;
+  }
+
+  /** Writes one of docx's prepared objects as the DOM merge would; returns the number of characters written. */
+  element(data: object, parent: Frame | undefined, out: string[]): number {
+    const name = firstKey(data);
+    if (name === undefined) return 0;
+    const values = (data as Record<string, unknown>)[name];
+    const attributes: [string, unknown][] = [];
+    // Content as docx's writer resolves it: '' for nothing, objects for elements, TextItems for text.
+    let content: unknown[] = [];
+    const addAttributes = (attr: unknown): void => {
+      if (typeof attr !== 'object' || attr === null) return;
+      for (const entry of Object.entries(attr)) attributes.push(entry);
+    };
+    if (typeof values === 'object') {
+      if (values !== null) {
+        const { _attr: attr, _cdata: cdata } = values as { _attr?: unknown; _cdata?: unknown };
+        if (attr) addAttributes(attr);
+        if (cdata) throw new Unsupported();
+        if (Array.isArray(values)) {
+          let isString = false;
+          content.push('');
+          for (const value of values as unknown[]) {
+            if (typeof value === 'object') {
+              if (value === null) throw new Unsupported();
+              if (firstKey(value) === '_attr') addAttributes((value as { _attr: unknown })._attr);
+              else content.push(value);
+            } else {
+              content.pop();
+              isString = true;
+              content.push(new TextItem(value));
+            }
+          }
+          if (!isString) content.push('');
+        }
+      }
+    } else content = [new TextItem(values)];
+
+    const mark = this.scope.length;
+    // Declarations first: they bind the element's own prefix and its attributes'.
+    const seen = new Set<string>();
+    for (const [key, value] of attributes) {
+      if (seen.has(key)) throw new Unsupported();
+      seen.add(key);
+      if (key === 'xmlns') throw new Unsupported();
+      if (key.startsWith('xmlns:')) this.scope.push([key.slice(6), attributeValue(value)]);
+    }
+    const uri = this.namespaceOf(name);
+    const local = name.slice(name.indexOf(':') + 1);
+    const frame: Frame = { uri, local, parent };
+    if (uri === NS.w) this.noteFrame(frame);
+    let written = `<${name}`;
+    for (const [key, raw] of attributes) {
+      if (key.startsWith('xmlns:')) {
+        const hole = this.holes.make('');
+        const value = attributeValue(raw);
+        this.innerDeclarations.push({
+          prefix: key.slice(6),
+          uri: value,
+          text: attributeText(key, value),
+          set: hole.set,
+        });
+        written += hole.token;
+        continue;
+      }
+      const attrUri = this.namespaceOf(key);
+      const value = attributeValue(raw);
+      written += ` ${key}="${this.attribute(frame, attrUri, key.slice(key.indexOf(':') + 1), value)}"`;
+    }
+    out.push(written);
+    const open = out.length;
+    out.push('');
+    let size = written.length;
+    let any = false;
+    for (const item of content) {
+      if (item === '' || item === undefined) continue;
+      if (item instanceof TextItem) {
+        const text = textOf(item.value);
+        if (text === '') continue;
+        const piece = text.includes('{') ? this.lateValue('text', text) : encodeText(text);
+        out.push(piece);
+        size += piece.length;
+        any = true;
+        continue;
+      }
+      const before = out.length;
+      size += this.element(item as object, frame, out);
+      if (out.length > before) any = true;
+    }
+    if (any) {
+      out[open] = '>';
+      out.push(`</${name}>`);
+      size += name.length + 4;
+    } else out[open] = '/>';
+    this.scope.length = mark;
+    return size + 2;
+  }
+
+  /** Notes the WordprocessingML elements the package step rewrites: paragraphs' styles and list references. */
+  private noteFrame(frame: Frame): void {
+    const parent = frame.parent;
+    if (frame.local === 'pPr' && parent && !parent.firstPPr) parent.firstPPr = frame;
+    else if (frame.local === 'numPr') {
+      frame.site = { paragraph: parent?.parent?.firstPPr };
+      this.sites.push(frame.site);
+    }
+  }
+
+  /** An attribute's value as written (encoded), or a hole's token for one decided later. */
+  private attribute(frame: Frame, uri: string | undefined, local: string, value: string): string {
+    const el = frame.local;
+    if (uri === NS.r && (local === 'id' || local === 'embed'))
+      return this.lateValue(local === 'id' ? 'link' : 'embed', value);
+    if (frame.uri === NS.wp && el === 'docPr' && uri === undefined && local === 'id')
+      return this.lateValue('drawing', value);
+    if (frame.uri === NS.w && uri === NS.w) {
+      if (local === 'id' && (el === 'bookmarkStart' || el === 'bookmarkEnd')) return this.lateValue('bookmark', value);
+      if (local === 'id' && el === 'footnoteReference') return this.lateValue('footnote', value);
+      if (local === 'val') {
+        const site = frame.parent?.site;
+        if (site && el === 'numId' && !site.numId) return this.lateValue('numId', value, site);
+        if (site && el === 'ilvl' && !site.ilvl) return this.lateValue('ilvl', value, site);
+        if (el === 'pStyle' || el === 'rStyle') return encodeAttribute(this.styleId(frame, value));
+      }
+    }
+    return value.includes('{') ? this.lateValue('attribute', value) : encodeAttribute(value);
+  }
+
+  /** A paragraph or run style id: docx's support styles point at the template's (styles.ts). */
+  private styleId(frame: Frame, value: string): string {
+    if (value.includes('{')) throw new Unsupported();
+    const pPr = frame.parent;
+    if (frame.local === 'pStyle' && pPr?.local === 'pPr' && pPr.pStyle === undefined) pPr.pStyle = value;
+    if (!this.support.has(value)) return value;
+    this.supportStyles.add(value);
+    let to = this.renamed.get(value);
+    if (to === undefined) this.renamed.set(value, (to = this.options.supportStyle(value) ?? value));
+    return to;
+  }
+
+  /**
+   * docx's placeholders (`{key}`: images, list instances) replaced as its compile replaces them in its text: in one
+   * pass over every such value, joined by NUL (which no value holds and no key matches).
+   */
+  resolvePlaceholders(compiler: DocxCompiler, images: MediaData[], first: number, docx: DocxFile): void {
+    const pending = this.late.filter((late) => late.value.includes('{'));
+    if (pending.length === 0) return;
+    const escaped = pending.map((late) => late.value.replace(/[&"'<>]/g, (c) => DOCX_ESCAPES[c] ?? c)).join('\u0000');
+    const withImages = compiler.imageReplacer.replace(escaped, images, first);
+    const replaced = compiler.numberingReplacer.replace(withImages, docx.Numbering.ConcreteNumbering);
+    const values = replaced.split('\u0000');
+    pending.forEach((late, i) => {
+      late.value = (values[i] ?? '').replace(/&(?:amp|quot|apos|lt|gt);/g, (e) => ENTITIES[e] ?? e);
+    });
+  }
+}
+
+/** A late value's text once decided. */
+export function lateText(late: LateValue): string {
+  return late.kind === 'text' ? encodeText(late.value) : encodeAttribute(late.value);
+}
