@@ -217,7 +217,8 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   }
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
-  const genFootnotes = generatedPart('word/footnotes.xml');
+  // docx's notes part holds only its separators when the document has no notes: nothing of it is used then.
+  const genFootnotes = noteCount > 0 || !release ? generatedPart('word/footnotes.xml') : null;
   const ourNotes = genFootnotes?.documentElement
     ? children(genFootnotes.documentElement).filter((n) => isW(n, 'footnote') && Number(wAttr(n, 'id')) > 0)
     : [];
@@ -261,9 +262,11 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   // Lists: numbering instances appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
   const stylesPath = siblingPath(main, 'styles.xml');
-  const genNumbering = generatedPart('word/numbering.xml');
+  const noteSites = text ? numberingSites(hasNotes ? ourNotes : []) : [];
+  // Without a list in the body or the notes nothing is merged (mergeNumberingSites): no part is read for it.
+  const noLists = text !== undefined && bodyNumbering.length === 0 && noteSites.length === 0;
+  const genNumbering = noLists ? null : generatedPart('word/numbering.xml');
   if (genNumbering) {
-    const noteSites = numberingSites(hasNotes ? ourNotes : []);
     const numbering = text
       ? mergeNumberingSites(templatePart(numberingPath), genNumbering, [...bodyNumbering, ...noteSites], ready.styles)
       : mergeNumbering(
