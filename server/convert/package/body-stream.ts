@@ -29,25 +29,32 @@ const DOCX_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', "'":
 const TEXT_ESCAPES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
 const ATTR_ESCAPES: Record<string, string> = { ...TEXT_ESCAPES, '"': '&quot;' };
 
+// Anything a value may hold that docx or xmldom change: most values hold none and are taken as they are.
+const SPECIAL = /[\x00-\x1F\u0085\u2028\u2029]/;
+
 /** A string value as xmldom reads it from docx's text: docx's dropped control characters gone, line ends LF. */
 function stringValue(value: string): string {
-  const kept = CONTROL.test(value) ? value.replace(CONTROL, '') : value;
-  CONTROL.lastIndex = 0;
-  return kept.replace(LINE_END, '\n');
+  if (!SPECIAL.test(value)) return value;
+  return value.replace(CONTROL, '').replace(LINE_END, '\n');
 }
 
-/** A value docx writes with String() and no escaping (a number); undefined when xmldom would read it otherwise. */
+/** A value docx writes with String() and no escaping (a number); Unsupported when xmldom would read it otherwise. */
 function plainValue(value: unknown): string {
   const text = String(value);
-  if (/[&<"']/.test(text)) throw new Unsupported();
+  if (/[&<"]/.test(text)) throw new Unsupported();
   return text.replace(LINE_END, '\n');
 }
 
 const textOf = (value: unknown): string =>
   typeof value === 'string' ? stringValue(value) : value === undefined ? '' : plainValue(value);
-const attributeValue = (value: unknown): string => textOf(value).replace(ATTR_SPACE, ' ');
-const encodeText = (text: string): string => text.replace(/[<&>]/g, (c) => TEXT_ESCAPES[c] ?? c);
-const encodeAttribute = (text: string): string => text.replace(/[<>&"]/g, (c) => ATTR_ESCAPES[c] ?? c);
+function attributeValue(value: unknown): string {
+  if (typeof value === 'string' && !SPECIAL.test(value)) return value;
+  return textOf(value).replace(ATTR_SPACE, ' ');
+}
+const encodeText = (text: string): string =>
+  /[<&>]/.test(text) ? text.replace(/[<&>]/g, (c) => TEXT_ESCAPES[c] ?? c) : text;
+const encodeAttribute = (text: string): string =>
+  /[<>&"]/.test(text) ? text.replace(/[<>&"]/g, (c) => ATTR_ESCAPES[c] ?? c) : text;
 
 /** What a late value is: a relationship id, a drawing id, … (see BodyStream's fields). */
 type Kind = 'text' | 'attribute' | 'link' | 'embed' | 'drawing' | 'bookmark' | 'footnote' | 'numId' | 'ilvl';
@@ -234,8 +241,9 @@ class Writer {
   readonly sites: StreamSite[] = [];
   readonly supportStyles = new Set<string>();
   readonly placeholderKeys = new Set<string>();
-  /** Prefixes in scope, innermost last. */
-  private readonly scope: [string, string][];
+  /** The root's prefixes, and those declared inside the body in scope (innermost last). */
+  private readonly root: ReadonlyMap<string, string>;
+  private readonly inner: [string, string][] = [];
   private readonly support: ReadonlySet<string>;
   private readonly renamed = new Map<string, string>();
 
@@ -243,25 +251,23 @@ class Writer {
     declared: ReadonlyMap<string, string>,
     private readonly options: StreamOptions,
   ) {
-    this.scope = [...declared];
+    this.root = declared;
     this.support = new Set(options.supportStyleIds);
   }
 
-  private lookup(prefix: string): string {
-    for (let i = this.scope.length - 1; i >= 0; i--) {
-      const entry = this.scope[i];
-      if (entry?.[0] === prefix) return entry[1];
-    }
-    throw new Unsupported();
-  }
-
-  /** The namespace of a prefixed name (noting it as used), undefined for an unprefixed one. */
+  /** The namespace of a prefixed name (noting it as used), undefined for an unprefixed one or xml:. */
   private namespaceOf(name: string): string | undefined {
     const colon = name.indexOf(':');
     if (colon < 0) return undefined;
     const prefix = name.slice(0, colon);
     if (prefix === XML_PREFIX) return undefined;
-    const uri = this.lookup(prefix);
+    let uri: string | undefined;
+    for (let i = this.inner.length - 1; i >= 0 && uri === undefined; i--) {
+      const entry = this.inner[i];
+      if (entry?.[0] === prefix) uri = entry[1];
+    }
+    uri ??= this.root.get(prefix);
+    if (uri === undefined) throw new Unsupported();
     if (!this.namespaces.has(prefix)) this.namespaces.set(prefix, uri);
     return uri;
   }
@@ -282,26 +288,32 @@ class Writer {
     const name = firstKey(data);
     if (name === undefined) return 0;
     const values = (data as Record<string, unknown>)[name];
-    const attributes: [string, unknown][] = [];
+    // Attributes, from one or more _attr objects (more than one may repeat a name: xmldom would refuse that).
+    let attributes: [string, unknown][] | undefined;
+    let sources = 0;
     // Content as docx's writer resolves it: '' for nothing, objects for elements, TextItems for text.
-    let content: unknown[] = [];
-    const addAttributes = (attr: unknown): void => {
-      if (typeof attr !== 'object' || attr === null) return;
-      for (const entry of Object.entries(attr)) attributes.push(entry);
-    };
+    let content: unknown[] | undefined;
     if (typeof values === 'object') {
       if (values !== null) {
         const { _attr: attr, _cdata: cdata } = values as { _attr?: unknown; _cdata?: unknown };
-        if (attr) addAttributes(attr);
         if (cdata) throw new Unsupported();
+        if (attr && typeof attr === 'object') {
+          attributes = Object.entries(attr);
+          sources = 1;
+        }
         if (Array.isArray(values)) {
           let isString = false;
-          content.push('');
+          content = [''];
           for (const value of values as unknown[]) {
             if (typeof value === 'object') {
               if (value === null) throw new Unsupported();
-              if (firstKey(value) === '_attr') addAttributes((value as { _attr: unknown })._attr);
-              else content.push(value);
+              if (firstKey(value) !== '_attr') content.push(value);
+              else {
+                const more = (value as { _attr: unknown })._attr;
+                if (typeof more !== 'object' || more === null) continue;
+                sources += 1;
+                attributes = attributes ? [...attributes, ...Object.entries(more)] : Object.entries(more);
+              }
             } else {
               content.pop();
               isString = true;
@@ -313,63 +325,63 @@ class Writer {
       }
     } else content = [new TextItem(values)];
 
-    const mark = this.scope.length;
-    // Declarations first: they bind the element's own prefix and its attributes'.
-    const seen = new Set<string>();
-    for (const [key, value] of attributes) {
-      if (seen.has(key)) throw new Unsupported();
-      seen.add(key);
-      if (key === 'xmlns') throw new Unsupported();
-      if (key.startsWith('xmlns:')) this.scope.push([key.slice(6), attributeValue(value)]);
+    const mark = this.inner.length;
+    if (attributes) {
+      if (sources > 1 && new Set(attributes.map(([key]) => key)).size !== attributes.length) throw new Unsupported();
+      // Declarations first: they bind the element's own prefix and its attributes'.
+      for (const [key, value] of attributes) {
+        if (key === 'xmlns') throw new Unsupported();
+        if (key.startsWith('xmlns:')) this.inner.push([key.slice(6), attributeValue(value)]);
+      }
     }
     const uri = this.namespaceOf(name);
-    const local = name.slice(name.indexOf(':') + 1);
-    const frame: Frame = { uri, local, parent };
+    const frame: Frame = { uri, local: uri === undefined ? name : name.slice(name.indexOf(':') + 1), parent };
     if (uri === NS.w) this.noteFrame(frame);
     let written = `<${name}`;
-    for (const [key, raw] of attributes) {
-      if (key.startsWith('xmlns:')) {
-        const hole = this.holes.make('');
+    if (attributes)
+      for (const [key, raw] of attributes) {
         const value = attributeValue(raw);
-        this.innerDeclarations.push({
-          prefix: key.slice(6),
-          uri: value,
-          text: attributeText(key, value),
-          set: hole.set,
-        });
-        written += hole.token;
-        continue;
+        if (key.startsWith('xmlns:')) {
+          const hole = this.holes.make('');
+          this.innerDeclarations.push({
+            prefix: key.slice(6),
+            uri: value,
+            text: attributeText(key, value),
+            set: hole.set,
+          });
+          written += hole.token;
+          continue;
+        }
+        const attrUri = this.namespaceOf(key);
+        written += ` ${key}="${this.attribute(frame, attrUri, key, value)}"`;
       }
-      const attrUri = this.namespaceOf(key);
-      const value = attributeValue(raw);
-      written += ` ${key}="${this.attribute(frame, attrUri, key.slice(key.indexOf(':') + 1), value)}"`;
-    }
     out.push(written);
     const open = out.length;
     out.push('');
     let size = written.length;
     let any = false;
-    for (const item of content) {
-      if (item === '' || item === undefined) continue;
-      if (item instanceof TextItem) {
-        const text = textOf(item.value);
-        if (text === '') continue;
-        const piece = text.includes('{') ? this.lateValue('text', text) : encodeText(text);
-        out.push(piece);
-        size += piece.length;
-        any = true;
-        continue;
+    if (content)
+      for (const item of content) {
+        if (item === '' || item === undefined) continue;
+        if (item instanceof TextItem) {
+          const text = textOf(item.value);
+          if (text === '') continue;
+          const piece = text.includes('{') ? this.lateValue('text', text) : encodeText(text);
+          out.push(piece);
+          size += piece.length;
+          any = true;
+          continue;
+        }
+        const before = out.length;
+        size += this.element(item as object, frame, out);
+        if (out.length > before) any = true;
       }
-      const before = out.length;
-      size += this.element(item as object, frame, out);
-      if (out.length > before) any = true;
-    }
     if (any) {
       out[open] = '>';
       out.push(`</${name}>`);
       size += name.length + 4;
     } else out[open] = '/>';
-    this.scope.length = mark;
+    this.inner.length = mark;
     return size + 2;
   }
 
@@ -384,12 +396,12 @@ class Writer {
   }
 
   /** An attribute's value as written (encoded), or a hole's token for one decided later. */
-  private attribute(frame: Frame, uri: string | undefined, local: string, value: string): string {
+  private attribute(frame: Frame, uri: string | undefined, key: string, value: string): string {
     const el = frame.local;
+    const local = uri === undefined ? key : key.slice(key.indexOf(':') + 1);
     if (uri === NS.r && (local === 'id' || local === 'embed'))
       return this.lateValue(local === 'id' ? 'link' : 'embed', value);
-    if (frame.uri === NS.wp && el === 'docPr' && uri === undefined && local === 'id')
-      return this.lateValue('drawing', value);
+    if (frame.uri === NS.wp && el === 'docPr' && key === 'id') return this.lateValue('drawing', value);
     if (frame.uri === NS.w && uri === NS.w) {
       if (local === 'id' && (el === 'bookmarkStart' || el === 'bookmarkEnd')) return this.lateValue('bookmark', value);
       if (local === 'id' && el === 'footnoteReference') return this.lateValue('footnote', value);
