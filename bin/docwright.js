@@ -13,25 +13,13 @@ import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { SERVER_NODE_FLAGS, hasServerFlags, startsServer } from './server-flags.mjs';
+import { convertV8Flags } from './convert-flags.mjs';
 import v8 from 'node:v8';
 
 const MIN_MAJOR = 22;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bundle = join(root, 'dist', 'cli.js');
 const sources = join(root, 'server');
-
-/**
- * V8 flags for a one-shot `convert`: a function is optimised by TurboFan after 10x the calls it takes by default. A
- * conversion ends before most of those optimisations pay back (their compiling was ~30 % of the CPU time of a 10 KB
- * or 120 KB conversion); the hottest functions of a large document are still optimised. The output is the same.
- */
-const CONVERT_V8_FLAGS = '--invocation-count-for-turbofan=30000 --invocation-count-for-osr=8000';
-
-/** Whether ARGS run `convert` (its name is the first word that is not an option or the --data-dir folder). */
-function isConvert(args) {
-  const words = args.filter((arg, i) => !arg.startsWith('-') && args[i - 1] !== '--data-dir');
-  return words[0] === 'convert';
-}
 
 /** The Node binary installed with Docwright (node_modules/node), or undefined where there is none. */
 function bundledNode() {
@@ -112,9 +100,9 @@ async function runCli() {
   // turns it off.
   const cache = privateCacheDir();
   if (cache) module.enableCompileCache?.(cache);
-  // Flags the user gave (node --invocation-count-…) win.
-  if (isConvert(process.argv.slice(2)) && !process.execArgv.some((arg) => arg.startsWith('--invocation-count')))
-    v8.setFlagsFromString(CONVERT_V8_FLAGS);
+  // bin/convert-flags.mjs: for `convert` only; flags the user gave Node win.
+  const flags = convertV8Flags(process.argv.slice(2));
+  if (flags.length > 0) v8.setFlagsFromString(flags.join(' '));
   const checkout = existsSync(join(root, '.git')) && existsSync(join(sources, 'cli-entry.ts'));
   const fresh = existsSync(bundle) && (!checkout || statSync(bundle).mtimeMs >= newestSource(sources));
   if (fresh) {

@@ -1,0 +1,3 @@
+export declare const CONVERT_V8_FLAGS: readonly string[];
+export declare function isConvert(args: readonly string[]): boolean;
+export declare function convertV8Flags(args: readonly string[], execArgv?: readonly string[]): string[];

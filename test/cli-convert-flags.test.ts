@@ -1,0 +1,31 @@
+// The V8 flags a one-shot `docwright convert` sets on itself (bin/convert-flags.mjs, set by bin/docwright.js): for
+// `convert` only, and never over a flag the user gave Node. Their effect (peak RSS, time) is the bench's to show.
+import { describe, expect, it } from 'vitest';
+import { CONVERT_V8_FLAGS, convertV8Flags, isConvert } from '../bin/convert-flags.mjs';
+
+describe('the convert command flags', () => {
+  it('bound the heap growth and raise the optimising thresholds', () => {
+    expect(CONVERT_V8_FLAGS).toEqual([
+      '--invocation-count-for-turbofan=30000',
+      '--invocation-count-for-osr=8000',
+      '--heap-growing-percent=30',
+    ]);
+  });
+
+  it('are set for convert only', () => {
+    expect(convertV8Flags(['convert', 'a.md'], [])).toEqual([...CONVERT_V8_FLAGS]);
+    expect(convertV8Flags(['--data-dir', '/tmp/d', 'convert', 'a.md'], [])).toEqual([...CONVERT_V8_FLAGS]);
+    expect(isConvert(['--data-dir', 'convert', 'serve'])).toBe(false);
+    for (const args of [['serve'], ['keys', 'list'], ['--help'], []]) expect(convertV8Flags(args, [])).toEqual([]);
+  });
+
+  it("leave out any the user gave Node's command line", () => {
+    expect(convertV8Flags(['convert', 'a.md'], ['--heap-growing-percent=10'])).toEqual([
+      '--invocation-count-for-turbofan=30000',
+      '--invocation-count-for-osr=8000',
+    ]);
+    expect(
+      convertV8Flags(['convert', 'a.md'], ['--invocation-count-for-turbofan=5', '--max-old-space-size=100']),
+    ).toEqual(['--invocation-count-for-osr=8000', '--heap-growing-percent=30']);
+  });
+});
