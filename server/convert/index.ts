@@ -7,6 +7,7 @@ import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
+import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { readTemplate, type Template } from './template/read.ts';
@@ -76,14 +77,25 @@ export function convert(input: ConvertInput): ConvertResult {
   const template = templateOf(input.template);
   const rules = rulesOf(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
-  const compiled = toDocx(parseMarkdown(input.markdown), {
-    styles,
-    textWidthTwips: template.textWidthTwips,
-    options: elementOptions(rules),
-    images: input.images ? new ImageEmbedder(input.images) : undefined,
-    templateFields: templateTitleFields(template),
-  });
-  const docx = packageDocument(template, compiled, input.created ?? new Date());
+  const created = input.created ?? new Date();
+  const compile = () =>
+    toDocx(parseMarkdown(input.markdown), {
+      styles,
+      textWidthTwips: template.textWidthTwips,
+      options: elementOptions(rules),
+      images: input.images ? new ImageEmbedder(input.images) : undefined,
+      templateFields: templateTitleFields(template),
+    });
+  let compiled = compile();
+  let docx: Uint8Array;
+  try {
+    docx = packageDocument(template, compiled, created);
+  } catch (error) {
+    // The body's writer let go of docx's objects before it met something it leaves to the DOM merge.
+    if (!(error instanceof StreamGaveUp)) throw error;
+    compiled = compile();
+    docx = packageDocument(template, compiled, created, { stream: false });
+  }
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);

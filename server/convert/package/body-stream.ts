@@ -18,6 +18,16 @@ const IMAGE_REL = `${NS.r}/image`;
 /** Thrown when the body holds something this writer leaves to the DOM merge. */
 class Unsupported extends Error {}
 
+/**
+ * The writer gave up on an element after letting go of the docx objects of those before it (StreamOptions.release):
+ * the document must be laid out again and merged as a DOM (convert() does so).
+ */
+export class StreamGaveUp extends Error {
+  constructor() {
+    super('the body could not be written as text; it is laid out again and merged as a DOM');
+  }
+}
+
 // docx drops these control characters from every string value (its escapeAll).
 const CONTROL = /[\x00-\x08\x0B\x0C\x0E-\x1F]/g;
 // xmldom's line-end normalisation (XML 1.1's: CR LF, CR NEL, CR, NEL, LS, PS → LF).
@@ -110,6 +120,11 @@ export interface BodyStream {
 export interface StreamOptions {
   supportStyle: (id: string) => string | undefined;
   supportStyleIds: readonly string[];
+  /**
+   * Let go of each top-level docx object once it is written (a long document's are tens of MB): the writer can then
+   * no longer give up quietly, and throws StreamGaveUp instead.
+   */
+  release?: boolean;
 }
 
 /** docx's objects the writer reaches into (pinned by test/convert/package/body-stream.test.ts). */
@@ -165,6 +180,7 @@ export function streamBody(file: Document, compiler: DocxCompiler, options: Stre
   const context = { viewWrapper: docx.Document, file, stack: [view, body] };
   const parts: string[] = [];
   let size = 0;
+  let released = false;
   try {
     // root[0] is the placeholder docx drops when it writes the body.
     for (let i = 1; i < body.root.length; i++) {
@@ -179,6 +195,10 @@ export function streamBody(file: Document, compiler: DocxCompiler, options: Stre
         if (typeof item !== 'object' || item === null || firstKey(item) === '_attr') throw new Unsupported();
         size += writer.element(item, undefined, parts);
       }
+      if (options.release) {
+        body.root[i] = undefined;
+        released = true;
+      }
       if (size > 64 * 1024) {
         writer.chunks.push(parts.join(''));
         parts.length = 0;
@@ -186,7 +206,10 @@ export function streamBody(file: Document, compiler: DocxCompiler, options: Stre
       }
     }
   } catch (error) {
-    if (error instanceof Unsupported) return undefined;
+    if (error instanceof Unsupported) {
+      if (released) throw new StreamGaveUp();
+      return undefined;
+    }
     throw error;
   }
   writer.chunks.push(parts.join(''));

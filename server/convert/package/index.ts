@@ -122,7 +122,12 @@ export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
  * Writes the compiled content into the template: everything of the template is kept but its body's own content.
  * Takes `compiled` over: its docx content (children, footnotes) is let go once docx has written it.
  */
-export function packageDocument(template: Template, compiled: CompiledDocument, created: Date): Uint8Array {
+export function packageDocument(
+  template: Template,
+  compiled: CompiledDocument,
+  created: Date,
+  { stream: streamed = true }: { stream?: boolean } = {},
+): Uint8Array {
   const release = optimisationsEnabled();
   const ready = prepare(template);
   const bodyChildren = compiled.children;
@@ -131,13 +136,22 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
     footnotes: compiled.footnotes,
     sections: [{ children: bodyChildren }],
   });
-  // The body written as text straight from docx's objects when it can be (body-stream.ts), else merged as a DOM.
-  const declared = release && !compiled.toc ? docxDeclarations(file) : undefined;
+  // A long document's docx objects (55 MB at 1.2 MB of markdown) need not outlive what they write: docx keeps the
+  // array of the section's children it was given (its body has its own), so that is emptied too.
+  if (release) {
+    compiled.children = [];
+    bodyChildren.length = 0;
+  }
+  // The body written as text straight from docx's objects when it can be (body-stream.ts), each let go once written
+  // (StreamGaveUp if the writer gives up after that: convert() lays the document out again without), else merged as
+  // a DOM.
+  const declared = release && streamed && !compiled.toc ? docxDeclarations(file) : undefined;
   const shell = declared ? templateShell(ready.body, declared) : undefined;
   const stream = shell
     ? streamBody(file, docxCompiler(), {
         supportStyle: (id) => supportStyleId(template.styles, id),
         supportStyleIds: SUPPORT_STYLE_IDS,
+        release: true,
       })
     : undefined;
   // A body the writer gave up on is laid out again by docx's compile, in the same document: docx's objects keep what
@@ -145,13 +159,7 @@ export function packageDocument(template: Template, compiled: CompiledDocument, 
   const text = stream && shell ? { stream, shell } : undefined;
   const generated = new Map(compileParts(file));
   const noteCount = Object.keys(compiled.footnotes).length;
-  // A long document's docx objects (55 MB at 1.2 MB of markdown) need not live beside what they wrote; docx keeps
-  // the array of the section's children it was given, so that is emptied too.
-  if (release) {
-    compiled.children = [];
-    compiled.footnotes = {};
-    bodyChildren.length = 0;
-  }
+  if (release) compiled.footnotes = {};
   const generatedPart = (path: string): XmlDocument | null => {
     const data = generated.get(path);
     return data === undefined ? null : parseGeneratedPart(data, path);

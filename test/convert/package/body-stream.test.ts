@@ -24,7 +24,7 @@ import { DEFAULT_RULES, defaultTemplate, defaultTemplateRead, resolveStyles } fr
 import { packageDocument } from '../../../server/convert/package/index.ts';
 import { parseMarkdown } from '../../../server/convert/parse.ts';
 import { templateShell } from '../../../server/convert/package/body-text.ts';
-import { docxDeclarations, lateText, streamBody } from '../../../server/convert/package/body-stream.ts';
+import { docxDeclarations, lateText, StreamGaveUp, streamBody } from '../../../server/convert/package/body-stream.ts';
 import { templateBody } from '../../../server/convert/package/document.ts';
 import { parsePart } from '../../../server/convert/package/dom.ts';
 import { serializeDocument } from '../../../server/convert/package/serialize.ts';
@@ -147,30 +147,47 @@ describe('streamBody', () => {
     expect(body.root).toEqual(before);
   });
 
-  it('a body it gives up on is laid out again from the start: the bytes of the DOM merge', () => {
-    const compiledWithOddStyle = () => {
+  it('gives up before letting go of anything quietly, after that with StreamGaveUp', () => {
+    const odd = () => new Paragraph({ text: 'b', style: '{odd}' });
+    const early = document(() => [odd(), new Paragraph('a')]);
+    expect(streamBody(early, docxCompiler(), { ...NO_SUPPORT, release: true })).toBeUndefined();
+    const late = document(() => [new Paragraph('a'), odd()]);
+    expect(() => streamBody(late, docxCompiler(), { ...NO_SUPPORT, release: true })).toThrow(StreamGaveUp);
+  });
+
+  it('a body it gives up on: the package step says so once it let go of docx objects, and without the writer gives the DOM merge bytes', () => {
+    const compiledWithOddStyle = (oddFirst: boolean) => {
       const compiled = toDocx(parseMarkdown('A [link](https://a.example).\n\n- item'), {
         styles: resolveStyles(DEFAULT_RULES, defaultTemplateRead().styles).styles,
         textWidthTwips: 9000,
         options: elementOptions(DEFAULT_RULES),
       });
       // Template style ids are sanitised when read (no braces), so only a hand-made body has such a style.
-      compiled.children.push(
-        new Paragraph({
-          style: '{odd}',
-          children: [new ExternalHyperlink({ link: 'https://b.example', children: [new TextRun('b')] })],
-        }),
-      );
+      const odd = new Paragraph({
+        style: '{odd}',
+        children: [new ExternalHyperlink({ link: 'https://b.example', children: [new TextRun('b')] })],
+      });
+      if (oddFirst) compiled.children.unshift(odd);
+      else compiled.children.push(odd);
       return compiled;
     };
-    const fast = packageDocument(defaultTemplateRead(), compiledWithOddStyle(), new Date(0));
-    process.env.DOCWRIGHT_UNOPTIMISED = '1';
-    try {
-      const plain = packageDocument(defaultTemplateRead(), compiledWithOddStyle(), new Date(0));
-      expect(Buffer.from(fast).equals(Buffer.from(plain))).toBe(true);
-    } finally {
-      delete process.env.DOCWRIGHT_UNOPTIMISED;
-    }
+    const plainBytes = (oddFirst: boolean): Buffer => {
+      process.env.DOCWRIGHT_UNOPTIMISED = '1';
+      try {
+        return Buffer.from(packageDocument(defaultTemplateRead(), compiledWithOddStyle(oddFirst), new Date(0)));
+      } finally {
+        delete process.env.DOCWRIGHT_UNOPTIMISED;
+      }
+    };
+    // Given up at once: nothing was let go, docx's compile lays the same document out and the DOM merge writes it.
+    const first = packageDocument(defaultTemplateRead(), compiledWithOddStyle(true), new Date(0));
+    expect(Buffer.from(first).equals(plainBytes(true))).toBe(true);
+    // Given up later: convert() lays it out again without the writer (stream: false).
+    expect(() => packageDocument(defaultTemplateRead(), compiledWithOddStyle(false), new Date(0))).toThrow(
+      StreamGaveUp,
+    );
+    const again = packageDocument(defaultTemplateRead(), compiledWithOddStyle(false), new Date(0), { stream: false });
+    expect(Buffer.from(again).equals(plainBytes(false))).toBe(true);
   });
 
   it('lets go of the docx objects once the package is written, the array docx keeps of them included', () => {
