@@ -138,7 +138,7 @@ interface Preppable {
 }
 interface DocxFile {
   Document: { View: DocxView; Relationships: DocxRelationships };
-  Media: { Entries: [string, { fileName: string }][] };
+  Media: { Entries: [string, { fileName: string; data: Uint8Array }][] };
   Numbering: { ConcreteNumbering: ConcreteNumbering[] };
 }
 interface DocxRelationships {
@@ -270,9 +270,14 @@ class Writer {
   private readonly support: ReadonlySet<string>;
   private readonly renamed = new Map<string, string>();
 
+  /**
+   * `whole`: a whole part is written, values as they are (nothing is decided later, declarations written), for a
+   * reader that parses it (streamedParts).
+   */
   constructor(
     declared: ReadonlyMap<string, string>,
     private readonly options: StreamOptions,
+    private readonly whole = false,
   ) {
     this.root = declared;
     this.support = new Set(options.supportStyleIds);
@@ -283,7 +288,7 @@ class Writer {
     const colon = name.indexOf(':');
     if (colon < 0) return undefined;
     const prefix = name.slice(0, colon);
-    if (prefix === XML_PREFIX) return undefined;
+    if (prefix === XML_PREFIX || prefix === 'xmlns') return undefined;
     let uri: string | undefined;
     for (let i = this.inner.length - 1; i >= 0 && uri === undefined; i--) {
       const entry = this.inner[i];
@@ -353,18 +358,18 @@ class Writer {
       if (sources > 1 && new Set(attributes.map(([key]) => key)).size !== attributes.length) throw new Unsupported();
       // Declarations first: they bind the element's own prefix and its attributes'.
       for (const [key, value] of attributes) {
-        if (key === 'xmlns') throw new Unsupported();
+        if (key === 'xmlns' && !this.whole) throw new Unsupported();
         if (key.startsWith('xmlns:')) this.inner.push([key.slice(6), attributeValue(value)]);
       }
     }
     const uri = this.namespaceOf(name);
     const frame: Frame = { uri, local: uri === undefined ? name : name.slice(name.indexOf(':') + 1), parent };
-    if (uri === NS.w) this.noteFrame(frame);
+    if (uri === NS.w && !this.whole) this.noteFrame(frame);
     let written = `<${name}`;
     if (attributes)
       for (const [key, raw] of attributes) {
         const value = attributeValue(raw);
-        if (key.startsWith('xmlns:')) {
+        if (key.startsWith('xmlns:') && !this.whole) {
           const hole = this.holes.make('');
           this.innerDeclarations.push({
             prefix: key.slice(6),
@@ -389,7 +394,7 @@ class Writer {
         if (item instanceof TextItem) {
           const text = textOf(item.value);
           if (text === '') continue;
-          const piece = text.includes('{') ? this.lateValue('text', text) : encodeText(text);
+          const piece = text.includes('{') && !this.whole ? this.lateValue('text', text) : encodeText(text);
           out.push(piece);
           size += piece.length;
           any = true;
@@ -420,6 +425,7 @@ class Writer {
 
   /** An attribute's value as written (encoded), or a hole's token for one decided later. */
   private attribute(frame: Frame, uri: string | undefined, key: string, value: string): string {
+    if (this.whole) return encodeAttribute(value);
     const el = frame.local;
     const local = uri === undefined ? key : key.slice(key.indexOf(':') + 1);
     if (uri === NS.r && (local === 'id' || local === 'embed'))
@@ -470,4 +476,63 @@ class Writer {
 /** A late value's text once decided. */
 export function lateText(late: LateValue): string {
   return late.kind === 'text' ? encodeText(late.value) : encodeAttribute(late.value);
+}
+
+/** What docx writes before a part's root: with standalone="yes" for the parts of content. */
+const DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+const RELS_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
+
+/** A whole part from docx's object, as xmldom reads docx's text of it (the reader parses it). */
+function writePart(prepared: unknown, declaration: string): string {
+  if (typeof prepared !== 'object' || prepared === null) throw new Unsupported();
+  const writer = new Writer(new Map(), { supportStyle: () => undefined, supportStyleIds: [] }, true);
+  const out: string[] = [declaration];
+  writer.element(prepared, undefined, out);
+  return out.join('');
+}
+
+interface DocxParts {
+  FootNotes: { View: Preppable; Relationships: Preppable };
+  Numbering: Preppable;
+}
+
+/**
+ * The parts the package step reads of docx's output once the body is streamed (streamBody), and only those: the
+ * main part's relationships (links, images), the notes and their relationships, the list numbering (when `lists`)
+ * and the images. docx's compile writes every other part too (its styles, settings, theme, …), which the template's
+ * replace; it lays out the notes before the numbering (a list in a note adds to it), as here. Undefined when the notes
+ * hold an image (docx's compile numbers those): the caller compiles then.
+ */
+export function streamedParts(
+  file: Document,
+  compiler: DocxCompiler,
+  lists: boolean,
+): Map<string, string | Uint8Array> | undefined {
+  const docx = file as unknown as DocxFile & DocxParts;
+  const formatter = (compiler as unknown as { formatter: { format(input: unknown, context: unknown): unknown } })
+    .formatter;
+  const context = (viewWrapper: unknown) => ({ viewWrapper, file, stack: [] });
+  try {
+    const notes = writePart(formatter.format(docx.FootNotes.View, context(docx.FootNotes)), DECLARATION);
+    const noteImages = docx.Media.Entries.filter(([key]) => notes.includes(`{${key}}`));
+    if (noteImages.length > 0) return undefined;
+    const parts = new Map<string, string | Uint8Array>([
+      ['word/footnotes.xml', compiler.numberingReplacer.replace(notes, docx.Numbering.ConcreteNumbering)],
+      [
+        'word/_rels/footnotes.xml.rels',
+        writePart(formatter.format(docx.FootNotes.Relationships, context(docx.FootNotes)), RELS_DECLARATION),
+      ],
+      [
+        'word/_rels/document.xml.rels',
+        writePart(formatter.format(docx.Document.Relationships, context(docx.Document)), RELS_DECLARATION),
+      ],
+    ]);
+    if (lists)
+      parts.set('word/numbering.xml', writePart(formatter.format(docx.Numbering, context(docx.Document)), DECLARATION));
+    for (const [, media] of docx.Media.Entries) parts.set(`word/media/${media.fileName}`, media.data);
+    return parts;
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
 }

@@ -12,7 +12,7 @@ import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
 import { DOCX_DECLARATION, templateShell } from './body-text.ts';
-import { docxDeclarations, lateText, streamBody } from './body-stream.ts';
+import { docxDeclarations, lateText, streamBody, streamedParts } from './body-stream.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
 import {
   children,
@@ -157,7 +157,9 @@ export function packageDocument(
   // A body the writer gave up on is laid out again by docx's compile, in the same document: docx's objects keep what
   // their first layout added to it (a hyperlink's relationship), so a document of its own would lose that.
   const text = stream && shell ? { stream, shell } : undefined;
-  const generated = new Map(compileParts(file));
+  // With the body streamed, only the parts read below are written (body-stream.ts's streamedParts), not all of docx's.
+  const lists = text !== undefined && (text.stream.sites.length > 0 || Object.keys(compiled.footnotes).length > 0);
+  const generated = new Map((text ? streamedParts(file, docxCompiler(), lists) : undefined) ?? compileParts(file));
   const noteCount = Object.keys(compiled.footnotes).length;
   if (release) compiled.footnotes = {};
   const generatedPart = (path: string): XmlDocument | null => {

@@ -24,7 +24,13 @@ import { DEFAULT_RULES, defaultTemplate, defaultTemplateRead, resolveStyles } fr
 import { packageDocument } from '../../../server/convert/package/index.ts';
 import { parseMarkdown } from '../../../server/convert/parse.ts';
 import { templateShell } from '../../../server/convert/package/body-text.ts';
-import { docxDeclarations, lateText, StreamGaveUp, streamBody } from '../../../server/convert/package/body-stream.ts';
+import {
+  docxDeclarations,
+  lateText,
+  StreamGaveUp,
+  streamBody,
+  streamedParts,
+} from '../../../server/convert/package/body-stream.ts';
 import { templateBody } from '../../../server/convert/package/document.ts';
 import { parsePart } from '../../../server/convert/package/dom.ts';
 import { serializeDocument } from '../../../server/convert/package/serialize.ts';
@@ -124,6 +130,49 @@ describe('streamBody', () => {
     expect(kinds.get('ilvl')).toEqual(['0', '0']);
     expect(kinds.get('drawing')?.length).toBe(1);
     expect(kinds.get('link')?.length).toBe(1);
+  });
+
+  it("writes the parts the package step reads as docx's compile writes them, read by xmldom", () => {
+    const file = new Document({
+      numbering: {
+        config: [{ reference: 'list', levels: [{ level: 0, format: 'decimal', text: '%1.', alignment: 'left' }] }],
+      },
+      footnotes: {
+        1: {
+          children: [
+            new Paragraph({ text: AWKWARD, numbering: { reference: 'list', level: 0 } }),
+            new Paragraph({
+              children: [new ExternalHyperlink({ link: 'https://note.example/?a&b', children: [new TextRun('n')] })],
+            }),
+          ],
+        },
+      },
+      sections: [{ children: everything() }],
+    });
+    expect(streamBody(file, docxCompiler(), NO_SUPPORT)).toBeDefined();
+    const parts = streamedParts(file, docxCompiler(), true);
+    const compiled = compileParts(file);
+    const paths = [
+      'word/_rels/document.xml.rels',
+      'word/numbering.xml',
+      'word/footnotes.xml',
+      'word/_rels/footnotes.xml.rels',
+    ];
+    for (const path of paths) {
+      const ours = parts?.get(path);
+      const docx = compiled.get(path);
+      expect(typeof ours, path).toBe('string');
+      const read = (xml: unknown) => serializeDocument(parsePart(String(xml), path));
+      // docx's compile adds its font table (the template's stays), which the package step does not read.
+      const withoutFontTable = (xml: string) => xml.replace(/<Relationship [^>]*Target="fontTable\.xml"\/>/, '');
+      expect(read(ours), path).toBe(withoutFontTable(read(docx)));
+    }
+    expect(String(parts?.get('word/footnotes.xml'))).toContain('<w:numId w:val="');
+    const media = [...compiled.keys()].filter((k) => k.startsWith('word/media/'));
+    expect(media.length).toBe(1);
+    for (const path of media) expect(parts?.get(path)).toEqual(compiled.get(path));
+    // Without lists nothing is written for them.
+    expect(streamedParts(file, docxCompiler(), false)?.has('word/numbering.xml')).toBe(false);
   });
 
   it('gives the list references with their paragraph styles, the body namespaces, and renames support styles', () => {
