@@ -6,6 +6,7 @@
 // step. What the package step decides only once the whole body is written (relationship ids, drawing and note ids,
 // list ids, docx's `{…}` placeholders, nested namespace declarations) is left as a hole (body-text.ts's Holes).
 // Anything this writer does not know makes it give up before writing (undefined): the DOM merge does it then.
+import { DOMImplementation, type Document as XmlDocument, type Node as XmlNode } from '@xmldom/xmldom';
 import type { Document } from 'docx';
 import { Holes } from './body-text.ts';
 import { NS } from './namespaces.ts';
@@ -255,6 +256,62 @@ class TextItem {
   constructor(readonly value: unknown) {}
 }
 
+/** An element of docx's prepared objects as docx's writer resolves it (see Writer.element). */
+interface Resolved {
+  name: string;
+  attributes: [string, unknown][] | undefined;
+  /** '' for nothing, objects for elements, TextItems for text. */
+  content: unknown[] | undefined;
+}
+
+/**
+ * docx's `resolve`: the name, the attributes (from one or more _attr objects: more than one may repeat a name, which
+ * xmldom would refuse) and the content, quirks included (a string in the content takes the place of what came just
+ * before it). Undefined for an object without a name (docx writes nothing).
+ */
+function resolved(data: object): Resolved | undefined {
+  const name = firstKey(data);
+  if (name === undefined) return undefined;
+  const values = (data as Record<string, unknown>)[name];
+  let attributes: [string, unknown][] | undefined;
+  let sources = 0;
+  let content: unknown[] | undefined;
+  if (typeof values === 'object') {
+    if (values !== null) {
+      const { _attr: attr, _cdata: cdata } = values as { _attr?: unknown; _cdata?: unknown };
+      if (cdata) throw new Unsupported();
+      if (attr && typeof attr === 'object') {
+        attributes = Object.entries(attr);
+        sources = 1;
+      }
+      if (Array.isArray(values)) {
+        let isString = false;
+        content = [''];
+        for (const value of values as unknown[]) {
+          if (typeof value === 'object') {
+            if (value === null) throw new Unsupported();
+            if (firstKey(value) !== '_attr') content.push(value);
+            else {
+              const more = (value as { _attr: unknown })._attr;
+              if (typeof more !== 'object' || more === null) continue;
+              sources += 1;
+              attributes = attributes ? [...attributes, ...Object.entries(more)] : Object.entries(more);
+            }
+          } else {
+            content.pop();
+            isString = true;
+            content.push(new TextItem(value));
+          }
+        }
+        if (!isString) content.push('');
+      }
+    }
+  } else content = [new TextItem(values)];
+  if (attributes && sources > 1 && new Set(attributes.map(([key]) => key)).size !== attributes.length)
+    throw new Unsupported();
+  return { name, attributes, content };
+}
+
 class Writer {
   readonly chunks: string[] = [];
   readonly holes = new Holes();
@@ -270,14 +327,9 @@ class Writer {
   private readonly support: ReadonlySet<string>;
   private readonly renamed = new Map<string, string>();
 
-  /**
-   * `whole`: a whole part is written, values as they are (nothing is decided later, declarations written), for a
-   * reader that parses it (streamedParts).
-   */
   constructor(
     declared: ReadonlyMap<string, string>,
     private readonly options: StreamOptions,
-    private readonly whole = false,
   ) {
     this.root = declared;
     this.support = new Set(options.supportStyleIds);
@@ -288,7 +340,7 @@ class Writer {
     const colon = name.indexOf(':');
     if (colon < 0) return undefined;
     const prefix = name.slice(0, colon);
-    if (prefix === XML_PREFIX || prefix === 'xmlns') return undefined;
+    if (prefix === XML_PREFIX) return undefined;
     let uri: string | undefined;
     for (let i = this.inner.length - 1; i >= 0 && uri === undefined; i--) {
       const entry = this.inner[i];
@@ -313,63 +365,26 @@ class Writer {
 
   /** Writes one of docx's prepared objects as the DOM merge would; returns the number of characters written. */
   element(data: object, parent: Frame | undefined, out: string[]): number {
-    const name = firstKey(data);
-    if (name === undefined) return 0;
-    const values = (data as Record<string, unknown>)[name];
-    // Attributes, from one or more _attr objects (more than one may repeat a name: xmldom would refuse that).
-    let attributes: [string, unknown][] | undefined;
-    let sources = 0;
-    // Content as docx's writer resolves it: '' for nothing, objects for elements, TextItems for text.
-    let content: unknown[] | undefined;
-    if (typeof values === 'object') {
-      if (values !== null) {
-        const { _attr: attr, _cdata: cdata } = values as { _attr?: unknown; _cdata?: unknown };
-        if (cdata) throw new Unsupported();
-        if (attr && typeof attr === 'object') {
-          attributes = Object.entries(attr);
-          sources = 1;
-        }
-        if (Array.isArray(values)) {
-          let isString = false;
-          content = [''];
-          for (const value of values as unknown[]) {
-            if (typeof value === 'object') {
-              if (value === null) throw new Unsupported();
-              if (firstKey(value) !== '_attr') content.push(value);
-              else {
-                const more = (value as { _attr: unknown })._attr;
-                if (typeof more !== 'object' || more === null) continue;
-                sources += 1;
-                attributes = attributes ? [...attributes, ...Object.entries(more)] : Object.entries(more);
-              }
-            } else {
-              content.pop();
-              isString = true;
-              content.push(new TextItem(value));
-            }
-          }
-          if (!isString) content.push('');
-        }
-      }
-    } else content = [new TextItem(values)];
+    const element = resolved(data);
+    if (!element) return 0;
+    const { name, attributes, content } = element;
 
     const mark = this.inner.length;
     if (attributes) {
-      if (sources > 1 && new Set(attributes.map(([key]) => key)).size !== attributes.length) throw new Unsupported();
       // Declarations first: they bind the element's own prefix and its attributes'.
       for (const [key, value] of attributes) {
-        if (key === 'xmlns' && !this.whole) throw new Unsupported();
+        if (key === 'xmlns') throw new Unsupported();
         if (key.startsWith('xmlns:')) this.inner.push([key.slice(6), attributeValue(value)]);
       }
     }
     const uri = this.namespaceOf(name);
     const frame: Frame = { uri, local: uri === undefined ? name : name.slice(name.indexOf(':') + 1), parent };
-    if (uri === NS.w && !this.whole) this.noteFrame(frame);
+    if (uri === NS.w) this.noteFrame(frame);
     let written = `<${name}`;
     if (attributes)
       for (const [key, raw] of attributes) {
         const value = attributeValue(raw);
-        if (key.startsWith('xmlns:') && !this.whole) {
+        if (key.startsWith('xmlns:')) {
           const hole = this.holes.make('');
           this.innerDeclarations.push({
             prefix: key.slice(6),
@@ -394,7 +409,7 @@ class Writer {
         if (item instanceof TextItem) {
           const text = textOf(item.value);
           if (text === '') continue;
-          const piece = text.includes('{') && !this.whole ? this.lateValue('text', text) : encodeText(text);
+          const piece = text.includes('{') ? this.lateValue('text', text) : encodeText(text);
           out.push(piece);
           size += piece.length;
           any = true;
@@ -425,7 +440,6 @@ class Writer {
 
   /** An attribute's value as written (encoded), or a hole's token for one decided later. */
   private attribute(frame: Frame, uri: string | undefined, key: string, value: string): string {
-    if (this.whole) return encodeAttribute(value);
     const el = frame.local;
     const local = uri === undefined ? key : key.slice(key.indexOf(':') + 1);
     if (uri === NS.r && (local === 'id' || local === 'embed'))
@@ -478,17 +492,58 @@ export function lateText(late: LateValue): string {
   return late.kind === 'text' ? encodeText(late.value) : encodeAttribute(late.value);
 }
 
-/** What docx writes before a part's root: with standalone="yes" for the parts of content. */
-const DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
-const RELS_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
+/** What docx writes before a part's root (xmldom keeps it as a processing instruction). */
+const DECLARATION = 'version="1.0" encoding="UTF-8" standalone="yes"';
+const RELS_DECLARATION = 'version="1.0" encoding="UTF-8"';
+const XMLNS = 'http://www.w3.org/2000/xmlns/';
+const XML = 'http://www.w3.org/XML/1998/namespace';
 
-/** A whole part from docx's object, as xmldom reads docx's text of it (the reader parses it). */
-function writePart(prepared: unknown, declaration: string): string {
+/**
+ * A whole part from docx's prepared object, as the DOM xmldom makes of docx's text of it (the same nodes, names,
+ * namespaces and values: test/convert/package/body-stream.test.ts), built directly instead of written and parsed.
+ */
+function buildPart(prepared: unknown, declaration: string): XmlDocument {
   if (typeof prepared !== 'object' || prepared === null) throw new Unsupported();
-  const writer = new Writer(new Map(), { supportStyle: () => undefined, supportStyleIds: [] }, true);
-  const out: string[] = [declaration];
-  writer.element(prepared, undefined, out);
-  return out.join('');
+  const doc = new DOMImplementation().createDocument(null, null as unknown as string, null);
+  doc.appendChild(doc.createProcessingInstruction('xml', declaration));
+  const scope: [string, string][] = [];
+  const lookup = (prefix: string): string | null => {
+    for (let i = scope.length - 1; i >= 0; i--) {
+      const entry = scope[i];
+      if (entry?.[0] === prefix) return entry[1];
+    }
+    if (prefix === '') return null;
+    throw new Unsupported();
+  };
+  const build = (data: object, parent: XmlNode): void => {
+    const element = resolved(data);
+    if (!element) return;
+    const { name, attributes, content } = element;
+    const mark = scope.length;
+    for (const [key, value] of attributes ?? [])
+      if (key === 'xmlns' || key.startsWith('xmlns:')) scope.push([key.slice(6), attributeValue(value)]);
+    const colon = name.indexOf(':');
+    const el = doc.createElementNS(lookup(colon < 0 ? '' : name.slice(0, colon)), name);
+    for (const [key, raw] of attributes ?? []) {
+      const value = attributeValue(raw);
+      const at = key.indexOf(':');
+      const prefix = at < 0 ? '' : key.slice(0, at);
+      if (key === 'xmlns' || prefix === 'xmlns') el.setAttributeNS(XMLNS, key, value);
+      else if (at < 0) el.setAttribute(key, value);
+      else el.setAttributeNS(prefix === 'xml' ? XML : lookup(prefix), key, value);
+    }
+    for (const item of content ?? []) {
+      if (item === '' || item === undefined) continue;
+      if (item instanceof TextItem) {
+        const text = textOf(item.value);
+        if (text !== '') el.appendChild(doc.createTextNode(text));
+      } else build(item as object, el);
+    }
+    scope.length = mark;
+    parent.appendChild(el);
+  };
+  build(prepared, doc);
+  return doc;
 }
 
 interface DocxParts {
@@ -496,43 +551,71 @@ interface DocxParts {
   Numbering: Preppable;
 }
 
+/** The parts the package step reads of docx's output once the body is streamed (see streamedParts). */
+export interface StreamedParts {
+  /** The parts, built as xmldom would read docx's text of them. */
+  documents: Map<string, XmlDocument>;
+  /** The images' bytes by their paths (word/media/…). */
+  media: Map<string, Uint8Array>;
+}
+
 /**
  * The parts the package step reads of docx's output once the body is streamed (streamBody), and only those: the
  * main part's relationships (links, images), the notes and their relationships, the list numbering (when `lists`)
  * and the images. docx's compile writes every other part too (its styles, settings, theme, …), which the template's
  * replace; it lays out the notes before the numbering (a list in a note adds to it), as here. Undefined when the notes
- * hold an image (docx's compile numbers those): the caller compiles then.
+ * hold an image (docx's compile numbers those) or something the builder does not know: the caller compiles then.
  */
-export function streamedParts(
-  file: Document,
-  compiler: DocxCompiler,
-  lists: boolean,
-): Map<string, string | Uint8Array> | undefined {
+export function streamedParts(file: Document, compiler: DocxCompiler, lists: boolean): StreamedParts | undefined {
   const docx = file as unknown as DocxFile & DocxParts;
   const formatter = (compiler as unknown as { formatter: { format(input: unknown, context: unknown): unknown } })
     .formatter;
   const context = (viewWrapper: unknown) => ({ viewWrapper, file, stack: [] });
   try {
-    const notes = writePart(formatter.format(docx.FootNotes.View, context(docx.FootNotes)), DECLARATION);
-    const noteImages = docx.Media.Entries.filter(([key]) => notes.includes(`{${key}}`));
-    if (noteImages.length > 0) return undefined;
-    const parts = new Map<string, string | Uint8Array>([
-      ['word/footnotes.xml', compiler.numberingReplacer.replace(notes, docx.Numbering.ConcreteNumbering)],
+    // docx's placeholders in the notes: list instances, replaced as its compile replaces them; images (its compile
+    // numbers those, relationships and all) make the caller compile.
+    const keys = new Set<string>();
+    const notes = replacePlaceholders(formatter.format(docx.FootNotes.View, context(docx.FootNotes)), (value) => {
+      for (const [, key] of value.matchAll(PLACEHOLDER)) keys.add(key ?? '');
+      return compiler.numberingReplacer.replace(value, docx.Numbering.ConcreteNumbering);
+    });
+    if (docx.Media.Entries.some(([key]) => keys.has(key))) return undefined;
+    const documents = new Map<string, XmlDocument>([
+      ['word/footnotes.xml', buildPart(notes, DECLARATION)],
       [
         'word/_rels/footnotes.xml.rels',
-        writePart(formatter.format(docx.FootNotes.Relationships, context(docx.FootNotes)), RELS_DECLARATION),
+        buildPart(formatter.format(docx.FootNotes.Relationships, context(docx.FootNotes)), RELS_DECLARATION),
       ],
       [
         'word/_rels/document.xml.rels',
-        writePart(formatter.format(docx.Document.Relationships, context(docx.Document)), RELS_DECLARATION),
+        buildPart(formatter.format(docx.Document.Relationships, context(docx.Document)), RELS_DECLARATION),
       ],
     ]);
     if (lists)
-      parts.set('word/numbering.xml', writePart(formatter.format(docx.Numbering, context(docx.Document)), DECLARATION));
-    for (const [, media] of docx.Media.Entries) parts.set(`word/media/${media.fileName}`, media.data);
-    return parts;
+      documents.set(
+        'word/numbering.xml',
+        buildPart(formatter.format(docx.Numbering, context(docx.Document)), DECLARATION),
+      );
+    const media = new Map<string, Uint8Array>();
+    for (const [, image] of docx.Media.Entries) media.set(`word/media/${image.fileName}`, image.data);
+    return { documents, media };
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
   }
+}
+
+/**
+ * A prepared object with `replace` applied to its strings that hold a `{` (attribute values and text): docx replaces
+ * its placeholders in its text, where no placeholder spans two values (nor would a key match one that did).
+ */
+function replacePlaceholders(prepared: unknown, replace: (value: string) => string): unknown {
+  if (typeof prepared === 'string') return prepared.includes('{') ? replace(prepared) : prepared;
+  if (Array.isArray(prepared)) return prepared.map((item) => replacePlaceholders(item, replace));
+  if (typeof prepared !== 'object' || prepared === null) return prepared;
+  const out: Record<string, unknown> = {};
+  for (const key in prepared)
+    if (Object.hasOwn(prepared, key))
+      out[key] = replacePlaceholders((prepared as Record<string, unknown>)[key], replace);
+  return out;
 }

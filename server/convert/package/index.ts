@@ -159,10 +159,13 @@ export function packageDocument(
   const text = stream && shell ? { stream, shell } : undefined;
   // With the body streamed, only the parts read below are written (body-stream.ts's streamedParts), not all of docx's.
   const lists = text !== undefined && (text.stream.sites.length > 0 || Object.keys(compiled.footnotes).length > 0);
-  const generated = new Map((text ? streamedParts(file, docxCompiler(), lists) : undefined) ?? compileParts(file));
+  const parts = text ? streamedParts(file, docxCompiler(), lists) : undefined;
+  const generated = new Map<string, string | Uint8Array>(parts ? parts.media : compileParts(file));
   const noteCount = Object.keys(compiled.footnotes).length;
   if (release) compiled.footnotes = {};
   const generatedPart = (path: string): XmlDocument | null => {
+    // Built directly when the body was streamed; each is read once.
+    if (parts) return parts.documents.get(path) ?? null;
     const data = generated.get(path);
     return data === undefined ? null : parseGeneratedPart(data, path);
   };
