@@ -213,6 +213,16 @@ describe('the body written as text changes no output', () => {
       base,
       (xml) => `${xml.slice(0, xml.indexOf('<w:body>') + '<w:body>'.length)}${xml.slice(xml.indexOf('</w:body>'))}`,
     );
+    // No numbering or notes part of its own: docx's parts (built from its objects on the fast path) become them.
+    const files = unzipSync(base);
+    for (const part of ['word/numbering.xml', 'word/footnotes.xml']) delete files[part];
+    const unlisted = (path: string, pattern: RegExp) => {
+      files[path] = strToU8(strFromU8(files[path] ?? new Uint8Array()).replace(pattern, ''));
+    };
+    unlisted('[Content_Types].xml', /<Override PartName="\/word\/(numbering|footnotes)\.xml"[^>]*\/>/g);
+    unlisted('word/_rels/document.xml.rels', /<Relationship [^>]*Target="(numbering|footnotes)\.xml"\/>/g);
+    const partless = zipSync(files);
+    expectSame(EVERY_REWRITE, partless, undefined, 'a template without numbering or notes parts');
     expectSame('', bare, undefined, 'an empty document in a template with nothing kept of its body');
     for (const [label, template] of [
       ['nothing kept of the body', bare],
