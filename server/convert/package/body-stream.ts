@@ -5,7 +5,9 @@
 // included), xmldom's reading (entities, line ends, attribute white space) and our serializer's escaping in one
 // step. What the package step decides only once the whole body is written (relationship ids, drawing and note ids,
 // list ids, docx's `{…}` placeholders, nested namespace declarations) is left as a hole (body-text.ts's Holes).
-// Anything this writer does not know makes it give up before writing (undefined): the DOM merge does it then.
+// Anything this writer does not know makes it give up: before it let go of any docx object, quietly (undefined: the
+// DOM merge writes the body); after, with StreamGaveUp (convert() lays the document out again without it). The parts
+// the package step then reads of docx's output are built as DOMs straight from docx's objects too (streamedParts).
 import { DOMImplementation, type Document as XmlDocument, type Node as XmlNode } from '@xmldom/xmldom';
 import type { Document } from 'docx';
 import { Holes } from './body-text.ts';
