@@ -31,6 +31,10 @@ export interface PoolOptions {
   /** Young generation of a worker's heap, in MB (default 96): the parser allocates much short-lived memory, and a
    * larger young generation makes a 10 KB conversion about 30 % faster than the default (measured: 108 → 73 ms). */
   youngMb?: number;
+  /** How long a cancelled conversion that is not large may still run before its worker is ended (default 1,000 ms).
+   * Ending a worker costs more than most small conversions: its replacement loads and warms up, about a second of
+   * CPU, and conversions queued meanwhile wait for it. */
+  cancelGraceMs?: number;
 }
 
 export interface PoolJob {
@@ -41,7 +45,8 @@ export interface PoolJob {
   template: { key: string; bytes: Uint8Array };
   /** Where the document's images come from (docs/images.md); absent: placeholders (SPEC.md). */
   images?: ImageInput;
-  /** Aborting it cancels the conversion: taken off the queue, or its worker ended (ConvertCancelledError). */
+  /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
+   * worker ended; a running small one's result dropped, its worker ended only if it runs past `cancelGraceMs`. */
   signal?: AbortSignal;
 }
 
@@ -109,7 +114,7 @@ interface Slot {
   worker: Worker;
   /** Whether the worker has loaded its code (its first conversion's time limit starts then). */
   ready: boolean;
-  task: (Task & { id: number; timer: NodeJS.Timeout | undefined }) | null;
+  task: (Task & { id: number; timer: NodeJS.Timeout | undefined; cancelled?: boolean }) | null;
   /** The template keys the worker holds, least recently used first (a mirror of its cache). */
   templates: string[];
   /** The last 'error' the worker emitted (its exit follows). */
@@ -155,6 +160,7 @@ export class ConvertPool {
   private readonly youngMb: number;
   private readonly maxQueue: number;
   private readonly largeJobChars: number;
+  private readonly cancelGraceMs: number;
   /** Workers large conversions may hold at once: all but one, so a small conversion always finds one soon. */
   private readonly largeSlots: number;
   private readonly entry: URL;
@@ -173,6 +179,7 @@ export class ConvertPool {
     this.youngMb = options.youngMb ?? 96;
     this.maxQueue = options.maxQueue ?? fromEnv('DOCWRIGHT_CONVERT_QUEUE', 0) ?? 64;
     this.largeJobChars = options.largeJobChars ?? 100_000;
+    this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
     this.largeSlots = Math.max(1, this.size - 1);
     this.entry = workerEntry();
   }
@@ -208,7 +215,12 @@ export class ConvertPool {
     });
   }
 
-  /** Cancels a conversion: a waiting one leaves the queue; a running one's worker is ended (and replaced when needed). */
+  /**
+   * Cancels a conversion; its caller is answered at once. A waiting one leaves the queue. A running large one's worker
+   * is ended (and replaced when needed). A running small one is left to finish within `cancelGraceMs` and its result
+   * dropped: ending its worker would cost the next conversions a cold replacement (loading and warming up a worker
+   * is about a second of CPU, a 9 KB conversion 20 ms); past the grace its worker is ended after all.
+   */
   private cancel(task: Task): void {
     const error = new ConvertCancelledError('The conversion was cancelled.');
     const queued = this.queue.indexOf(task);
@@ -218,7 +230,24 @@ export class ConvertPool {
       return;
     }
     const slot = this.slots.find((s) => s.task !== null && s.task.resolve === task.resolve);
-    if (slot) this.stop(slot, error);
+    if (!slot?.task) return;
+    if (this.isLarge(task) || this.cancelGraceMs <= 0) {
+      this.stop(slot, error);
+      return;
+    }
+    const running = slot.task;
+    running.cancelled = true;
+    task.reject(error);
+    // A worker still loading gets its grace from when it is ready (onReady).
+    if (slot.ready) {
+      clearTimeout(running.timer);
+      running.timer = this.grace(slot, error);
+    }
+  }
+
+  /** The time a cancelled conversion may still take before its worker is ended. */
+  private grace(slot: Slot, error: Error): NodeJS.Timeout {
+    return setTimeout(() => this.stop(slot, error), this.cancelGraceMs);
   }
 
   /**
@@ -397,7 +426,9 @@ export class ConvertPool {
     if (!task) return;
     // The conversion sent before the worker was ready starts now: so does its time limit.
     clearTimeout(task.timer);
-    task.timer = this.limit(slot);
+    task.timer = task.cancelled
+      ? this.grace(slot, new ConvertCancelledError('The conversion was cancelled.'))
+      : this.limit(slot);
   }
 
   private onMessage(slot: Slot, message: ResultMessage | InspectResultMessage): void {
@@ -477,6 +508,8 @@ export class ConvertPool {
     slot.task = null;
     clearTimeout(task.timer);
     slot.worker.unref();
+    // A cancelled conversion's caller has had its answer; what the worker sends after is dropped.
+    if (task.cancelled) return;
     if (error) task.reject(error);
     else if (task.kind === 'inspect' && result && 'styles' in result) task.resolve(result);
     else if (task.kind === 'convert' && result && 'docx' in result) task.resolve(result);

@@ -339,6 +339,76 @@ describe('large conversions and small ones', () => {
   });
 });
 
+describe('cancelled conversions', () => {
+  const template = { key: 'builtin', bytes: defaultTemplate() };
+  const job = (markdown: string, signal?: AbortSignal) => ({
+    markdown,
+    template,
+    mapping: DEFAULT_RULES,
+    created: new Date(0),
+    ...(signal ? { signal } : {}),
+  });
+  /** Aborts the job as soon as a worker runs it; resolves to what the caller got. */
+  async function cancelWhileRunning(pool: ConvertPool, markdown: string): Promise<unknown> {
+    const abort = new AbortController();
+    const pending = pool.run(job(markdown, abort.signal)).catch((error: unknown) => error);
+    const started = Date.now();
+    while (pool.load.running === 0) {
+      if (Date.now() - started > 20_000) throw new Error('the conversion never started');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    abort.abort();
+    return pending;
+  }
+
+  it('a cancelled small conversion is answered at once and its warm worker is kept, not ended and restarted cold', async () => {
+    const pool = new ConvertPool({ size: 1 });
+    try {
+      await pool.run(job('# warm'));
+      const worker = pool.workers[0];
+      const { replaced, started } = pool.counters;
+      const error = await cancelWhileRunning(pool, generateMarkdown(60 * 1024));
+      expect((error as Error).name).toBe('ConvertCancelledError');
+      // The next conversion runs on the same worker, once the cancelled one's result has been dropped.
+      const next = await pool.run(job('# next\n\nConverted by the same worker.'));
+      expect((await validateDocx(next.docx)).ok).toBe(true);
+      expect(pool.workers).toHaveLength(1);
+      expect(pool.workers[0]).toBe(worker);
+      expect(pool.counters).toMatchObject({ replaced, started });
+      expect(pool.load).toEqual({ running: 0, queued: 0 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a cancelled small conversion still running after the grace, and a cancelled large one, end their worker', async () => {
+    const pool = new ConvertPool({ size: 1, cancelGraceMs: 50, largeJobChars: 200_000 });
+    try {
+      await pool.run(job('# warm'));
+      // Small (under largeJobChars) but minutes of work: ended when the grace runs out.
+      const first = pool.workers[0];
+      const started = Date.now();
+      expect(await cancelWhileRunning(pool, PATHOLOGICAL)).toHaveProperty('name', 'ConvertCancelledError');
+      while (pool.workers.some((worker) => worker === first)) {
+        if (Date.now() - started > 10_000) throw new Error('the worker was not ended');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(pool.counters.replaced).toBe(1);
+      // Large: ended at once, whatever the grace.
+      await pool.run(job('# warm again'));
+      const second = pool.workers[0];
+      const large = generateMarkdown(220 * 1024);
+      expect(await cancelWhileRunning(pool, large)).toHaveProperty('name', 'ConvertCancelledError');
+      expect(pool.workers).not.toContain(second);
+      expect(pool.counters.replaced).toBe(2);
+      const next = await pool.run(job('# after'));
+      expect((await validateDocx(next.docx)).ok).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe('template caches', () => {
   it('a deleted template is forgotten by the main thread and every worker; each cache keeps a bounded number', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dw-pool-'));
