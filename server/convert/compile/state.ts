@@ -11,6 +11,7 @@ import {
 import type { Definition, FootnoteDefinition, Nodes, RootContent } from 'mdast';
 import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles, TitleKey } from '../mapping.ts';
+import { escapeBraces } from '../braces.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { WarningList } from '../warning-list.ts';
 import { directed, type Direction } from './bidi.ts';
@@ -258,10 +259,10 @@ export class State {
     }
   }
 
-  /** A run of text in the current inline formatting; characters XML forbids are dropped. */
+  /** A run of text in the current inline formatting; characters XML forbids are dropped, braces escaped (braces.ts). */
   run(text: string, rightToLeft = false): TextRun {
     return new TextRun({
-      text: stripForbiddenXmlChars(text),
+      text: escapeBraces(stripForbiddenXmlChars(text)),
       ...this.runFormatting(),
       ...(rightToLeft ? { rightToLeft: true } : {}),
     });

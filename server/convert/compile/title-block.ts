@@ -1,5 +1,6 @@
 import { Paragraph, TextRun, type FileChild } from 'docx';
 import { TITLE_KEYS, type TitleKey } from '../mapping.ts';
+import { escapeBraces } from '../braces.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { bidiSegments, firstStrong } from './bidi.ts';
 
@@ -58,7 +59,8 @@ function line(key: TitleKey, text: string, style: string | undefined): Paragraph
     ...(style ? { style } : {}),
     ...(rtl ? { bidirectional: true } : {}),
     children: segments.map(
-      (segment) => new TextRun({ text: segment.text, ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
+      (segment) =>
+        new TextRun({ text: escapeBraces(segment.text), ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
     ),
   });
 }

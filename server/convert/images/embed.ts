@@ -1,4 +1,5 @@
 import { ImageRun, type IImageOptions, type ParagraphChild } from 'docx';
+import { escapeBraces } from '../braces.ts';
 import { describeImage, type RasterType } from './describe.ts';
 import { IMAGE_LIMITS } from './limits.ts';
 import { imageTarget } from './path.ts';
@@ -53,7 +54,11 @@ export class ImageEmbedder {
     const name = target.path.slice(target.path.lastIndexOf('/') + 1);
     const common = {
       transformation: { width: Math.max(1, Math.round(width)), height },
-      altText: { name, description: request.alt, ...(request.title ? { title: request.title } : {}) },
+      altText: {
+        name: escapeBraces(name),
+        description: escapeBraces(request.alt),
+        ...(request.title ? { title: escapeBraces(request.title) } : {}),
+      },
     };
     const options: IImageOptions =
       image.type === 'svg'

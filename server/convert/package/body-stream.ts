@@ -10,6 +10,7 @@
 // the package step then reads of docx's output are built as DOMs straight from docx's objects too (streamedParts).
 import { DOMImplementation, type Document as XmlDocument, type Node as XmlNode } from '@xmldom/xmldom';
 import type { Document } from 'docx';
+import { unescapeBraces } from '../braces.ts';
 import { Holes } from './body-text.ts';
 import { NS } from './namespaces.ts';
 import { attributeText } from './serialize.ts';
@@ -474,7 +475,8 @@ class Writer {
 
   /**
    * docx's placeholders (`{key}`: images, list instances) replaced as its compile replaces them in its text: in one
-   * pass over every such value, joined by NUL (which no value holds and no key matches).
+   * pass over every such value, joined by NUL (which no value holds and no key matches); then the user's braces come
+   * back as they were (braces.ts), as the DOM merge has them.
    */
   resolvePlaceholders(compiler: DocxCompiler, images: MediaData[], first: number, docx: DocxFile): void {
     const pending = this.late.filter((late) => late.value.includes('{'));
@@ -484,7 +486,7 @@ class Writer {
     const replaced = compiler.numberingReplacer.replace(withImages, docx.Numbering.ConcreteNumbering);
     const values = replaced.split('\u0000');
     pending.forEach((late, i) => {
-      late.value = (values[i] ?? '').replace(/&(?:amp|quot|apos|lt|gt);/g, (e) => ENTITIES[e] ?? e);
+      late.value = unescapeBraces((values[i] ?? '').replace(/&(?:amp|quot|apos|lt|gt);/g, (e) => ENTITIES[e] ?? e));
     });
   }
 }
@@ -574,12 +576,12 @@ export function streamedParts(file: Document, compiler: DocxCompiler, lists: boo
     .formatter;
   const context = (viewWrapper: unknown) => ({ viewWrapper, file, stack: [] });
   try {
-    // docx's placeholders in the notes: list instances, replaced as its compile replaces them; images (its compile
-    // numbers those, relationships and all) make the caller compile.
+    // docx's placeholders in the notes: list instances, replaced as its compile replaces them, the user's braces
+    // then as they were (braces.ts); images (its compile numbers those, relationships and all) make the caller compile.
     const keys = new Set<string>();
     const notes = replacePlaceholders(formatter.format(docx.FootNotes.View, context(docx.FootNotes)), (value) => {
       for (const [, key] of value.matchAll(PLACEHOLDER)) keys.add(key ?? '');
-      return compiler.numberingReplacer.replace(value, docx.Numbering.ConcreteNumbering);
+      return unescapeBraces(compiler.numberingReplacer.replace(value, docx.Numbering.ConcreteNumbering));
     });
     if (docx.Media.Entries.some(([key]) => keys.has(key))) return undefined;
     const documents = new Map<string, XmlDocument>([

@@ -1,4 +1,5 @@
 import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
+import { unescapeBraces } from '../braces.ts';
 import { optimisationsEnabled } from '../optimisations.ts';
 import { parseXml } from '../template/read.ts';
 import { decodeUtf8 } from '../xml.ts';
@@ -16,11 +17,11 @@ export function parsePart(data: Uint8Array | string, name: string): XmlDocument 
 /**
  * Parses a part docx wrote from our own compile (trusted, well-formed, no DTD). Without xmldom's locator: it gives
  * every node a line and column and every attribute a locator object, which nothing here reads (about 8 % of the DOM
- * of a long document.xml).
+ * of a long document.xml). The user's braces come back as they were (braces.ts): docx has replaced its placeholders.
  */
 export function parseGeneratedPart(data: Uint8Array | string, name: string): XmlDocument {
-  if (!optimisationsEnabled()) return parsePart(data, name);
-  const xml = typeof data === 'string' ? data : decodeUtf8(data);
+  const xml = unescapeBraces(typeof data === 'string' ? data : decodeUtf8(data));
+  if (!optimisationsEnabled()) return parsePart(xml, name);
   const doc = parseWithoutLocator(xml);
   // Not well-formed, or with a DTD, after all: parsed again the usual way, for the usual error.
   return doc && !doc.doctype ? doc : parsePart(xml, name);
