@@ -351,8 +351,7 @@ export function packageDocument(
   // A .dotx template gives a .docx document.
   types.mainAsDocument(`/${main}`);
   if (types.changed) out.set('[Content_Types].xml', types.toXml());
-  // The template's parts written unchanged are deflated once per template (zip.ts).
-  return zipParts(out, 6, (path, data) => template.parts.get(path) === data);
+  return zipParts(out);
 }
 
 /** A part the template lacks: its relationship from the main part and its content type. */
