@@ -114,7 +114,15 @@ interface Slot {
   worker: Worker;
   /** Whether the worker has loaded its code (its first conversion's time limit starts then). */
   ready: boolean;
-  task: (Task & { id: number; timer: NodeJS.Timeout | undefined; cancelled?: boolean }) | null;
+  task:
+    | (Task & {
+        id: number;
+        timer: NodeJS.Timeout | undefined;
+        /** When its time limit ends it (Date.now() ms), from when the worker runs it. */
+        deadline?: number;
+        cancelled?: boolean;
+      })
+    | null;
   /** The template keys the worker holds, least recently used first (a mirror of its cache). */
   templates: string[];
   /** The last 'error' the worker emitted (its exit follows). */
@@ -245,9 +253,11 @@ export class ConvertPool {
     }
   }
 
-  /** The time a cancelled conversion may still take before its worker is ended. */
+  /** The time a cancelled conversion may still take before its worker is ended: never past its time limit. */
   private grace(slot: Slot, error: Error): NodeJS.Timeout {
-    return setTimeout(() => this.stop(slot, error), this.cancelGraceMs);
+    const deadline = slot.task?.deadline;
+    const left = deadline === undefined ? this.cancelGraceMs : Math.min(this.cancelGraceMs, deadline - Date.now());
+    return setTimeout(() => this.stop(slot, error), Math.max(0, left));
   }
 
   /**
@@ -362,7 +372,7 @@ export class ConvertPool {
   private start(slot: Slot, task: Task): void {
     const id = this.nextId++;
     if (task.kind === 'inspect') {
-      slot.task = { ...task, id, timer: slot.ready ? this.limit(slot) : this.bootLimit(slot) };
+      slot.task = { ...task, id, ...this.timing(slot) };
       slot.worker.ref();
       try {
         slot.worker.postMessage({ kind: 'inspect', id, bytes: task.bytes } satisfies InspectMessage);
@@ -391,7 +401,7 @@ export class ConvertPool {
       ...(known >= 0 ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
     };
-    slot.task = { ...task, id, timer: slot.ready ? this.limit(slot) : this.bootLimit(slot) };
+    slot.task = { ...task, id, ...this.timing(slot) };
     if (known < 0) this.counters.templatesSent += 1;
     slot.worker.ref();
     try {
@@ -401,6 +411,13 @@ export class ConvertPool {
       this.forget(slot, key);
       this.dispatch();
     }
+  }
+
+  /** A task's timer and deadline when it starts: its time limit, or the boot limit until its worker is ready. */
+  private timing(slot: Slot): { timer: NodeJS.Timeout; deadline?: number } {
+    return slot.ready
+      ? { timer: this.limit(slot), deadline: Date.now() + this.timeoutMs }
+      : { timer: this.bootLimit(slot) };
   }
 
   /** The conversion's time limit. */
@@ -426,6 +443,7 @@ export class ConvertPool {
     if (!task) return;
     // The conversion sent before the worker was ready starts now: so does its time limit.
     clearTimeout(task.timer);
+    task.deadline = Date.now() + this.timeoutMs;
     task.timer = task.cancelled
       ? this.grace(slot, new ConvertCancelledError('The conversion was cancelled.'))
       : this.limit(slot);

@@ -407,6 +407,22 @@ describe('cancelled conversions', () => {
       await pool.close();
     }
   });
+  it('the grace never outlasts the time limit: a conversion cancelled near its limit still ends at the limit', async () => {
+    const pool = new ConvertPool({ size: 1, timeoutMs: 1_500, cancelGraceMs: 20_000 });
+    try {
+      await pool.run(job('# warm'));
+      const first = pool.workers[0];
+      const started = Date.now();
+      expect(await cancelWhileRunning(pool, PATHOLOGICAL)).toHaveProperty('name', 'ConvertCancelledError');
+      while (pool.workers.some((worker) => worker === first)) {
+        if (Date.now() - started > 15_000) throw new Error('the worker outlived its time limit');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(pool.counters.replaced).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
 });
 
 describe('template caches', () => {
