@@ -4,6 +4,7 @@ import type { Heading, Node, Nodes, Root } from 'mdast';
 import type { Element } from 'hast';
 import { defaultHandlers, type Handle } from 'hast-util-to-mdast';
 import { toString } from 'mdast-util-to-string';
+import { stripForbiddenXmlChars } from '../xml.ts';
 
 /**
  * Links inside the document (issue 15): every heading gets a bookmark named from its GitHub slug, explicit HTML
@@ -99,7 +100,9 @@ export class AnchorIndex {
     // The heading's text as GitHub reads it (its rendered text: image alt text is not part of it).
     const text = toString(node, { includeImageAlt: false });
     const name = this.add(node, slugger.slug(text));
-    this.headings.push({ level: node.depth, text: text.replace(/\s+/g, ' ').trim(), bookmark: name });
+    // Its entry in a table of contents (package/toc.ts writes it as it is): characters XML forbids dropped.
+    const entry = stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim();
+    this.headings.push({ level: node.depth, text: entry, bookmark: name });
   }
 
   private add(node: Node, target: string): string {
