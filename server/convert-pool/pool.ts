@@ -88,6 +88,8 @@ export class ConvertCancelledError extends Error {
   override name = 'ConvertCancelledError';
 }
 
+const cancelledError = (): ConvertCancelledError => new ConvertCancelledError('The conversion was cancelled.');
+
 /** The worker running a conversion died (or the pool closed) before answering. */
 export class ConvertWorkerError extends Error {
   override name = 'ConvertWorkerError';
@@ -204,7 +206,7 @@ export class ConvertPool {
       );
     }
     const signal = job.signal;
-    if (signal?.aborted) return Promise.reject(new ConvertCancelledError('The conversion was cancelled.'));
+    if (signal?.aborted) return Promise.reject(cancelledError());
     return new Promise((resolve, reject) => {
       const task: Task = { kind: 'convert', job, large: job.markdown.length >= this.largeJobChars, resolve, reject };
       const cancel = (): void => this.cancel(task);
@@ -230,7 +232,7 @@ export class ConvertPool {
    * is about a second of CPU, a 9 KB conversion 20 ms); past the grace its worker is ended after all.
    */
   private cancel(task: Task): void {
-    const error = new ConvertCancelledError('The conversion was cancelled.');
+    const error = cancelledError();
     const queued = this.queue.indexOf(task);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
@@ -249,15 +251,15 @@ export class ConvertPool {
     // A worker still loading gets its grace from when it is ready (onReady).
     if (slot.ready) {
       clearTimeout(running.timer);
-      running.timer = this.grace(slot, error);
+      running.timer = this.grace(slot);
     }
   }
 
   /** The time a cancelled conversion may still take before its worker is ended: never past its time limit. */
-  private grace(slot: Slot, error: Error): NodeJS.Timeout {
+  private grace(slot: Slot): NodeJS.Timeout {
     const deadline = slot.task?.deadline;
     const left = deadline === undefined ? this.cancelGraceMs : Math.min(this.cancelGraceMs, deadline - Date.now());
-    return setTimeout(() => this.stop(slot, error), Math.max(0, left));
+    return setTimeout(() => this.stop(slot, cancelledError()), Math.max(0, left));
   }
 
   /**
@@ -444,9 +446,7 @@ export class ConvertPool {
     // The conversion sent before the worker was ready starts now: so does its time limit.
     clearTimeout(task.timer);
     task.deadline = Date.now() + this.timeoutMs;
-    task.timer = task.cancelled
-      ? this.grace(slot, new ConvertCancelledError('The conversion was cancelled.'))
-      : this.limit(slot);
+    task.timer = task.cancelled ? this.grace(slot) : this.limit(slot);
   }
 
   private onMessage(slot: Slot, message: ResultMessage | InspectResultMessage): void {
