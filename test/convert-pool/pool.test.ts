@@ -360,6 +360,14 @@ describe('cancelled conversions', () => {
     abort.abort();
     return pending;
   }
+  /** Waits until the pool no longer has the worker; fails with `why` after `limitMs`. */
+  async function untilEnded(pool: ConvertPool, worker: unknown, limitMs: number, why: string): Promise<void> {
+    const started = Date.now();
+    while (pool.workers.some((w) => w === worker)) {
+      if (Date.now() - started > limitMs) throw new Error(why);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 
   it('a cancelled small conversion is answered at once and its warm worker is kept, not ended and restarted cold', async () => {
     const pool = new ConvertPool({ size: 1 });
@@ -387,12 +395,8 @@ describe('cancelled conversions', () => {
       await pool.run(job('# warm'));
       // Small (under largeJobChars) but minutes of work: ended when the grace runs out.
       const first = pool.workers[0];
-      const started = Date.now();
       expect(await cancelWhileRunning(pool, PATHOLOGICAL)).toHaveProperty('name', 'ConvertCancelledError');
-      while (pool.workers.some((worker) => worker === first)) {
-        if (Date.now() - started > 10_000) throw new Error('the worker was not ended');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await untilEnded(pool, first, 10_000, 'the worker was not ended');
       expect(pool.counters.replaced).toBe(1);
       // Large: ended at once, whatever the grace.
       await pool.run(job('# warm again'));
@@ -407,17 +411,14 @@ describe('cancelled conversions', () => {
       await pool.close();
     }
   });
+
   it('the grace never outlasts the time limit: a conversion cancelled near its limit still ends at the limit', async () => {
     const pool = new ConvertPool({ size: 1, timeoutMs: 1_500, cancelGraceMs: 20_000 });
     try {
       await pool.run(job('# warm'));
       const first = pool.workers[0];
-      const started = Date.now();
       expect(await cancelWhileRunning(pool, PATHOLOGICAL)).toHaveProperty('name', 'ConvertCancelledError');
-      while (pool.workers.some((worker) => worker === first)) {
-        if (Date.now() - started > 15_000) throw new Error('the worker outlived its time limit');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilEnded(pool, first, 15_000, 'the worker outlived its time limit');
       expect(pool.counters.replaced).toBe(1);
     } finally {
       await pool.close();
