@@ -4,12 +4,19 @@
 // starts with it, so no placeholder forms, and the package step takes it out where docx's text becomes ours.
 // Escaping inserts it after every `{`, so taking one out after every `{` gives back exactly the text, whatever it held.
 
+import { stripForbiddenXmlChars } from './xml.ts';
+
 const MARK = '\uFFFF';
 const ESCAPED = `{${MARK}`;
 
 /** Text of the user's as given to docx: no `{…}` of it reads as one of docx's placeholders. */
 export function escapeBraces(text: string): string {
   return text.includes('{') ? text.replaceAll('{', ESCAPED) : text;
+}
+
+/** The user's text as docx is given it: the characters XML forbids dropped, braces escaped. */
+export function docxText(text: string): string {
+  return escapeBraces(stripForbiddenXmlChars(text));
 }
 
 /** Text docx wrote (a value or a whole part) with the user's braces as they were (see escapeBraces). */

@@ -11,8 +11,7 @@ import {
 import type { Definition, FootnoteDefinition, Nodes, RootContent } from 'mdast';
 import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles, TitleKey } from '../mapping.ts';
-import { escapeBraces } from '../braces.ts';
-import { stripForbiddenXmlChars } from '../xml.ts';
+import { docxText } from '../braces.ts';
 import { WarningList } from '../warning-list.ts';
 import { directed, type Direction } from './bidi.ts';
 import type { TitleValues } from './title-block.ts';
@@ -262,7 +261,7 @@ export class State {
   /** A run of text in the current inline formatting; characters XML forbids are dropped, braces escaped (braces.ts). */
   run(text: string, rightToLeft = false): TextRun {
     return new TextRun({
-      text: escapeBraces(stripForbiddenXmlChars(text)),
+      text: docxText(text),
       ...this.runFormatting(),
       ...(rightToLeft ? { rightToLeft: true } : {}),
     });

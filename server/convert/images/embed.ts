@@ -1,13 +1,10 @@
 import { ImageRun, type IImageOptions, type ParagraphChild } from 'docx';
-import { escapeBraces } from '../braces.ts';
-import { stripForbiddenXmlChars } from '../xml.ts';
+import { docxText } from '../braces.ts';
 import { describeImage, type RasterType } from './describe.ts';
 import { IMAGE_LIMITS } from './limits.ts';
 import { imageTarget } from './path.ts';
 import type { ImageSource, ReadFailure } from './source.ts';
 import { renderSvg } from './svg.ts';
-
-const userText = (text: string): string => escapeBraces(stripForbiddenXmlChars(text));
 
 /** Twentieths of a point per pixel at 96 pixels to the inch (docx sizes images in such pixels). */
 const TWIPS_PER_PX = 15;
@@ -57,11 +54,11 @@ export class ImageEmbedder {
     const name = target.path.slice(target.path.lastIndexOf('/') + 1);
     const common = {
       transformation: { width: Math.max(1, Math.round(width)), height },
-      // The user's text: characters XML forbids dropped, braces escaped (braces.ts), as in runs.
+      // The user's text as in runs (braces.ts).
       altText: {
-        name: userText(name),
-        description: userText(request.alt),
-        ...(request.title ? { title: userText(request.title) } : {}),
+        name: docxText(name),
+        description: docxText(request.alt),
+        ...(request.title ? { title: docxText(request.title) } : {}),
       },
     };
     const options: IImageOptions =

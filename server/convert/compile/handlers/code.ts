@@ -1,17 +1,16 @@
 import { AlignmentType, Tab, TextRun, type FileChild } from 'docx';
 import type { Code } from 'mdast';
 import { CODE_FALLBACK, CODE_SIZE, MONO_FONT, type State } from '../state.ts';
-import { escapeBraces } from '../../braces.ts';
-import { stripForbiddenXmlChars } from '../../xml.ts';
+import { docxText } from '../../braces.ts';
 
 /** The run of one code line: a line break before it (but the first), tabs as real tabs, spaces kept. */
 function lineRun(line: string, first: boolean): TextRun {
   const children: (string | Tab)[] = [];
-  stripForbiddenXmlChars(line)
+  docxText(line)
     .split('\t')
     .forEach((part, i) => {
       if (i > 0) children.push(new Tab());
-      if (part) children.push(escapeBraces(part));
+      if (part) children.push(part);
     });
   return new TextRun({ children, font: MONO_FONT, size: CODE_SIZE, ...(first ? {} : { break: 1 }) });
 }
