@@ -34,6 +34,8 @@ function serverCommandLine(dataDir: string): string[] {
 describe('the server process flags', () => {
   it('are set only for the commands that may start a server', () => {
     expect(SERVER_NODE_FLAGS).toContain('--single-threaded-gc');
+    // A conversion's objects die with it: V8's pretenuring guesses otherwise (docs/performance.md).
+    expect(SERVER_NODE_FLAGS).toContain('--no-allocation-site-pretenuring');
     expect(startsServer(['serve', '--port', '0'])).toBe(true);
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);
@@ -61,6 +63,7 @@ describe('the server process flags', () => {
     const server = await startServe(['--data-dir', dir], { env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' } });
     const args = serverCommandLine(dir);
     for (const flag of SERVER_NODE_FLAGS) expect(args).toContain(flag);
+    expect(args).toEqual(expect.arrayContaining(['--single-threaded-gc', '--no-allocation-site-pretenuring']));
     expect(args).toContain('serve');
     server.child.kill('SIGTERM');
     await server.exited;
