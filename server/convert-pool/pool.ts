@@ -26,8 +26,11 @@ export interface PoolOptions {
   /** Conversions that may wait for a worker (DOCWRIGHT_CONVERT_QUEUE; default 64); more are refused at once. */
   maxQueue?: number;
   /** A conversion of at least this many characters of markdown is large (default 100,000, about 100 KB): large
-   * conversions never take the last free worker, so small ones are never queued behind them all. */
+   * conversions run on workers of their own, at a lower CPU priority, at most `size - 1` at once (at least 1), so
+   * small ones keep every worker and the cores. */
   largeJobChars?: number;
+  /** How long a large conversions' worker stays when it has nothing to do, in ms (default 60,000). */
+  largeIdleMs?: number;
   /** Young generation of a worker's heap, in MB (default 96): the parser allocates much short-lived memory, and a
    * larger young generation makes a 10 KB conversion about 30 % faster than the default (measured: 108 → 73 ms). */
   youngMb?: number;
@@ -88,6 +91,14 @@ export class ConvertCancelledError extends Error {
   override name = 'ConvertCancelledError';
 }
 
+/**
+ * The CPU priority (Linux nice value, per thread) of the workers: above the event loop's 0, so it stays responsive;
+ * large conversions' workers lower still, so a 1.2 MB conversion takes the cores only when the small ones leave them.
+ * (A thread may lower its priority but not raise it back: the two kinds are separate workers.)
+ */
+const SMALL_NICE = 5;
+const LARGE_NICE = 10;
+
 const cancelledError = (): ConvertCancelledError => new ConvertCancelledError('The conversion was cancelled.');
 
 /** The worker running a conversion died (or the pool closed) before answering. */
@@ -114,6 +125,10 @@ type Task =
 
 interface Slot {
   worker: Worker;
+  /** A worker for large conversions (lower priority; large ones run only on these, small ones never). */
+  large: boolean;
+  /** Ends a large conversions' worker that has had nothing to do for a while. */
+  idle?: NodeJS.Timeout;
   /** Whether the worker has loaded its code (its first conversion's time limit starts then). */
   ready: boolean;
   task:
@@ -171,7 +186,8 @@ export class ConvertPool {
   private readonly maxQueue: number;
   private readonly largeJobChars: number;
   private readonly cancelGraceMs: number;
-  /** Workers large conversions may hold at once: all but one, so a small conversion always finds one soon. */
+  private readonly largeIdleMs: number;
+  /** Large conversions running at once, each on a worker of its own besides the `size` for the others. */
   private readonly largeSlots: number;
   private readonly entry: URL;
   private readonly slots: Slot[] = [];
@@ -190,6 +206,7 @@ export class ConvertPool {
     this.maxQueue = options.maxQueue ?? fromEnv('DOCWRIGHT_CONVERT_QUEUE', 0) ?? 64;
     this.largeJobChars = options.largeJobChars ?? 100_000;
     this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
+    this.largeIdleMs = options.largeIdleMs ?? 60_000;
     this.largeSlots = Math.max(1, this.size - 1);
     this.entry = workerEntry();
   }
@@ -197,8 +214,8 @@ export class ConvertPool {
   /** Converts in a worker. Rejects with ConvertInputError, ConvertLimitError, ConvertBusyError or ConvertWorkerError. */
   run(job: PoolJob): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
-    const idle = this.slots.length < this.size || this.slots.some((slot) => slot.task === null);
-    if (!idle && this.queue.length >= this.maxQueue) {
+    const large = job.markdown.length >= this.largeJobChars;
+    if (!this.hasRoom(large) && this.queue.length >= this.maxQueue) {
       return Promise.reject(
         new ConvertBusyError(
           `all ${this.size} conversion workers are busy and ${this.queue.length} conversions are waiting`,
@@ -208,7 +225,7 @@ export class ConvertPool {
     const signal = job.signal;
     if (signal?.aborted) return Promise.reject(cancelledError());
     return new Promise((resolve, reject) => {
-      const task: Task = { kind: 'convert', job, large: job.markdown.length >= this.largeJobChars, resolve, reject };
+      const task: Task = { kind: 'convert', job, large, resolve, reject };
       const cancel = (): void => this.cancel(task);
       signal?.addEventListener('abort', cancel, { once: true });
       const settle = (): void => signal?.removeEventListener('abort', cancel);
@@ -268,8 +285,7 @@ export class ConvertPool {
    */
   inspect(bytes: Uint8Array): Promise<TemplateInspection> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
-    const idle = this.slots.length < this.size || this.slots.some((slot) => slot.task === null);
-    if (!idle && this.queue.length >= this.maxQueue) {
+    if (!this.hasRoom(false) && this.queue.length >= this.maxQueue) {
       return Promise.reject(
         new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} jobs are waiting`),
       );
@@ -282,7 +298,7 @@ export class ConvertPool {
 
   /** Starts every worker now instead of at the first conversions (the first ones then do not wait for a start). */
   warm(): void {
-    while (!this.closed && this.slots.length < this.size) this.spawn();
+    while (!this.closed && this.count(false) < this.size) this.spawn(false);
   }
 
   /** Every worker forgets the versions of a template (replaced or deleted); their next job sends the bytes again. */
@@ -309,6 +325,11 @@ export class ConvertPool {
     return this.slots.map((slot) => slot.worker);
   }
 
+  /** The worker threads running a conversion or an inspection now (for diagnostics and tests). */
+  get busyWorkers(): readonly Worker[] {
+    return this.slots.filter((slot) => slot.task).map((slot) => slot.worker);
+  }
+
   /** Conversions running and waiting. */
   get load(): { running: number; queued: number } {
     return { running: this.slots.filter((slot) => slot.task).length, queued: this.queue.length };
@@ -321,43 +342,69 @@ export class ConvertPool {
     const error = new ConvertWorkerError('The server is shutting down.');
     for (const task of this.queue.splice(0)) task.reject(error);
     const slots = this.slots.splice(0);
-    for (const slot of slots) this.finish(slot, error);
+    for (const slot of slots) {
+      this.finish(slot, error);
+      clearTimeout(slot.idle);
+    }
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   /**
-   * Starts waiting tasks in order on free workers; a large conversion waits while large ones hold `largeSlots`
-   * workers, and the small ones behind it go first (it keeps its place: the next worker large ones may use is its).
+   * Starts waiting tasks in order on free workers of their kind: small conversions and template inspections on the
+   * `size` workers, large conversions on up to `largeSlots` workers of their own (started when needed, at a lower CPU
+   * priority). Each kind keeps its order; neither waits for the other.
    */
   private dispatch(): void {
+    const blocked = { large: false, small: false };
     let index = 0;
-    while (index < this.queue.length && !this.closed) {
+    while (index < this.queue.length && !this.closed && !(blocked.large && blocked.small)) {
       const task = this.queue[index];
       if (!task) return;
-      if (this.isLarge(task) && this.slots.filter((s) => s.task && this.isLarge(s.task)).length >= this.largeSlots) {
+      const large = this.isLarge(task);
+      const slot = blocked[large ? 'large' : 'small'] ? undefined : this.freeSlot(large);
+      if (!slot) {
+        blocked[large ? 'large' : 'small'] = true;
         index += 1;
         continue;
       }
-      let slot = this.slots.find((s) => s.task === null);
-      if (!slot && this.slots.length < this.size) slot = this.spawn();
-      if (!slot) return;
       this.queue.splice(index, 1);
       this.start(slot, task);
     }
+  }
+
+  /** A free worker for a task of this kind, started if there is room for one; else undefined. */
+  private freeSlot(large: boolean): Slot | undefined {
+    const free = this.slots.find((s) => s.task === null && s.large === large);
+    if (free) return free;
+    return this.count(large) < (large ? this.largeSlots : this.size) ? this.spawn(large) : undefined;
+  }
+
+  /** Whether a task of this kind would start now. */
+  private hasRoom(large: boolean): boolean {
+    return (
+      this.count(large) < (large ? this.largeSlots : this.size) ||
+      this.slots.some((s) => s.task === null && s.large === large)
+    );
+  }
+
+  private count(large: boolean): number {
+    return this.slots.filter((s) => s.large === large).length;
   }
 
   private isLarge(task: Task): boolean {
     return task.kind === 'convert' && task.large;
   }
 
-  private spawn(): Slot {
+  private spawn(large: boolean): Slot {
     const worker = new Worker(this.entry, {
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: this.youngMb },
-      name: 'docwright-convert',
+      name: large ? 'docwright-convert-large' : 'docwright-convert',
+      // Large conversions' workers yield the cores to the others' (worker.ts).
+      workerData: { nice: large ? LARGE_NICE : SMALL_NICE },
     });
     worker.unref();
-    const slot: Slot = { worker, ready: false, task: null, templates: [], error: null };
+    const slot: Slot = { worker, large, ready: false, task: null, templates: [], error: null };
     worker.on('message', (message: ResultMessage | InspectResultMessage | ReadyMessage) => {
       if ('ready' in message) this.onReady(slot);
       else this.onMessage(slot, message);
@@ -373,6 +420,7 @@ export class ConvertPool {
 
   private start(slot: Slot, task: Task): void {
     const id = this.nextId++;
+    clearTimeout(slot.idle);
     if (task.kind === 'inspect') {
       slot.task = { ...task, id, ...this.timing(slot) };
       slot.worker.ref();
@@ -526,11 +574,22 @@ export class ConvertPool {
     slot.task = null;
     clearTimeout(task.timer);
     slot.worker.unref();
+    // A large conversions' worker still in the pool (not ended by a limit) goes when it has had nothing to do a while.
+    if (slot.large && this.slots.includes(slot))
+      slot.idle = setTimeout(() => this.retire(slot), this.largeIdleMs).unref();
     // A cancelled conversion's caller has had its answer; what the worker sends after is dropped.
     if (task.cancelled) return;
     if (error) task.reject(error);
     else if (task.kind === 'inspect' && result && 'styles' in result) task.resolve(result);
     else if (task.kind === 'convert' && result && 'docx' in result) task.resolve(result);
+  }
+
+  /** Ends a large conversions' worker that has had nothing to do (another starts when a large one comes). */
+  private retire(slot: Slot): void {
+    if (slot.task || this.closed) return;
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    void slot.worker.terminate();
   }
 
   private forget(slot: Slot, key: string): void {

@@ -1,7 +1,7 @@
 // A conversion worker: runs the pure engine on the jobs the pool sends, with the templates it was sent read once
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import {
   convert,
   ConvertInputError,
@@ -27,10 +27,12 @@ if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker 
 const templates = new Map<string, Template>();
 
 // On Linux a nice value is per thread: this worker yields the CPU to the event loop (health, every other request)
-// when the cores are busy. Elsewhere it would lower the whole process, so it is left alone.
+// when the cores are busy, and a large conversions' worker to the others (the pool says which: pool.ts). Elsewhere
+// it would lower the whole process, so it is left alone.
+const nice = (workerData as { nice?: unknown } | null)?.nice;
 if (process.platform === 'linux') {
   try {
-    setPriority(5);
+    setPriority(typeof nice === 'number' ? nice : 5);
   } catch {
     // Not permitted (a sandbox): the worker runs at the process's priority.
   }

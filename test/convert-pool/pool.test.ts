@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -290,7 +290,7 @@ describe('the built bundle (dist/)', () => {
 });
 
 describe('large conversions and small ones', () => {
-  it('a large conversion never takes the last free worker: a small one sent after two large ones finishes first', async () => {
+  it('large conversions run at most size - 1 at once: a small one sent after two large ones finishes first', async () => {
     const pool = new ConvertPool({ size: 2, largeJobChars: 50_000 });
     try {
       const template = { key: 'builtin', bytes: defaultTemplate() };
@@ -309,7 +309,7 @@ describe('large conversions and small ones', () => {
         track('large 2', large),
         track('small', '# Small\n\nNot queued behind the large ones.'),
       ];
-      // The second large one waits (one worker stays free for small ones); the small one runs at once.
+      // The second large one waits (one large conversion at a time with two workers); the small one runs at once.
       expect(pool.load).toEqual({ running: 2, queued: 1 });
       const results = await Promise.all(runs);
       expect(finished[0]).toBe('small');
@@ -320,19 +320,88 @@ describe('large conversions and small ones', () => {
     }
   });
 
-  it('with one worker, large conversions still run (nothing can be reserved), in order with the small ones', async () => {
+  it('small conversions keep every worker while a large one runs, on a worker of its own', async () => {
+    const pool = new ConvertPool({ size: 2, largeJobChars: 50_000 });
+    try {
+      const template = { key: 'builtin', bytes: defaultTemplate() };
+      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
+      await Promise.all([pool.run(job('# warm')), pool.run(job('# warm'))]);
+      const large = pool.run(job(generateMarkdown(120 * 1024)));
+      const small = [pool.run(job('# one')), pool.run(job('# two'))];
+      // Both small ones run at once beside the large one: none waits for a worker.
+      expect(pool.load).toEqual({ running: 3, queued: 0 });
+      expect(pool.workers).toHaveLength(3);
+      for (const result of [...(await Promise.all(small)), await large])
+        expect((await validateDocx(result.docx)).ok).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'a large conversion runs at a lower CPU priority than small ones',
+    async () => {
+      // Every thread's nice value (/proc/self/task/TID/stat, field 19).
+      const nices = (): number[] =>
+        readdirSync('/proc/self/task').flatMap((tid) => {
+          try {
+            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+          } catch {
+            return [];
+          }
+        });
+      const count = (nice: number): number => nices().filter((n) => n === nice).length;
+      const before = { small: count(5), large: count(10) };
+      const pool = new ConvertPool({ size: 1, largeJobChars: 50_000 });
+      try {
+        const template = { key: 'builtin', bytes: defaultTemplate() };
+        const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
+        await pool.run(job('# warm'));
+        expect(count(5)).toBe(before.small + 1);
+        const large = pool.run(job(generateMarkdown(400 * 1024)));
+        await until(() => count(10) === before.large + 1, 'the large conversions worker to lower its priority', 20_000);
+        expect(count(5)).toBe(before.small + 1);
+        await large;
+      } finally {
+        await pool.close();
+      }
+    },
+  );
+
+  it('with one worker, a large conversion still leaves it to the small ones', async () => {
     const pool = new ConvertPool({ size: 1, largeJobChars: 1_000 });
     try {
       const template = { key: 'builtin', bytes: defaultTemplate() };
       const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
+      await pool.run(job('# warm'));
       const finished: string[] = [];
       await Promise.all(
         [
-          ['large', generateMarkdown(20 * 1024)],
+          ['large', generateMarkdown(200 * 1024)],
           ['small', '# small'],
         ].map(([name = '', markdown = '']) => pool.run(job(markdown)).then(() => finished.push(name))),
       );
-      expect(finished).toEqual(['large', 'small']);
+      expect(finished).toEqual(['small', 'large']);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a large conversions worker goes when it has had nothing to do for largeIdleMs', async () => {
+    const pool = new ConvertPool({ size: 1, largeJobChars: 1_000, largeIdleMs: 1_000 });
+    try {
+      const template = { key: 'builtin', bytes: defaultTemplate() };
+      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
+      await pool.run(job('# small'));
+      await pool.run(job(generateMarkdown(4 * 1024)));
+      expect(pool.workers).toHaveLength(2);
+      const started = Date.now();
+      await until(() => pool.workers.length === 1, 'the idle large conversions worker to end', 5_000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      // The next large one starts another.
+      expect((await validateDocx((await pool.run(job(generateMarkdown(4 * 1024)))).docx)).ok).toBe(true);
+      expect(pool.workers).toHaveLength(2);
     } finally {
       await pool.close();
     }
@@ -403,7 +472,8 @@ describe('cancelled conversions', () => {
       const second = pool.workers[0];
       const large = generateMarkdown(220 * 1024);
       expect(await cancelWhileRunning(pool, large)).toHaveProperty('name', 'ConvertCancelledError');
-      expect(pool.workers).not.toContain(second);
+      // It ran on a worker of its own, which is ended; the small conversions' worker stays.
+      expect(pool.workers).toEqual([second]);
       expect(pool.counters.replaced).toBe(2);
       const next = await pool.run(job('# after'));
       expect((await validateDocx(next.docx)).ok).toBe(true);

@@ -90,8 +90,8 @@ describe('progress and cancel (item 6)', () => {
     await expect
       .poll(async () => progress.innerText(), { timeout: 20_000 })
       .toMatch(new RegExp(`0 of ${files.length} finished`));
-    // The app sends as many at once as the server has workers; these are large jobs, which the pool runs on every
-    // worker but one (kept for small conversions: issue 17), so that many convert at once.
+    // The app sends as many at once as the server has workers; these are large jobs, which the pool runs on workers
+    // of their own, at most one fewer than the small conversions' workers (issue 17), so that many convert at once.
     expect(BIG.length).toBeGreaterThanOrEqual(100_000);
     await expect.poll(() => services.convertPool.load.running, { timeout: 20_000 }).toBe(Math.max(1, workers - 1));
     await world.screenshot(page, 'batch-progress');
