@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -17,19 +17,22 @@ import type {
 export interface PoolOptions {
   /** Worker threads (DOCWRIGHT_WORKERS; default: the cores available, at least 1). */
   size?: number;
-  /** Longest a conversion may run, in ms (DOCWRIGHT_CONVERT_TIMEOUT_MS; default 30,000). */
+  /** Longest a conversion may run, in ms (DOCWRIGHT_CONVERT_TIMEOUT_MS; default 30,000): of its thread's CPU time
+   * on Linux (and at most 10 times that by the clock), elsewhere by the clock. */
   timeoutMs?: number;
   /** Heap of a worker, in MB (DOCWRIGHT_CONVERT_MEMORY_MB; default 1024). */
   memoryMb?: number;
   /** Templates each worker keeps read (default 8; the least recently used goes first). */
   templatesPerWorker?: number;
-  /** Conversions that may wait for a worker (DOCWRIGHT_CONVERT_QUEUE; default 64); more are refused at once. */
+  /** Conversions that may wait for a worker (DOCWRIGHT_CONVERT_QUEUE; default 64), large ones and the others each;
+   * more are refused at once. */
   maxQueue?: number;
   /** A conversion of at least this many characters of markdown is large (default 100,000, about 100 KB): large
    * conversions run on workers of their own, at a lower CPU priority, at most `size - 1` at once (at least 1), so
    * small ones keep every worker and the cores. */
   largeJobChars?: number;
-  /** How long a large conversions' worker stays when it has nothing to do, in ms (default 60,000). */
+  /** How long a large conversions' worker stays when it has nothing to do, in ms (default 300,000: a warm one
+   * converts a 100 KB document in about a third of a cold one's time). */
   largeIdleMs?: number;
   /** Young generation of a worker's heap, in MB (default 96): the parser allocates much short-lived memory, and a
    * larger young generation makes a 10 KB conversion about 30 % faster than the default (measured: 108 → 73 ms). */
@@ -99,6 +102,25 @@ export class ConvertCancelledError extends Error {
 const SMALL_NICE = 5;
 const LARGE_NICE = 10;
 
+/** A conversion's time limit counts its thread's CPU time (Linux); by the clock it may run at most this many times it. */
+const WALL_FACTOR = 10;
+/** The shortest wait before the CPU time is read again (/proc counts it in 10 ms ticks). */
+const RECHECK_MS = 20;
+
+/** A thread's CPU time (user + system) in ms, from /proc/self/task/TID/stat; undefined where it cannot be read. */
+function threadCpuMs(tid: number | undefined): number | undefined {
+  if (tid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/self/task/${String(tid)}/stat`, 'latin1');
+    // After "pid (comm) ": field 3 is the state; utime and stime are fields 14 and 15, in USER_HZ (100 a second).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const cancelledError = (): ConvertCancelledError => new ConvertCancelledError('The conversion was cancelled.');
 
 /** The worker running a conversion died (or the pool closed) before answering. */
@@ -135,11 +157,16 @@ interface Slot {
     | (Task & {
         id: number;
         timer: NodeJS.Timeout | undefined;
-        /** When its time limit ends it (Date.now() ms), from when the worker runs it. */
+        /** The earliest its time limit may end it (Date.now() ms), from when the worker runs it. */
         deadline?: number;
+        /** When the worker started running it (Date.now() ms), and its thread's CPU time then (ms). */
+        startedAt?: number;
+        cpuAtStart?: number;
         cancelled?: boolean;
       })
     | null;
+  /** Its thread id (Linux), for its CPU time. */
+  tid?: number;
   /** The template keys the worker holds, least recently used first (a mirror of its cache). */
   templates: string[];
   /** The last 'error' the worker emitted (its exit follows). */
@@ -206,7 +233,7 @@ export class ConvertPool {
     this.maxQueue = options.maxQueue ?? fromEnv('DOCWRIGHT_CONVERT_QUEUE', 0) ?? 64;
     this.largeJobChars = options.largeJobChars ?? 100_000;
     this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
-    this.largeIdleMs = options.largeIdleMs ?? 60_000;
+    this.largeIdleMs = options.largeIdleMs ?? 300_000;
     this.largeSlots = Math.max(1, this.size - 1);
     this.entry = workerEntry();
   }
@@ -215,10 +242,13 @@ export class ConvertPool {
   run(job: PoolJob): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
     const large = job.markdown.length >= this.largeJobChars;
-    if (!this.hasRoom(large) && this.queue.length >= this.maxQueue) {
+    const waiting = this.waiting(large);
+    if (!this.hasRoom(large) && waiting >= this.maxQueue) {
       return Promise.reject(
         new ConvertBusyError(
-          `all ${this.size} conversion workers are busy and ${this.queue.length} conversions are waiting`,
+          large
+            ? `all ${this.largeSlots} workers for large conversions are busy and ${waiting} large conversions are waiting`
+            : `all ${this.size} conversion workers are busy and ${waiting} conversions are waiting`,
         ),
       );
     }
@@ -285,9 +315,10 @@ export class ConvertPool {
    */
   inspect(bytes: Uint8Array): Promise<TemplateInspection> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
-    if (!this.hasRoom(false) && this.queue.length >= this.maxQueue) {
+    const waiting = this.waiting(false);
+    if (!this.hasRoom(false) && waiting >= this.maxQueue) {
       return Promise.reject(
-        new ConvertBusyError(`all ${this.size} conversion workers are busy and ${this.queue.length} jobs are waiting`),
+        new ConvertBusyError(`all ${this.size} conversion workers are busy and ${waiting} jobs are waiting`),
       );
     }
     return new Promise((resolve, reject) => {
@@ -387,6 +418,11 @@ export class ConvertPool {
     );
   }
 
+  /** Tasks of this kind waiting: each kind has a queue of up to `maxQueue`, so neither fills the other's. */
+  private waiting(large: boolean): number {
+    return this.queue.filter((task) => this.isLarge(task) === large).length;
+  }
+
   private count(large: boolean): number {
     return this.slots.filter((s) => s.large === large).length;
   }
@@ -406,7 +442,7 @@ export class ConvertPool {
     worker.unref();
     const slot: Slot = { worker, large, ready: false, task: null, templates: [], error: null };
     worker.on('message', (message: ResultMessage | InspectResultMessage | ReadyMessage) => {
-      if ('ready' in message) this.onReady(slot);
+      if ('ready' in message) this.onReady(slot, message.tid);
       else this.onMessage(slot, message);
     });
     worker.on('error', (error: Error) => {
@@ -464,19 +500,48 @@ export class ConvertPool {
   }
 
   /** A task's timer and deadline when it starts: its time limit, or the boot limit until its worker is ready. */
-  private timing(slot: Slot): { timer: NodeJS.Timeout; deadline?: number } {
-    return slot.ready
-      ? { timer: this.limit(slot), deadline: Date.now() + this.timeoutMs }
-      : { timer: this.bootLimit(slot) };
+  private timing(slot: Slot): {
+    timer: NodeJS.Timeout;
+    deadline?: number;
+    startedAt?: number;
+    cpuAtStart?: number;
+  } {
+    if (!slot.ready) return { timer: this.bootLimit(slot) };
+    const startedAt = Date.now();
+    return {
+      timer: this.limit(slot),
+      deadline: startedAt + this.timeoutMs,
+      startedAt,
+      ...this.cpuNow(slot),
+    };
   }
 
-  /** The conversion's time limit. */
-  private limit(slot: Slot): NodeJS.Timeout {
-    return setTimeout(
-      () =>
-        this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`)),
-      this.timeoutMs,
-    );
+  private cpuNow(slot: Slot): { cpuAtStart?: number } {
+    const cpu = threadCpuMs(slot.tid);
+    return cpu === undefined ? {} : { cpuAtStart: cpu };
+  }
+
+  /**
+   * The conversion's time limit: `timeoutMs` of its thread's CPU time where that can be read (Linux), so a
+   * conversion slowed down by others on the cores (a large one's lower priority, other programs) is not stopped for
+   * that; and never more than WALL_FACTOR times it by the clock. Where the CPU time cannot be read, by the clock.
+   */
+  private limit(slot: Slot, after = this.timeoutMs): NodeJS.Timeout {
+    return setTimeout(() => this.checkLimit(slot), after);
+  }
+
+  private checkLimit(slot: Slot): void {
+    const task = slot.task;
+    if (!task) return;
+    const now = threadCpuMs(slot.tid);
+    const used = now === undefined || task.cpuAtStart === undefined ? undefined : now - task.cpuAtStart;
+    const ran = Date.now() - (task.startedAt ?? 0);
+    const left = used === undefined ? 0 : Math.min(this.timeoutMs - used, this.timeoutMs * WALL_FACTOR - ran);
+    if (left > 0) {
+      task.timer = this.limit(slot, Math.max(RECHECK_MS, left));
+      return;
+    }
+    this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`));
   }
 
   /** A worker that does not load its code within a minute is broken: its conversion fails, the worker ends. */
@@ -487,13 +552,16 @@ export class ConvertPool {
     );
   }
 
-  private onReady(slot: Slot): void {
+  private onReady(slot: Slot, tid: number | undefined): void {
     slot.ready = true;
+    if (tid !== undefined) slot.tid = tid;
     const task = slot.task;
     if (!task) return;
     // The conversion sent before the worker was ready starts now: so does its time limit.
     clearTimeout(task.timer);
-    task.deadline = Date.now() + this.timeoutMs;
+    task.startedAt = Date.now();
+    task.deadline = task.startedAt + this.timeoutMs;
+    task.cpuAtStart = this.cpuNow(slot).cpuAtStart;
     task.timer = task.cancelled ? this.grace(slot) : this.limit(slot);
   }
 

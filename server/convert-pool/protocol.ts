@@ -41,6 +41,8 @@ export type FailureKind =
 /** Sent once by a worker when its code is loaded: a conversion's time limit runs from then, not from the start. */
 export interface ReadyMessage {
   ready: true;
+  /** The worker's thread id on Linux (its CPU time is read from /proc/self/task/TID/stat), else absent. */
+  tid?: number;
 }
 
 export type ResultMessage =

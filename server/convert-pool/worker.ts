@@ -1,5 +1,6 @@
 // A conversion worker: runs the pure engine on the jobs the pool sends, with the templates it was sent read once
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
+import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
@@ -127,7 +128,19 @@ if (optimisationsEnabled()) {
   }
 }
 
-port.postMessage({ ready: true } satisfies ReadyMessage);
+/** This thread's id on Linux ("PID/task/TID"), so the pool can read the CPU time a conversion has used. */
+function threadId(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const tid = threadId();
+port.postMessage((tid === undefined ? { ready: true } : { ready: true, tid }) satisfies ReadyMessage);
 
 port.on('message', (job: JobMessage | InspectMessage | ForgetMessage) => {
   if (job.kind === 'forget') {

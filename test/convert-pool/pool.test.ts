@@ -5,8 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../../bench/generate.ts';
@@ -406,6 +407,77 @@ describe('large conversions and small ones', () => {
       await pool.close();
     }
   });
+});
+
+describe('the time limit and the queues', () => {
+  const template = { key: 'builtin', bytes: defaultTemplate() };
+  const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
+
+  /** Threads at the test's priority that keep every core busy until stopped. */
+  function hogCores(): { stop: () => Promise<void> } {
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const hogs = Array.from(
+      { length: availableParallelism() },
+      () =>
+        new Worker('const { workerData: f } = require("node:worker_threads"); while (Atomics.load(f, 0) === 0) {}', {
+          eval: true,
+          workerData: flag,
+        }),
+    );
+    return {
+      stop: async () => {
+        Atomics.store(flag, 0, 1);
+        await Promise.all(hogs.map((hog) => once(hog, 'exit')));
+      },
+    };
+  }
+
+  it.runIf(process.platform === 'linux')(
+    'a conversion slowed down by other work on the cores is not stopped before it has used its time of CPU',
+    async () => {
+      const pool = new ConvertPool({ size: 1, timeoutMs: 2_000, largeJobChars: 1_000 });
+      const markdown = generateMarkdown(60 * 1024);
+      let hogs: { stop: () => Promise<void> } | undefined;
+      try {
+        await pool.run(job('# warm'));
+        // The large conversions' worker started and warm, then every core taken by threads above its priority.
+        await pool.run(job(generateMarkdown(2 * 1024)));
+        hogs = hogCores();
+        const started = Date.now();
+        const result = await pool.run(job(markdown));
+        const took = Date.now() - started;
+        await hogs.stop();
+        hogs = undefined;
+        expect((await validateDocx(result.docx)).ok).toBe(true);
+        // It did wait for the cores longer than its limit: the clock alone would have stopped it.
+        expect(took).toBeGreaterThan(2_000);
+        expect(pool.counters.replaced).toBe(0);
+      } finally {
+        await hogs?.stop();
+        await pool.close();
+      }
+    },
+    60_000,
+  );
+
+  it('large conversions waiting never fill the queue of the others (and the other way round)', async () => {
+    const pool = new ConvertPool({ size: 1, maxQueue: 1, largeJobChars: 1_000 });
+    try {
+      await pool.run(job('# warm'));
+      const large = generateMarkdown(150 * 1024);
+      const runs = [pool.run(job(large)), pool.run(job(large)), pool.run(job('# busy'))];
+      // One large running, one waiting (its queue is full), one small running.
+      expect(pool.load).toEqual({ running: 2, queued: 1 });
+      await expect(pool.run(job(large))).rejects.toThrow(/large conversions are busy and 1 large conversions/);
+      // A small one still gets its place in its own queue.
+      const small = pool.run(job('# small'));
+      expect(pool.load).toEqual({ running: 2, queued: 2 });
+      await expect(pool.run(job('# one too many'))).rejects.toThrow(/all 1 conversion workers are busy and 1 conv/);
+      for (const result of await Promise.all([...runs, small])) expect(result.docx.byteLength).toBeGreaterThan(0);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });
 
 describe('cancelled conversions', () => {
