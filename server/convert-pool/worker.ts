@@ -2,6 +2,8 @@
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   convert,
@@ -139,6 +141,40 @@ function threadId(): number | undefined {
   }
 }
 
+/**
+ * V8's young-generation collection, run when a conversion has been answered. A conversion allocates ~27 MB at 9 KB
+ * of markdown, about one young generation; collected mid-conversion, everything the conversion still holds is copied
+ * (2-4 ms), collected between conversions almost nothing is alive (~1 ms), off the request's path. Measured on the
+ * HTTPS server (one client, 300 conversions, twice): the worker's CPU 26.8 -> 25.4 ms per conversion, p50 30.7 ->
+ * 28.7 ms. The function is V8's `gc` taken from a context made while --expose-gc was on (switched off again, so no
+ * other context gets it); where that fails, nothing is collected by hand.
+ */
+function youngCollector(): (() => void) | undefined {
+  if (!optimisationsEnabled()) return undefined;
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as unknown;
+    setFlagsFromString('--no-expose-gc');
+    if (typeof gc !== 'function') return undefined;
+    return () => (gc as (options: { type: 'minor' }) => void)({ type: 'minor' });
+  } catch {
+    return undefined;
+  }
+}
+
+const collectYoung = youngCollector();
+let collecting = false;
+
+/** Collects once the answer is on its way (setImmediate: after the message loop's turn), once however many jobs. */
+function collectSoon(): void {
+  if (!collectYoung || collecting) return;
+  collecting = true;
+  setImmediate(() => {
+    collecting = false;
+    collectYoung();
+  });
+}
+
 const tid = threadId();
 port.postMessage((tid === undefined ? { ready: true } : { ready: true, tid }) satisfies ReadyMessage);
 
@@ -160,4 +196,5 @@ port.on('message', (job: JobMessage | InspectMessage | ForgetMessage) => {
   } else {
     port.postMessage(result);
   }
+  collectSoon();
 });

@@ -409,6 +409,36 @@ describe('large conversions and small ones', () => {
   });
 });
 
+describe('between conversions', () => {
+  it('a worker collects its young generation once each conversion is answered', async () => {
+    // A pool in a process of its own with V8's GC trace on: a collection asked for by code is traced as "testing".
+    const script = `
+      const { ConvertPool } = await import(${JSON.stringify(join(ROOT, 'server/convert-pool/pool.ts'))});
+      const { DEFAULT_RULES, defaultTemplate } = await import(${JSON.stringify(join(ROOT, 'server/convert/index.ts'))});
+      const pool = new ConvertPool({ size: 1 });
+      const template = { key: 'builtin', bytes: defaultTemplate() };
+      for (let i = 0; i < 3; i++) {
+        await pool.run({ markdown: '# Doc ' + i, template, mapping: DEFAULT_RULES, created: new Date(0) });
+        await new Promise((done) => setTimeout(done, 200));
+        console.log('converted ' + i);
+      }
+      await pool.close();`;
+    const child = spawn(process.execPath, ['--trace-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code, out).toBe(0);
+    // After each conversion's answer, one young-generation collection asked for by the worker.
+    const afterFirst = out.slice(out.indexOf('converted 0'));
+    expect(afterFirst.match(/Scavenge[^\n]*testing/g) ?? [], out.slice(-2000)).toHaveLength(2);
+    expect(out.slice(0, out.indexOf('converted 0'))).toMatch(/Scavenge[^\n]*testing/);
+  }, 60_000);
+});
+
 describe('the time limit and the queues', () => {
   const template = { key: 'builtin', bytes: defaultTemplate() };
   const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
