@@ -17,15 +17,16 @@ import type {
 export interface PoolOptions {
   /** Worker threads (DOCWRIGHT_WORKERS; default: the cores available, at least 1). */
   size?: number;
-  /** Longest a conversion may run, in ms (DOCWRIGHT_CONVERT_TIMEOUT_MS; default 30,000): of its thread's CPU time
-   * on Linux (and at most 10 times that by the clock), elsewhere by the clock. */
+  /** Longest a conversion may run, in ms (DOCWRIGHT_CONVERT_TIMEOUT_MS; default 30,000): of its own thread's CPU
+   * time on Linux (V8's helper threads are not counted), elsewhere or where that cannot be read by the clock. A
+   * conversion still running after 10 times it by the clock with CPU time to spare is stopped as ConvertBusyError. */
   timeoutMs?: number;
   /** Heap of a worker, in MB (DOCWRIGHT_CONVERT_MEMORY_MB; default 1024). */
   memoryMb?: number;
   /** Templates each worker keeps read (default 8; the least recently used goes first). */
   templatesPerWorker?: number;
-  /** Conversions that may wait for a worker (DOCWRIGHT_CONVERT_QUEUE; default 64), large ones and the others each;
-   * more are refused at once. */
+  /** Conversions that may wait for a worker (DOCWRIGHT_CONVERT_QUEUE; default 64), and large ones besides, a quarter
+   * of that (at least 1); more are refused at once. */
   maxQueue?: number;
   /** A conversion of at least this many characters of markdown is large (default 100,000, about 100 KB): large
    * conversions run on workers of their own, at a lower CPU priority, at most `size - 1` at once (at least 1), so
@@ -121,6 +122,10 @@ function threadCpuMs(tid: number | undefined): number | undefined {
   }
 }
 
+/** "all 2 conversion workers are busy", "the 1 conversion worker is busy". */
+const busy = (count: number, one: string, many: string): string =>
+  count === 1 ? `the 1 ${one} is busy` : `all ${String(count)} ${many} are busy`;
+
 const cancelledError = (): ConvertCancelledError => new ConvertCancelledError('The conversion was cancelled.');
 
 /** The worker running a conversion died (or the pool closed) before answering. */
@@ -157,9 +162,9 @@ interface Slot {
     | (Task & {
         id: number;
         timer: NodeJS.Timeout | undefined;
-        /** The earliest its time limit may end it (Date.now() ms), from when the worker runs it. */
+        /** The earliest its time limit may end it (performance.now() ms), from when the worker runs it. */
         deadline?: number;
-        /** When the worker started running it (Date.now() ms), and its thread's CPU time then (ms). */
+        /** When the worker started running it (performance.now() ms: a steady clock), and its thread's CPU time then (ms). */
         startedAt?: number;
         cpuAtStart?: number;
         cancelled?: boolean;
@@ -211,6 +216,8 @@ export class ConvertPool {
   private readonly templatesPerWorker: number;
   private readonly youngMb: number;
   private readonly maxQueue: number;
+  /** Large conversions that may wait: a quarter of maxQueue (at least 1), so the two queues hold at most 1.25 times it. */
+  private readonly maxLargeQueue: number;
   private readonly largeJobChars: number;
   private readonly cancelGraceMs: number;
   private readonly largeIdleMs: number;
@@ -231,6 +238,7 @@ export class ConvertPool {
     this.templatesPerWorker = Math.max(1, options.templatesPerWorker ?? 8);
     this.youngMb = options.youngMb ?? 96;
     this.maxQueue = options.maxQueue ?? fromEnv('DOCWRIGHT_CONVERT_QUEUE', 0) ?? 64;
+    this.maxLargeQueue = Math.max(1, Math.floor(this.maxQueue / 4));
     this.largeJobChars = options.largeJobChars ?? 100_000;
     this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
     this.largeIdleMs = options.largeIdleMs ?? 300_000;
@@ -243,12 +251,12 @@ export class ConvertPool {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
     const large = job.markdown.length >= this.largeJobChars;
     const waiting = this.waiting(large);
-    if (!this.hasRoom(large) && waiting >= this.maxQueue) {
+    if (!this.hasRoom(large) && waiting >= (large ? this.maxLargeQueue : this.maxQueue)) {
       return Promise.reject(
         new ConvertBusyError(
           large
-            ? `all ${this.largeSlots} workers for large conversions are busy and ${waiting} large conversions are waiting`
-            : `all ${this.size} conversion workers are busy and ${waiting} conversions are waiting`,
+            ? `${busy(this.largeSlots, 'worker for large conversions', 'workers for large conversions')} and ${String(waiting)} large conversions wait`
+            : `${busy(this.size, 'conversion worker', 'conversion workers')} and ${String(waiting)} conversions wait`,
         ),
       );
     }
@@ -305,7 +313,8 @@ export class ConvertPool {
   /** The time a cancelled conversion may still take before its worker is ended: never past its time limit. */
   private grace(slot: Slot): NodeJS.Timeout {
     const deadline = slot.task?.deadline;
-    const left = deadline === undefined ? this.cancelGraceMs : Math.min(this.cancelGraceMs, deadline - Date.now());
+    const left =
+      deadline === undefined ? this.cancelGraceMs : Math.min(this.cancelGraceMs, deadline - performance.now());
     return setTimeout(() => this.stop(slot, cancelledError()), Math.max(0, left));
   }
 
@@ -318,7 +327,9 @@ export class ConvertPool {
     const waiting = this.waiting(false);
     if (!this.hasRoom(false) && waiting >= this.maxQueue) {
       return Promise.reject(
-        new ConvertBusyError(`all ${this.size} conversion workers are busy and ${waiting} jobs are waiting`),
+        new ConvertBusyError(
+          `${busy(this.size, 'conversion worker', 'conversion workers')} and ${String(waiting)} jobs wait`,
+        ),
       );
     }
     return new Promise((resolve, reject) => {
@@ -418,7 +429,7 @@ export class ConvertPool {
     );
   }
 
-  /** Tasks of this kind waiting: each kind has a queue of up to `maxQueue`, so neither fills the other's. */
+  /** Tasks of this kind waiting: each kind has a queue of its own, so neither fills the other's. */
   private waiting(large: boolean): number {
     return this.queue.filter((task) => this.isLarge(task) === large).length;
   }
@@ -507,7 +518,7 @@ export class ConvertPool {
     cpuAtStart?: number;
   } {
     if (!slot.ready) return { timer: this.bootLimit(slot) };
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     return {
       timer: this.limit(slot),
       deadline: startedAt + this.timeoutMs,
@@ -535,10 +546,20 @@ export class ConvertPool {
     if (!task) return;
     const now = threadCpuMs(slot.tid);
     const used = now === undefined || task.cpuAtStart === undefined ? undefined : now - task.cpuAtStart;
-    const ran = Date.now() - (task.startedAt ?? 0);
+    const ran = performance.now() - (task.startedAt ?? 0);
     const left = used === undefined ? 0 : Math.min(this.timeoutMs - used, this.timeoutMs * WALL_FACTOR - ran);
     if (left > 0) {
       task.timer = this.limit(slot, Math.max(RECHECK_MS, left));
+      return;
+    }
+    // Stopped by the clock with CPU time to spare: the cores were busy, not the document too complex.
+    if (used !== undefined && used < this.timeoutMs) {
+      this.stop(
+        slot,
+        new ConvertBusyError(
+          `the cores were too busy to finish the conversion within ${(this.timeoutMs * WALL_FACTOR) / 1000} s`,
+        ),
+      );
       return;
     }
     this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`));
@@ -559,7 +580,7 @@ export class ConvertPool {
     if (!task) return;
     // The conversion sent before the worker was ready starts now: so does its time limit.
     clearTimeout(task.timer);
-    task.startedAt = Date.now();
+    task.startedAt = performance.now();
     task.deadline = task.startedAt + this.timeoutMs;
     task.cpuAtStart = this.cpuNow(slot).cpuAtStart;
     task.timer = task.cancelled ? this.grace(slot) : this.limit(slot);

@@ -146,17 +146,26 @@ function threadId(): number | undefined {
  * of markdown, about one young generation; collected mid-conversion, everything the conversion still holds is copied
  * (2-4 ms), collected between conversions almost nothing is alive (~1 ms), off the request's path. Measured on the
  * HTTPS server (one client, 300 conversions, twice): the worker's CPU 26.8 -> 25.4 ms per conversion, p50 30.7 ->
- * 28.7 ms. The function is V8's `gc` taken from a context made while --expose-gc was on (switched off again, so no
- * other context gets it); where that fails, nothing is collected by hand.
+ * 28.7 ms. The function is V8's `gc`: this thread's own where the process runs with --expose-gc, else taken from a
+ * context made while --expose-gc is switched on for that moment (then off again, as the process had it; a context
+ * another thread makes in that moment may get `gc` too: nothing of the product evaluates code in a context, and
+ * markdown, HTML and templates are only parsed). Where that fails, nothing is collected by hand.
  */
 function youngCollector(): (() => void) | undefined {
   if (!optimisationsEnabled()) return undefined;
   try {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as unknown;
-    setFlagsFromString('--no-expose-gc');
+    let gc = (globalThis as { gc?: unknown }).gc;
+    if (typeof gc !== 'function') {
+      setFlagsFromString('--expose-gc');
+      try {
+        gc = runInNewContext('gc') as unknown;
+      } finally {
+        setFlagsFromString('--no-expose-gc');
+      }
+    }
     if (typeof gc !== 'function') return undefined;
-    return () => (gc as (options: { type: 'minor' }) => void)({ type: 'minor' });
+    const collect = gc as (options: { type: 'minor' }) => void;
+    return () => collect({ type: 'minor' });
   } catch {
     return undefined;
   }

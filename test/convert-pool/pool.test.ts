@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { DEFAULT_RULES, defaultTemplate } from '../../server/convert/index.ts';
-import { ConvertPool, type PoolOptions } from '../../server/convert-pool/pool.ts';
+import { ConvertBusyError, ConvertPool, type PoolOptions } from '../../server/convert-pool/pool.ts';
 import { buildApp } from '../../server/http/app.ts';
 import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
@@ -422,7 +422,9 @@ describe('between conversions', () => {
         await new Promise((done) => setTimeout(done, 200));
         console.log('converted ' + i);
       }
-      await pool.close();`;
+      await pool.close();
+      const { runInNewContext } = await import('node:vm');
+      console.log('gc in a new context: ' + runInNewContext('typeof gc'));`;
     const child = spawn(process.execPath, ['--trace-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -436,6 +438,16 @@ describe('between conversions', () => {
     const afterFirst = out.slice(out.indexOf('converted 0'));
     expect(afterFirst.match(/Scavenge[^\n]*testing/g) ?? [], out.slice(-2000)).toHaveLength(2);
     expect(out.slice(0, out.indexOf('converted 0'))).toMatch(/Scavenge[^\n]*testing/);
+    // The process's own setting is left as it was: off here, on with --expose-gc.
+    expect(out).toContain('gc in a new context: undefined');
+    const exposed = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let exposedOut = '';
+    exposed.stdout.on('data', (d: Buffer) => (exposedOut += d.toString()));
+    await once(exposed, 'exit');
+    expect(exposedOut).toContain('gc in a new context: function');
   }, 60_000);
 });
 
@@ -444,10 +456,10 @@ describe('the time limit and the queues', () => {
   const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
 
   /** Threads at the test's priority that keep every core busy until stopped. */
-  function hogCores(): { stop: () => Promise<void> } {
+  function hogCores(perCore = 1): { stop: () => Promise<void> } {
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const hogs = Array.from(
-      { length: availableParallelism() },
+      { length: availableParallelism() * perCore },
       () =>
         new Worker('const { workerData: f } = require("node:worker_threads"); while (Atomics.load(f, 0) === 0) {}', {
           eval: true,
@@ -490,6 +502,29 @@ describe('the time limit and the queues', () => {
     60_000,
   );
 
+  it.runIf(process.platform === 'linux')(
+    'one kept from the cores past ten times its limit by the clock is stopped as busy, not as too complex',
+    async () => {
+      const pool = new ConvertPool({ size: 1, timeoutMs: 500, largeJobChars: 1_000 });
+      let hogs: { stop: () => Promise<void> } | undefined;
+      try {
+        await pool.run(job('# warm'));
+        await pool.run(job(generateMarkdown(2 * 1024)));
+        // Four threads per core above the large conversions' worker: it gets a few per cent of one.
+        hogs = hogCores(4);
+        const started = Date.now();
+        const error = await pool.run(job(generateMarkdown(60 * 1024))).catch((e: unknown) => e);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+        expect(error).toBeInstanceOf(ConvertBusyError);
+        expect((error as Error).message).toMatch(/too busy to finish the conversion within 5 s/);
+      } finally {
+        await hogs?.stop();
+        await pool.close();
+      }
+    },
+    60_000,
+  );
+
   it('large conversions waiting never fill the queue of the others (and the other way round)', async () => {
     const pool = new ConvertPool({ size: 1, maxQueue: 1, largeJobChars: 1_000 });
     try {
@@ -498,11 +533,13 @@ describe('the time limit and the queues', () => {
       const runs = [pool.run(job(large)), pool.run(job(large)), pool.run(job('# busy'))];
       // One large running, one waiting (its queue is full), one small running.
       expect(pool.load).toEqual({ running: 2, queued: 1 });
-      await expect(pool.run(job(large))).rejects.toThrow(/large conversions are busy and 1 large conversions/);
+      await expect(pool.run(job(large))).rejects.toThrow(/the 1 worker for large conversions is busy and 1 large/);
       // A small one still gets its place in its own queue.
       const small = pool.run(job('# small'));
       expect(pool.load).toEqual({ running: 2, queued: 2 });
-      await expect(pool.run(job('# one too many'))).rejects.toThrow(/all 1 conversion workers are busy and 1 conv/);
+      await expect(pool.run(job('# one too many'))).rejects.toThrow(
+        /the 1 conversion worker is busy and 1 conversions/,
+      );
       for (const result of await Promise.all([...runs, small])) expect(result.docx.byteLength).toBeGreaterThan(0);
     } finally {
       await pool.close();
