@@ -39,8 +39,11 @@ beforeAll(async () => {
   hostileOrigin = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => hostile?.close(() => resolve()) ?? resolve());
   await world?.close();
+  // The browser may have opened a connection it never sent a request on (a preconnect): close() alone would wait
+  // for the server's headers timeout (60 s) to end it.
+  hostile?.closeAllConnections();
+  await new Promise<void>((resolve) => hostile?.close(() => resolve()) ?? resolve());
 });
 
 async function settingsStatus(headers: Record<string, string>): Promise<number> {
