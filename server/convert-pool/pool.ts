@@ -162,8 +162,6 @@ interface Slot {
     | (Task & {
         id: number;
         timer: NodeJS.Timeout | undefined;
-        /** The earliest its time limit may end it (performance.now() ms), from when the worker runs it. */
-        deadline?: number;
         /** When the worker started running it (performance.now() ms: a steady clock), and its thread's CPU time then (ms). */
         startedAt?: number;
         cpuAtStart?: number;
@@ -250,16 +248,8 @@ export class ConvertPool {
   run(job: PoolJob): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
     const large = job.markdown.length >= this.largeJobChars;
-    const waiting = this.waiting(large);
-    if (!this.hasRoom(large) && waiting >= (large ? this.maxLargeQueue : this.maxQueue)) {
-      return Promise.reject(
-        new ConvertBusyError(
-          large
-            ? `${busy(this.largeSlots, 'worker for large conversions', 'workers for large conversions')} and ${String(waiting)} large conversions wait`
-            : `${busy(this.size, 'conversion worker', 'conversion workers')} and ${String(waiting)} conversions wait`,
-        ),
-      );
-    }
+    const full = this.full(large, large ? 'large conversions' : 'conversions');
+    if (full) return Promise.reject(full);
     const signal = job.signal;
     if (signal?.aborted) return Promise.reject(cancelledError());
     return new Promise((resolve, reject) => {
@@ -312,9 +302,12 @@ export class ConvertPool {
 
   /** The time a cancelled conversion may still take before its worker is ended: never past its time limit. */
   private grace(slot: Slot): NodeJS.Timeout {
-    const deadline = slot.task?.deadline;
+    // Its time limit can end it no earlier than timeoutMs after it started (CPU time never runs ahead of the clock).
+    const startedAt = slot.task?.startedAt;
     const left =
-      deadline === undefined ? this.cancelGraceMs : Math.min(this.cancelGraceMs, deadline - performance.now());
+      startedAt === undefined
+        ? this.cancelGraceMs
+        : Math.min(this.cancelGraceMs, startedAt + this.timeoutMs - performance.now());
     return setTimeout(() => this.stop(slot, cancelledError()), Math.max(0, left));
   }
 
@@ -324,14 +317,8 @@ export class ConvertPool {
    */
   inspect(bytes: Uint8Array): Promise<TemplateInspection> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
-    const waiting = this.waiting(false);
-    if (!this.hasRoom(false) && waiting >= this.maxQueue) {
-      return Promise.reject(
-        new ConvertBusyError(
-          `${busy(this.size, 'conversion worker', 'conversion workers')} and ${String(waiting)} jobs wait`,
-        ),
-      );
-    }
+    const full = this.full(false, 'jobs');
+    if (full) return Promise.reject(full);
     return new Promise((resolve, reject) => {
       this.queue.push({ kind: 'inspect', bytes, resolve, reject });
       this.dispatch();
@@ -374,7 +361,7 @@ export class ConvertPool {
 
   /** Conversions running and waiting. */
   get load(): { running: number; queued: number } {
-    return { running: this.slots.filter((slot) => slot.task).length, queued: this.queue.length };
+    return { running: this.busyWorkers.length, queued: this.queue.length };
   }
 
   /** Ends every worker; running and waiting conversions fail. */
@@ -416,22 +403,35 @@ export class ConvertPool {
 
   /** A free worker for a task of this kind, started if there is room for one; else undefined. */
   private freeSlot(large: boolean): Slot | undefined {
-    const free = this.slots.find((s) => s.task === null && s.large === large);
-    if (free) return free;
-    return this.count(large) < (large ? this.largeSlots : this.size) ? this.spawn(large) : undefined;
+    return this.idleSlot(large) ?? (this.canSpawn(large) ? this.spawn(large) : undefined);
   }
 
   /** Whether a task of this kind would start now. */
   private hasRoom(large: boolean): boolean {
-    return (
-      this.count(large) < (large ? this.largeSlots : this.size) ||
-      this.slots.some((s) => s.task === null && s.large === large)
-    );
+    return this.idleSlot(large) !== undefined || this.canSpawn(large);
   }
 
-  /** Tasks of this kind waiting: each kind has a queue of its own, so neither fills the other's. */
-  private waiting(large: boolean): number {
-    return this.queue.filter((task) => this.isLarge(task) === large).length;
+  private idleSlot(large: boolean): Slot | undefined {
+    return this.slots.find((s) => s.task === null && s.large === large);
+  }
+
+  /** Whether another worker of this kind may start: `size` for small conversions, `largeSlots` for large ones. */
+  private canSpawn(large: boolean): boolean {
+    return this.count(large) < (large ? this.largeSlots : this.size);
+  }
+
+  /**
+   * The refusal of a task of this kind when it could not start now and its queue is full, else null. Each kind has
+   * a queue of its own (small conversions and inspections `maxQueue`, large ones `maxLargeQueue`), so neither fills
+   * the other's.
+   */
+  private full(large: boolean, what: string): ConvertBusyError | null {
+    const waiting = this.queue.filter((task) => this.isLarge(task) === large).length;
+    if (this.hasRoom(large) || waiting < (large ? this.maxLargeQueue : this.maxQueue)) return null;
+    const workers = large
+      ? busy(this.largeSlots, 'worker for large conversions', 'workers for large conversions')
+      : busy(this.size, 'conversion worker', 'conversion workers');
+    return new ConvertBusyError(`${workers} and ${String(waiting)} ${what} wait`);
   }
 
   private count(large: boolean): number {
@@ -510,26 +510,15 @@ export class ConvertPool {
     }
   }
 
-  /** A task's timer and deadline when it starts: its time limit, or the boot limit until its worker is ready. */
-  private timing(slot: Slot): {
-    timer: NodeJS.Timeout;
-    deadline?: number;
-    startedAt?: number;
-    cpuAtStart?: number;
-  } {
-    if (!slot.ready) return { timer: this.bootLimit(slot) };
-    const startedAt = performance.now();
-    return {
-      timer: this.limit(slot),
-      deadline: startedAt + this.timeoutMs,
-      startedAt,
-      ...this.cpuNow(slot),
-    };
+  /** A task's timer when it starts: its time limit from now on a ready worker, else the boot limit (onReady). */
+  private timing(slot: Slot): { timer: NodeJS.Timeout; startedAt?: number; cpuAtStart?: number } {
+    return slot.ready ? { timer: this.limit(slot), ...this.clockStart(slot) } : { timer: this.bootLimit(slot) };
   }
 
-  private cpuNow(slot: Slot): { cpuAtStart?: number } {
+  /** Where a task's time limit counts from: now, by the clock and by its worker's CPU time (where readable). */
+  private clockStart(slot: Slot): { startedAt: number; cpuAtStart?: number } {
     const cpu = threadCpuMs(slot.tid);
-    return cpu === undefined ? {} : { cpuAtStart: cpu };
+    return { startedAt: performance.now(), ...(cpu === undefined ? {} : { cpuAtStart: cpu }) };
   }
 
   /**
@@ -580,9 +569,7 @@ export class ConvertPool {
     if (!task) return;
     // The conversion sent before the worker was ready starts now: so does its time limit.
     clearTimeout(task.timer);
-    task.startedAt = performance.now();
-    task.deadline = task.startedAt + this.timeoutMs;
-    task.cpuAtStart = this.cpuNow(slot).cpuAtStart;
+    Object.assign(task, this.clockStart(slot));
     task.timer = task.cancelled ? this.grace(slot) : this.limit(slot);
   }
 
