@@ -23,6 +23,16 @@ import { fixture, validateDocx } from '../helpers/docx.ts';
 const PATHOLOGICAL = `${'- '.repeat(10_000)}x`;
 const ROOT = resolve(import.meta.dirname, '../..');
 
+/** A pool job on the built-in template and mapping. */
+const BUILTIN = { key: 'builtin', bytes: defaultTemplate() };
+const job = (markdown: string, signal?: AbortSignal) => ({
+  markdown,
+  template: BUILTIN,
+  mapping: DEFAULT_RULES,
+  created: new Date(0),
+  ...(signal ? { signal } : {}),
+});
+
 interface Server {
   app: FastifyInstance;
   store: Store;
@@ -294,8 +304,6 @@ describe('large conversions and small ones', () => {
   it('large conversions run at most size - 1 at once: a small one sent after two large ones finishes first', async () => {
     const pool = new ConvertPool({ size: 2, largeJobChars: 50_000 });
     try {
-      const template = { key: 'builtin', bytes: defaultTemplate() };
-      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
       // Both workers started and warm.
       await Promise.all([pool.run(job('# warm')), pool.run(job('# warm'))]);
       const large = generateMarkdown(120 * 1024);
@@ -324,8 +332,6 @@ describe('large conversions and small ones', () => {
   it('small conversions keep every worker while a large one runs, on a worker of its own', async () => {
     const pool = new ConvertPool({ size: 2, largeJobChars: 50_000 });
     try {
-      const template = { key: 'builtin', bytes: defaultTemplate() };
-      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
       await Promise.all([pool.run(job('# warm')), pool.run(job('# warm'))]);
       const large = pool.run(job(generateMarkdown(120 * 1024)));
       const small = [pool.run(job('# one')), pool.run(job('# two'))];
@@ -356,8 +362,6 @@ describe('large conversions and small ones', () => {
       const before = { small: count(5), large: count(10) };
       const pool = new ConvertPool({ size: 1, largeJobChars: 50_000 });
       try {
-        const template = { key: 'builtin', bytes: defaultTemplate() };
-        const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
         await pool.run(job('# warm'));
         expect(count(5)).toBe(before.small + 1);
         const large = pool.run(job(generateMarkdown(400 * 1024)));
@@ -373,8 +377,6 @@ describe('large conversions and small ones', () => {
   it('with one worker, a large conversion still leaves it to the small ones', async () => {
     const pool = new ConvertPool({ size: 1, largeJobChars: 1_000 });
     try {
-      const template = { key: 'builtin', bytes: defaultTemplate() };
-      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
       await pool.run(job('# warm'));
       const finished: string[] = [];
       await Promise.all(
@@ -392,8 +394,6 @@ describe('large conversions and small ones', () => {
   it('a large conversions worker goes when it has had nothing to do for largeIdleMs', async () => {
     const pool = new ConvertPool({ size: 1, largeJobChars: 1_000, largeIdleMs: 1_000 });
     try {
-      const template = { key: 'builtin', bytes: defaultTemplate() };
-      const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
       await pool.run(job('# small'));
       await pool.run(job(generateMarkdown(4 * 1024)));
       expect(pool.workers).toHaveLength(2);
@@ -452,9 +452,6 @@ describe('between conversions', () => {
 });
 
 describe('the time limit and the queues', () => {
-  const template = { key: 'builtin', bytes: defaultTemplate() };
-  const job = (markdown: string) => ({ markdown, template, mapping: DEFAULT_RULES, created: new Date(0) });
-
   /** Threads at the test's priority that keep every core busy until stopped. */
   function hogCores(perCore = 1): { stop: () => Promise<void> } {
     const flag = new Int32Array(new SharedArrayBuffer(4));
@@ -548,14 +545,6 @@ describe('the time limit and the queues', () => {
 });
 
 describe('cancelled conversions', () => {
-  const template = { key: 'builtin', bytes: defaultTemplate() };
-  const job = (markdown: string, signal?: AbortSignal) => ({
-    markdown,
-    template,
-    mapping: DEFAULT_RULES,
-    created: new Date(0),
-    ...(signal ? { signal } : {}),
-  });
   /** Aborts the job as soon as a worker runs it; resolves to what the caller got. */
   async function cancelWhileRunning(pool: ConvertPool, markdown: string): Promise<unknown> {
     const abort = new AbortController();
