@@ -107,6 +107,8 @@ const LARGE_NICE = 10;
 const WALL_FACTOR = 10;
 /** The shortest wait before the CPU time is read again (/proc counts it in 10 ms ticks). */
 const RECHECK_MS = 20;
+/** The clock's cap is at least this much past the limit: a limit of a few ms is below what the 10 ms ticks tell. */
+const WALL_SLACK_MS = 1_000;
 
 /** A thread's CPU time (user + system) in ms, from /proc/self/task/TID/stat; undefined where it cannot be read. */
 function threadCpuMs(tid: number | undefined): number | undefined {
@@ -536,7 +538,8 @@ export class ConvertPool {
     const now = threadCpuMs(slot.tid);
     const used = now === undefined || task.cpuAtStart === undefined ? undefined : now - task.cpuAtStart;
     const ran = performance.now() - (task.startedAt ?? 0);
-    const left = used === undefined ? 0 : Math.min(this.timeoutMs - used, this.timeoutMs * WALL_FACTOR - ran);
+    const wallCap = Math.max(this.timeoutMs * WALL_FACTOR, this.timeoutMs + WALL_SLACK_MS);
+    const left = used === undefined ? 0 : Math.min(this.timeoutMs - used, wallCap - ran);
     if (left > 0) {
       task.timer = this.limit(slot, Math.max(RECHECK_MS, left));
       return;
@@ -545,9 +548,7 @@ export class ConvertPool {
     if (used !== undefined && used < this.timeoutMs) {
       this.stop(
         slot,
-        new ConvertBusyError(
-          `the cores were too busy to finish the conversion within ${(this.timeoutMs * WALL_FACTOR) / 1000} s`,
-        ),
+        new ConvertBusyError(`the cores were too busy to finish the conversion within ${wallCap / 1000} s`),
       );
       return;
     }
