@@ -1,13 +1,12 @@
 // The conversion pool with real worker threads: conversions never hold up the server's other requests, a
 // conversion past the time or memory limit ends with a clean 422 and its quota reservation released, a dead worker
 // fails only its own conversion, and the built bundle's worker entry works as the sources' does.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../../bench/generate.ts';
@@ -32,6 +31,18 @@ const job = (markdown: string, signal?: AbortSignal) => ({
   created: new Date(0),
   ...(signal ? { signal } : {}),
 });
+
+/** This process's threads whose nice value (/proc/self/task/TID/stat, field 19) is `nice`. */
+function threadsAtNice(nice: number): number[] {
+  return readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === nice ? [Number(tid)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 interface Server {
   app: FastifyInstance;
@@ -348,17 +359,7 @@ describe('large conversions and small ones', () => {
   it.runIf(process.platform === 'linux')(
     'a large conversion runs at a lower CPU priority than small ones',
     async () => {
-      // Every thread's nice value (/proc/self/task/TID/stat, field 19).
-      const nices = (): number[] =>
-        readdirSync('/proc/self/task').flatMap((tid) => {
-          try {
-            const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-            return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-          } catch {
-            return [];
-          }
-        });
-      const count = (nice: number): number => nices().filter((n) => n === nice).length;
+      const count = (nice: number): number => threadsAtNice(nice).length;
       const before = { small: count(5), large: count(10) };
       const pool = new ConvertPool({ size: 1, largeJobChars: 50_000 });
       try {
@@ -452,45 +453,69 @@ describe('between conversions', () => {
 });
 
 describe('the time limit and the queues', () => {
-  /** Threads at the test's priority that keep every core busy until stopped. */
-  function hogCores(perCore = 1): { stop: () => Promise<void> } {
-    const flag = new Int32Array(new SharedArrayBuffer(4));
-    const hogs = Array.from(
-      { length: availableParallelism() * perCore },
-      () =>
-        new Worker('const { workerData: f } = require("node:worker_threads"); while (Atomics.load(f, 0) === 0) {}', {
-          eval: true,
-          workerData: flag,
-        }),
-    );
+  /**
+   * Puts thread `tid` of this process on one CPU with `hogs` busy threads of a child process: while they run, the
+   * thread gets at most 1/(hogs + 1) of that CPU, whatever its nice value, the other tests running beside this file
+   * or the number of cores (a conversion's share of a crowded machine depends on all three; `taskset` does not).
+   * `stop()` ends the hogs and gives the thread back every CPU it had.
+   */
+  async function crowd(tid: number, hogs = 15): Promise<{ stop: () => Promise<void> }> {
+    const allowed = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '0';
+    const cpu = allowed.split(/[,-]/)[0] ?? '0';
+    execFileSync('taskset', ['-p', '-c', cpu, String(tid)], { stdio: 'ignore' });
+    const code = `const { Worker } = require('node:worker_threads');
+      let up = 0;
+      for (let i = 0; i < ${String(hogs)}; i++)
+        new Worker('require("node:worker_threads").parentPort.postMessage(1); for (;;) {}', { eval: true })
+          .once('message', () => { if (++up === ${String(hogs)}) console.log('ready'); });`;
+    const child = spawn('taskset', ['-c', cpu, process.execPath, '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await until(() => out.includes('ready'), 'the hogs to run', 30_000);
+    let stopped = false;
     return {
       stop: async () => {
-        Atomics.store(flag, 0, 1);
-        await Promise.all(hogs.map((hog) => once(hog, 'exit')));
+        if (stopped) return;
+        stopped = true;
+        const exited = once(child, 'exit');
+        child.kill('SIGKILL');
+        await exited;
+        try {
+          execFileSync('taskset', ['-p', '-c', allowed, String(tid)], { stdio: 'ignore' });
+        } catch {
+          // The thread has ended (its pool closed).
+        }
       },
     };
+  }
+
+  /** The large conversions' worker of a pool started and warm, and its thread id (the one thread at nice 10). */
+  async function warmLargeWorker(pool: ConvertPool): Promise<number> {
+    const before = threadsAtNice(10);
+    await pool.run(job('# warm'));
+    await pool.run(job(generateMarkdown(2 * 1024)));
+    const added = threadsAtNice(10).filter((tid) => !before.includes(tid));
+    expect(added).toHaveLength(1);
+    return added[0] ?? 0;
   }
 
   it.runIf(process.platform === 'linux')(
     'a conversion slowed down by other work on the cores is not stopped before it has used its time of CPU',
     async () => {
-      // About 1 s of CPU against a 5 s limit (50 s by the clock): slowed to at most a fifth of a core, it outlasts
-      // the limit by the clock, and it converts unless kept below 2 % of one (the cap).
-      const pool = new ConvertPool({ size: 1, timeoutMs: 5_000, largeJobChars: 1_000 });
-      const markdown = generateMarkdown(120 * 1024);
+      // About 0.5 s of CPU (1.5 s at most on a slow machine) against a 3 s limit. For its first 5 s it shares one
+      // CPU with 15 busy threads (0.3 s of CPU at most), so it outlasts the limit by the clock, then it has the
+      // machine again and finishes well before the cap (30 s).
+      const pool = new ConvertPool({ size: 1, timeoutMs: 3_000, largeJobChars: 1_000 });
+      const markdown = generateMarkdown(180 * 1024);
       let hogs: { stop: () => Promise<void> } | undefined;
       try {
-        await pool.run(job('# warm'));
-        // The large conversions' worker started and warm, then every core taken by threads above its priority.
-        await pool.run(job(generateMarkdown(2 * 1024)));
-        hogs = hogCores();
-        const started = Date.now();
-        const result = await pool.run(job(markdown));
-        const took = Date.now() - started;
-        await hogs.stop();
-        hogs = undefined;
+        hogs = await crowd(await warmLargeWorker(pool));
+        const started = performance.now();
+        const ending = setTimeout(() => void hogs?.stop(), 5_000);
+        const result = await pool.run(job(markdown)).finally(() => clearTimeout(ending));
+        const took = performance.now() - started;
         expect((await validateDocx(result.docx)).ok).toBe(true);
-        // It did wait for the cores longer than its limit: the clock alone would have stopped it.
+        // It did wait for the CPU longer than its limit: the clock alone would have stopped it.
         expect(took).toBeGreaterThan(5_000);
         expect(pool.counters.replaced).toBe(0);
       } finally {
@@ -504,16 +529,15 @@ describe('the time limit and the queues', () => {
   it.runIf(process.platform === 'linux')(
     'one kept from the cores past ten times its limit by the clock is stopped as busy, not as too complex',
     async () => {
+      // A 0.5 s limit, so a 5 s cap: sharing one CPU with 15 busy threads, the conversion gets 0.3 s of CPU at most
+      // in that time, below both its limit and the ~1.5 s it needs.
       const pool = new ConvertPool({ size: 1, timeoutMs: 500, largeJobChars: 1_000 });
       let hogs: { stop: () => Promise<void> } | undefined;
       try {
-        await pool.run(job('# warm'));
-        await pool.run(job(generateMarkdown(2 * 1024)));
-        // Four threads per core above the large conversions' worker: it gets a few per cent of one.
-        hogs = hogCores(4);
-        const started = Date.now();
-        const error = await pool.run(job(generateMarkdown(60 * 1024))).catch((e: unknown) => e);
-        expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+        hogs = await crowd(await warmLargeWorker(pool));
+        const started = performance.now();
+        const error = await pool.run(job(generateMarkdown(500 * 1024))).catch((e: unknown) => e);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(5_000);
         expect(error).toBeInstanceOf(ConvertBusyError);
         expect((error as Error).message).toMatch(/too busy to finish the conversion within 5 s/);
       } finally {
