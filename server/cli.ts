@@ -129,6 +129,9 @@ Examples:
   docwright cert
   docwright status --json`;
 
+/** How long after a first stop signal the same signal is taken as a repeat of it, not as the user insisting. */
+const SIGNAL_REPEAT_MS = 1_000;
+
 /** Builds the `docwright` command line. */
 export function buildProgram(): Command {
   const program = new Command('docwright')
@@ -251,10 +254,24 @@ export function buildProgram(): Command {
           );
         print(`Data:          ${dataDir()}`);
         print('Stop with Ctrl+C.');
+        // SIGINT or SIGTERM closes the server (it answers what it is converting, then takes its discovery file,
+        // admin token, link and lock). The same request often comes twice: a process group's kill (`kill -- -PGID`,
+        // systemd's default stop) reaches both the server and, on a Node older than 22, the launcher that passes it
+        // on. So a signal within SIGNAL_REPEAT_MS of the first is that one again; one after it is the user insisting:
+        // the server stops at once, still without leaving the files a client would trust. (test/cli-serve-stop.test.ts)
         await new Promise<void>((done) => {
-          const stop = () => void server.close().then(done, done);
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
+          let closingSince: number | undefined;
+          const stop = (signal: NodeJS.Signals) => {
+            if (closingSince === undefined) {
+              closingSince = performance.now();
+              void server.close().then(done, done);
+            } else if (performance.now() - closingSince > SIGNAL_REPEAT_MS) {
+              server.abandon();
+              process.exit(signal === 'SIGINT' ? 130 : 143);
+            }
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
         });
       },
     );

@@ -66,7 +66,14 @@ export interface RunningServer {
   adminToken: string;
   /** A warning to show (e.g. the keychain fallback). */
   warnings: string[];
+  /** Closes: answers the requests in flight, then removes the discovery file, admin token, link and lock. */
   close(): Promise<void>;
+  /**
+   * For a process about to exit without closing (asked to stop again while it closes): removes at once the files a
+   * client would find and trust (discovery, admin token, link); the lock names a process that is gone, which the
+   * next start sees.
+   */
+  abandon(): void;
 }
 
 export { ServeError };
@@ -189,6 +196,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         rmSync(paths.adminToken, { force: true });
         rmSync(paths.uiLink, { force: true });
         store.close();
+      },
+      abandon() {
+        for (const path of [paths.discovery, paths.adminToken, paths.uiLink]) {
+          try {
+            rmSync(path, { force: true });
+          } catch {
+            // Nothing more can be done on the way out; the lock tells the next start this server is gone.
+          }
+        }
       },
     };
   } catch (error) {
