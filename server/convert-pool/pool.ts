@@ -110,6 +110,14 @@ const RECHECK_MS = 20;
 /** The clock's cap is at least this much past the limit: a limit of a few ms is below what the 10 ms ticks tell. */
 const WALL_SLACK_MS = 1_000;
 
+/**
+ * The longest a conversion with the time limit TIMEOUTMS runs by the clock (its CPU time not yet at the limit, it
+ * was kept from the cores): then it is stopped as ConvertBusyError.
+ */
+export function wallCapMs(timeoutMs: number): number {
+  return Math.max(timeoutMs * WALL_FACTOR, timeoutMs + WALL_SLACK_MS);
+}
+
 /** A thread's CPU time (user + system) in ms, from /proc/self/task/TID/stat; undefined where it cannot be read. */
 function threadCpuMs(tid: number | undefined): number | undefined {
   if (tid === undefined) return undefined;
@@ -538,7 +546,7 @@ export class ConvertPool {
     const now = threadCpuMs(slot.tid);
     const used = now === undefined || task.cpuAtStart === undefined ? undefined : now - task.cpuAtStart;
     const ran = performance.now() - (task.startedAt ?? 0);
-    const wallCap = Math.max(this.timeoutMs * WALL_FACTOR, this.timeoutMs + WALL_SLACK_MS);
+    const wallCap = wallCapMs(this.timeoutMs);
     const left = used === undefined ? 0 : Math.min(this.timeoutMs - used, wallCap - ran);
     if (left > 0) {
       task.timer = this.limit(slot, Math.max(RECHECK_MS, left));

@@ -1,6 +1,7 @@
 // Pathological markdown against the real HTTPS server (startServer): each document ends within the conversion time
-// limit with a valid .docx or a clean 422 `document_too_complex` / 413 `payload_too_large`, refused ones are not
-// counted against the quota, and the server keeps answering and converting. The short run (npm test) uses a 2 s
+// limit with a valid .docx or a clean 422 `document_too_complex` / 413 `payload_too_large` (or, on a machine so
+// loaded that the conversion could not use its CPU time within the clock's cap, 503 `server_busy`), refused ones
+// are not counted against the quota, and the server keeps answering and converting. The short run (npm test) uses a 2 s
 // limit; `npm run soak` uses the default limit (30 s, longer than the server's 30 s connection-inactivity timeout,
 // so it also proves a request waiting for its conversion is not cut off) and larger inputs.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wallCapMs } from '../../server/convert-pool/pool.ts';
 import { startServer, type RunningServer } from '../../server/serve.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
 import { call, trustingAgent, type HttpResult } from '../helpers/docwright-process.ts';
@@ -15,7 +17,10 @@ import { validateDocx } from '../helpers/docx.ts';
 
 const SOAK = Boolean(process.env.SOAK);
 const LIMIT_MS = SOAK ? 30_000 : 2_000;
-/** Time the answer may take beyond the limit: replacing a worker, writing a large body, a loaded machine. */
+/**
+ * Time the answer may take beyond the clock's cap of the limit (the limit counts CPU time; a conversion kept from
+ * the cores runs by the clock up to wallCapMs): replacing a worker, reading and writing a large body.
+ */
 const SLACK_MS = SOAK ? 30_000 : 15_000;
 const MB = 1_000_000;
 const repeat = (unit: string, length: number) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
@@ -98,7 +103,7 @@ function convert(markdown: string): Promise<HttpResult> {
 
 describe(`pathological markdown over HTTPS (limit ${LIMIT_MS / 1000} s)`, () => {
   it(
-    'each gives a valid document, 422 document_too_complex or 413 payload_too_large in time; the server keeps serving',
+    'each gives a valid document, 422 document_too_complex or 413 payload_too_large in time (503 server_busy if kept from the cores); the server keeps serving',
     async () => {
       const outcomes: string[] = [];
       let converted = 0;
@@ -114,15 +119,20 @@ describe(`pathological markdown over HTTPS (limit ${LIMIT_MS / 1000} s)`, () => 
           outcomes.push(
             `${c.name} (${(markdown.length / 1024).toFixed(0)} KB): ${res.status} in ${(ms / 1000).toFixed(1)} s`,
           );
-          expect(ms, `${c.name} answered in time`).toBeLessThan(LIMIT_MS + SLACK_MS);
+          expect(ms, `${c.name} answered in time`).toBeLessThan(wallCapMs(LIMIT_MS) + SLACK_MS);
           if (res.status === 200) {
             converted += 1;
             const { ok, report } = await validateDocx(new Uint8Array(res.bytes));
             expect(ok, `${c.name}: ${report.slice(0, 2000)}`).toBe(true);
           } else {
-            expect([413, 422], `${c.name}: ${res.bytes.toString().slice(0, 300)}`).toContain(res.status);
+            expect([413, 422, 503], `${c.name}: ${res.bytes.toString().slice(0, 300)}`).toContain(res.status);
             const { error } = res.json() as { error: { code: string; message: string } };
-            expect(error.code).toBe(res.status === 413 ? 'payload_too_large' : 'document_too_complex');
+            const codes: Record<number, string> = {
+              413: 'payload_too_large',
+              422: 'document_too_complex',
+              503: 'server_busy',
+            };
+            expect(error.code).toBe(codes[res.status]);
             expect(error.message).toMatch(/\S/);
           }
           expect((await call(agent, `${server.discovery.url}/api/health`)).status, `after ${c.name}`).toBe(200);
