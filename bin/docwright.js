@@ -48,7 +48,7 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   const node = bundledNode();
   if (!node) {
     process.stderr.write(
-      `docwright: needs Node ${MIN_MAJOR}.12 or newer (this is ${process.version}); install Node ${MIN_MAJOR} LTS, or reinstall docwright with its scripts allowed (npm install -g --allow-scripts=node ...).\n`,
+      `docwright: needs Node ${MIN_MAJOR}.12 or newer (this is ${process.version}); install Node ${MIN_MAJOR} LTS, or reinstall docwright with npm's install scripts on (npm install -g --ignore-scripts=false ...).\n`,
     );
     process.exit(1);
   }

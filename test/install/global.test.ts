@@ -1,5 +1,5 @@
-// The README's "docwright on your PATH" as a user does it: pack the checkout, install the tarball globally (into a
-// temporary prefix), and convert from a folder outside the checkout, with the system's own Node and npm first on
+// The README's "docwright on your PATH" as a user does it: pack the checkout, install the tarball globally with the
+// README's command (into a temporary prefix), and convert from a folder outside the checkout, with the system's own Node and npm first on
 // the PATH (on these machines Node 20: the installed docwright runs itself on the Node 22 installed with it).
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,12 @@ beforeAll(async () => {
   await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work], { cwd: root, env });
   const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
   if (!tarball) throw new Error('npm pack wrote no tarball');
-  await run('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], {
+  // The README's own command, with its options (into a temporary prefix, as it suggests without root).
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const line = /^npm install -g (.*?)\.\/docwright-[\d.]+\.tgz/m.exec(readme);
+  if (!line) throw new Error('README.md no longer shows `npm install -g ... ./docwright-VERSION.tgz`');
+  const options = (line[1] ?? '').split(/\s+/).filter(Boolean);
+  await run('npm', ['install', '-g', ...options, '--prefix', prefix, '--no-audit', '--no-fund', join(work, tarball)], {
     cwd: work,
     env,
     maxBuffer: 16 << 20,
