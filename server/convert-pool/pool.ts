@@ -42,6 +42,12 @@ export interface PoolOptions {
    * Ending a worker costs more than most small conversions: its replacement loads and warms up, about a second of
    * CPU, and conversions queued meanwhile wait for it. */
   cancelGraceMs?: number;
+  /** CPU time a conversion that is not large may use on the small conversions' workers, in ms (default 2,000):
+   * one still running then (a short document that is slow to parse, e.g. thousands of emphasis markers in one
+   * paragraph) is moved to the large conversions' workers and starts again there, within what is left of its time
+   * limit, so it never holds the workers the short ones need. Not below the time limit's reach: with a limit of at
+   * most this, nothing moves. */
+  smallBudgetMs?: number;
 }
 
 export interface PoolJob {
@@ -148,8 +154,10 @@ type Task =
   | {
       kind: 'convert';
       job: PoolJob;
-      /** At least largeJobChars of markdown. */
+      /** At least largeJobChars of markdown, or moved to the large conversions' workers (smallBudgetMs). */
       large: boolean;
+      /** CPU time (or time by the clock) it used on a small conversions' worker before it was moved, in ms. */
+      spentMs?: number;
       resolve: (result: PoolResult) => void;
       reject: (error: Error) => void;
     }
@@ -176,6 +184,10 @@ interface Slot {
         startedAt?: number;
         cpuAtStart?: number;
         cancelled?: boolean;
+        /** Its time limit on this worker: timeoutMs, less what it used before it was moved (spentMs). */
+        limitMs: number;
+        /** The task as queued (what a cancel looks for; what goes back in the queue when it is moved). */
+        origin: Task;
       })
     | null;
   /** Its thread id (Linux), for its CPU time. */
@@ -229,6 +241,7 @@ export class ConvertPool {
   private readonly largeJobChars: number;
   private readonly cancelGraceMs: number;
   private readonly largeIdleMs: number;
+  private readonly smallBudgetMs: number;
   /** Large conversions running at once, each on a worker of its own besides the `size` for the others. */
   private readonly largeSlots: number;
   private readonly entry: URL;
@@ -237,7 +250,7 @@ export class ConvertPool {
   private nextId = 1;
   private closed = false;
   /** Workers started, workers ended by a limit or a crash, and templates sent to a worker, since the pool was made. */
-  readonly counters = { started: 0, replaced: 0, templatesSent: 0 };
+  readonly counters = { started: 0, replaced: 0, templatesSent: 0, moved: 0 };
 
   constructor(options: PoolOptions = {}) {
     this.size = Math.max(1, options.size ?? fromEnv('DOCWRIGHT_WORKERS', 1) ?? availableParallelism());
@@ -250,6 +263,7 @@ export class ConvertPool {
     this.largeJobChars = options.largeJobChars ?? 100_000;
     this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
     this.largeIdleMs = options.largeIdleMs ?? 300_000;
+    this.smallBudgetMs = options.smallBudgetMs ?? 2_000;
     this.largeSlots = Math.max(1, this.size - 1);
     this.entry = workerEntry();
   }
@@ -294,7 +308,7 @@ export class ConvertPool {
       task.reject(error);
       return;
     }
-    const slot = this.slots.find((s) => s.task !== null && s.task.resolve === task.resolve);
+    const slot = this.slots.find((s) => s.task?.origin === task);
     if (!slot?.task) return;
     if (this.isLarge(task) || this.cancelGraceMs <= 0) {
       this.stop(slot, error);
@@ -317,7 +331,7 @@ export class ConvertPool {
     const left =
       startedAt === undefined
         ? this.cancelGraceMs
-        : Math.min(this.cancelGraceMs, startedAt + this.timeoutMs - performance.now());
+        : Math.min(this.cancelGraceMs, startedAt + (slot.task?.limitMs ?? this.timeoutMs) - performance.now());
     return setTimeout(() => this.stop(slot, cancelledError()), Math.max(0, left));
   }
 
@@ -479,7 +493,7 @@ export class ConvertPool {
     const id = this.nextId++;
     clearTimeout(slot.idle);
     if (task.kind === 'inspect') {
-      slot.task = { ...task, id, ...this.timing(slot) };
+      slot.task = { ...task, id, limitMs: this.timeoutMs, origin: task, ...this.timing(slot, this.timeoutMs) };
       slot.worker.ref();
       try {
         slot.worker.postMessage({ kind: 'inspect', id, bytes: task.bytes } satisfies InspectMessage);
@@ -508,7 +522,8 @@ export class ConvertPool {
       ...(known >= 0 ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
     };
-    slot.task = { ...task, id, ...this.timing(slot) };
+    const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
+    slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
     if (known < 0) this.counters.templatesSent += 1;
     slot.worker.ref();
     try {
@@ -520,9 +535,19 @@ export class ConvertPool {
     }
   }
 
-  /** A task's timer when it starts: its time limit from now on a ready worker, else the boot limit (onReady). */
-  private timing(slot: Slot): { timer: NodeJS.Timeout; startedAt?: number; cpuAtStart?: number } {
-    return slot.ready ? { timer: this.limit(slot), ...this.clockStart(slot) } : { timer: this.bootLimit(slot) };
+  /** A task's timer when it starts: its first check (`after`) from now on a ready worker, else the boot limit. */
+  private timing(slot: Slot, after: number): { timer: NodeJS.Timeout; startedAt?: number; cpuAtStart?: number } {
+    return slot.ready ? { timer: this.limit(slot, after), ...this.clockStart(slot) } : { timer: this.bootLimit(slot) };
+  }
+
+  /** When a task's time is first checked: at its limit, or for a small conversion that may move, at the budget. */
+  private firstCheck(task: Task, limitMs: number): number {
+    return this.mayMove(task, limitMs) ? this.smallBudgetMs : limitMs;
+  }
+
+  /** Whether a conversion on a small conversions' worker moves to a large one after smallBudgetMs. */
+  private mayMove(task: Task, limitMs: number): boolean {
+    return task.kind === 'convert' && !task.large && limitMs > this.smallBudgetMs;
   }
 
   /** Where a task's time limit counts from: now, by the clock and by its worker's CPU time (where readable). */
@@ -536,7 +561,7 @@ export class ConvertPool {
    * conversion slowed down by others on the cores (a large one's lower priority, other programs) is not stopped for
    * that; and never more than WALL_FACTOR times it by the clock. Where the CPU time cannot be read, by the clock.
    */
-  private limit(slot: Slot, after = this.timeoutMs): NodeJS.Timeout {
+  private limit(slot: Slot, after: number): NodeJS.Timeout {
     return setTimeout(() => this.checkLimit(slot), after);
   }
 
@@ -546,14 +571,28 @@ export class ConvertPool {
     const now = threadCpuMs(slot.tid);
     const used = now === undefined || task.cpuAtStart === undefined ? undefined : now - task.cpuAtStart;
     const ran = performance.now() - (task.startedAt ?? 0);
-    const wallCap = wallCapMs(this.timeoutMs);
-    const left = used === undefined ? 0 : Math.min(this.timeoutMs - used, wallCap - ran);
+    if (this.mayMove(task.origin, task.limitMs)) {
+      // A small conversion past its budget (of CPU time; by the clock where that cannot be read) moves.
+      const spent = used ?? ran;
+      if (spent >= this.smallBudgetMs) {
+        this.move(slot, spent);
+        return;
+      }
+      if (ran < wallCapMs(this.smallBudgetMs)) {
+        task.timer = this.limit(slot, Math.max(RECHECK_MS, this.smallBudgetMs - spent));
+        return;
+      }
+      // Kept from the cores: its own limit decides, below.
+    }
+    const limitMs = task.limitMs;
+    const wallCap = wallCapMs(limitMs);
+    const left = used === undefined ? limitMs - ran : Math.min(limitMs - used, wallCap - ran);
     if (left > 0) {
       task.timer = this.limit(slot, Math.max(RECHECK_MS, left));
       return;
     }
     // Stopped by the clock with CPU time to spare: the cores were busy, not the document too complex.
-    if (used !== undefined && used < this.timeoutMs) {
+    if (used !== undefined && used < limitMs) {
       this.stop(
         slot,
         new ConvertBusyError(`the cores were too busy to finish the conversion within ${wallCap / 1000} s`),
@@ -561,6 +600,34 @@ export class ConvertPool {
       return;
     }
     this.stop(slot, new ConvertLimitError('time', `the conversion took longer than ${this.timeoutMs / 1000} s`));
+  }
+
+  /**
+   * Moves a small conversion that has used its budget to the large conversions' workers: its worker is ended (and
+   * replaced when needed), the conversion waits in the large ones' queue and starts again there with what is left of
+   * its time limit. Refused as busy when that queue is full.
+   */
+  private move(slot: Slot, spent: number): void {
+    const task = slot.task;
+    if (task?.kind !== 'convert') return;
+    const origin = task.origin;
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+    this.counters.replaced += 1;
+    this.counters.moved += 1;
+    slot.task = null;
+    clearTimeout(task.timer);
+    void slot.worker.terminate();
+    if (origin.kind === 'convert') {
+      const full = this.full(true, 'large conversions');
+      if (full) origin.reject(full);
+      else {
+        origin.large = true;
+        origin.spentMs = spent;
+        this.queue.push(origin);
+      }
+    }
+    this.dispatch();
   }
 
   /** A worker that does not load its code within a minute is broken: its conversion fails, the worker ends. */
@@ -579,7 +646,7 @@ export class ConvertPool {
     // The conversion sent before the worker was ready starts now: so does its time limit.
     clearTimeout(task.timer);
     Object.assign(task, this.clockStart(slot));
-    task.timer = task.cancelled ? this.grace(slot) : this.limit(slot);
+    task.timer = task.cancelled ? this.grace(slot) : this.limit(slot, this.firstCheck(task.origin, task.limitMs));
   }
 
   private onMessage(slot: Slot, message: ResultMessage | InspectResultMessage): void {

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { DEFAULT_RULES, defaultTemplate } from '../../server/convert/index.ts';
-import { ConvertBusyError, ConvertPool, type PoolOptions } from '../../server/convert-pool/pool.ts';
+import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions } from '../../server/convert-pool/pool.ts';
 import { buildApp } from '../../server/http/app.ts';
 import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
@@ -148,7 +148,8 @@ describe('conversions in worker threads', () => {
     expect((await server.convert('one more')).status).toBe(200);
     const spent = await server.convert('over the quota');
     expect(spent.status).toBe(429);
-    expect(pool.counters.replaced).toBe(1);
+    // After 2 s of CPU it moved to a large conversions' worker (its small one ended), which the limit then ended.
+    expect(pool.counters).toMatchObject({ moved: 1, replaced: 2 });
   });
 
   it('a conversion past the memory limit ends in 422 document_too_complex and the worker is replaced', async () => {
@@ -547,6 +548,50 @@ describe('the time limit and the queues', () => {
     },
     60_000,
   );
+
+  it('a short document slow to convert moves to the large conversions workers once it has used its budget', async () => {
+    // 16,000 emphasis markers in one paragraph: 16 KB, seconds in the parser (its emphasis resolution grows with the
+    // square of the markers). With one worker for the short ones, it would hold that worker for all of it.
+    const slow = `${'*_'.repeat(8_000)}a`;
+    const pool = new ConvertPool({ size: 1, smallBudgetMs: 300, timeoutMs: 20_000 });
+    try {
+      await pool.run(job('# warm'));
+      const started = performance.now();
+      const slowDone = pool.run(job(slow)).then(
+        (result) => ({ ok: true as const, result, at: performance.now() - started }),
+        (error: unknown) => ({ ok: false as const, error, at: performance.now() - started }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Short ones sent while it runs: they wait at most for its budget, not for the whole of it.
+      const small: number[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        expect((await validateDocx((await pool.run(job(`# short ${String(i)}`))).docx)).ok).toBe(true);
+        small.push(performance.now() - started);
+      }
+      const outcome = await slowDone;
+      // Every short one was answered while the slow one still ran (on the old pool the first waited for all of it).
+      expect(Math.max(...small)).toBeLessThan(outcome.at);
+      // It converted on a large conversions' worker, within its time limit.
+      expect(pool.counters.moved).toBe(1);
+      expect(outcome.ok, String(outcome.ok ? '' : outcome.error)).toBe(true);
+      if (outcome.ok) expect((await validateDocx(outcome.result.docx)).ok).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('a moved conversion keeps its time limit: what it used before counts', async () => {
+    const pool = new ConvertPool({ size: 1, smallBudgetMs: 300, timeoutMs: 1_000 });
+    try {
+      await pool.run(job('# warm'));
+      const error = await pool.run(job(`${'*_'.repeat(8_000)}a`)).catch((e: unknown) => e);
+      expect(pool.counters.moved).toBe(1);
+      expect(error).toBeInstanceOf(ConvertLimitError);
+      expect((error as Error).message).toMatch(/longer than 1 s/);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 
   it('large conversions waiting never fill the queue of the others (and the other way round)', async () => {
     const pool = new ConvertPool({ size: 1, maxQueue: 1, largeJobChars: 1_000 });
