@@ -66,3 +66,50 @@ describe('template upload fields (multipart) and the same fields in JSON answer 
     expect(patched.statusCode, patched.body).toBe(200);
   });
 });
+
+describe('a malformed multipart body on the template routes', () => {
+  const truncated = Buffer.from(
+    '--xx\r\nContent-Disposition: form-data; name="file"; filename="a.docx"\r\nContent-Type: application/octet-stream\r\n\r\nPK\u0003\u0004',
+  );
+  const bodies: [string, Record<string, string>, Buffer][] = [
+    ['no boundary', { 'content-type': 'multipart/form-data' }, Buffer.from('abc')],
+    ['a body cut off inside a part', { 'content-type': 'multipart/form-data; boundary=xx' }, truncated],
+  ];
+  for (const [what, headers, body] of bodies) {
+    it(`${what}: 400 bad_request, as on /api/v1/convert; nothing is stored`, async () => {
+      const before = env.store.listTemplates();
+      for (const [method, url] of [
+        ['POST', '/api/v1/templates'],
+        ['PUT', `/api/v1/templates/${templateId}/file`],
+        // The conversion route reads the same way (its part cut off is an "images" one).
+        ['POST', '/api/v1/convert'],
+      ] as const) {
+        const sent =
+          url === '/api/v1/convert'
+            ? Buffer.from(body.toString('latin1').replace('name="file"', 'name="images"'), 'latin1')
+            : body;
+        const message = expectError(await env.send(method, url, { ...env.auth, ...headers }, sent), 400, 'bad_request');
+        expect(message, `${method} ${url}`).toMatch(/multipart body is malformed/);
+      }
+      expect(env.store.listTemplates()).toEqual(before);
+    });
+  }
+
+  it('two template files: 422 validation_error naming the field', async () => {
+    const boundary = 'bb';
+    const part = (name: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\nPK\r\n`;
+    const body = Buffer.from(`${part('a.docx')}${part('b.docx')}--${boundary}--\r\n`);
+    const message = expectError(
+      await env.send(
+        'POST',
+        '/api/v1/templates',
+        { ...env.auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      ),
+      422,
+      'validation_error',
+    );
+    expect(message).toMatch(/^file: .*one/);
+  });
+});

@@ -27,12 +27,30 @@ export function templateOut(t: TemplateRecord): TemplateOut {
   };
 }
 
-/** Reads a multipart upload: the file's bytes and the text fields. */
+/**
+ * Reads a multipart upload: the file's bytes and the text fields. A body that is not well-formed multipart is
+ * 400 bad_request (as on /api/v1/convert), a second file 422; the plugin's size limits keep their 413.
+ */
 async function readUpload(
   request: FastifyRequest,
 ): Promise<{ bytes?: Uint8Array; fields: Record<string, string>; filename?: string }> {
   if (!request.isMultipart())
     throw new ApiError('unsupported_media_type', 'Send the template as multipart/form-data with a "file" field.');
+  try {
+    return await readParts(request);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    const { code, statusCode } = error as { code?: string; statusCode?: number };
+    if (code === 'FST_FILES_LIMIT') throw new ApiError('validation_error', 'file: send one template file per request.');
+    if (statusCode === 413) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ApiError('bad_request', `The multipart body is malformed: ${detail}.`);
+  }
+}
+
+async function readParts(
+  request: FastifyRequest,
+): Promise<{ bytes?: Uint8Array; fields: Record<string, string>; filename?: string }> {
   const fields: Record<string, string> = {};
   let bytes: Uint8Array | undefined;
   let filename: string | undefined;
@@ -56,6 +74,14 @@ async function readUpload(
         );
         file.once('end', resolve);
         file.once('error', reject);
+        // A body that ends inside the part (no closing boundary) neither ends nor fails the part's stream: it is
+        // over when the request's body is, once the parser has seen the last of it.
+        const cutOff = (): void => {
+          setImmediate(() => reject(new Error('the body ended inside the file part')));
+        };
+        if (request.raw.readableEnded) cutOff();
+        else request.raw.once('end', cutOff);
+        file.once('end', () => request.raw.off('end', cutOff));
       });
       const buffer = Buffer.concat(chunks);
       bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
