@@ -385,6 +385,7 @@ export class Services {
       builtin: false,
       managed: false,
     });
+    if (!mapping) throw new ApiError('not_found', `Template ${input.template_id} not found.`);
     return { mapping, warnings };
   }
 }

@@ -237,7 +237,7 @@ export async function seedFromPolicy(
     };
     const existing = store.getMapping(id);
     if (!existing) {
-      await store.addMapping({
+      const added = await store.addMapping({
         id,
         ...fields,
         version: 1,
@@ -246,7 +246,8 @@ export async function seedFromPolicy(
         builtin: false,
         managed: true,
       });
-      report.added.push(where(name));
+      if (added) report.added.push(where(name));
+      else problem(`its template "${raw.template}" is not stored`);
     } else if (
       existing.name !== fields.name ||
       existing.template_id !== fields.template_id ||

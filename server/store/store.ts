@@ -336,7 +336,12 @@ export class Store {
     return m && { ...m };
   }
 
-  async addMapping(record: MappingRecord): Promise<MappingRecord> {
+  /**
+   * Adds a mapping of a template that exists; undefined, and nothing stored, when the template is gone (deleted while
+   * the request that adds the mapping waited, e.g. for the template to be read): no mapping outlives its template.
+   */
+  async addMapping(record: MappingRecord): Promise<MappingRecord | undefined> {
+    if (!this.data.templates.some((t) => t.id === record.template_id)) return undefined;
     this.data.mappings.push(record);
     await this.save(() => {
       this.data.mappings = this.data.mappings.filter((m) => m !== record);

@@ -135,6 +135,10 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     if (!t) throw new ApiError('not_found', `Template ${id} not found.`);
     return t;
   };
+  /** A template deleted by another request while this one waited. */
+  const gone = (id: string): never => {
+    throw new ApiError('not_found', `Template ${id} not found.`);
+  };
   // Stored directly: its rules name only styles just read from the template, so there is nothing to check (and the
   // template is not read a second time).
   const addMatchedMapping = async (templateId: string, styles: readonly TemplateStyle[]) => {
@@ -305,7 +309,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const t = editable(request.params.id);
       const patch = { ...request.body, version: t.version + 1, updated_at: app.services.now().toISOString() };
-      return templateOut((await store.updateTemplate(t.id, patch)) ?? t);
+      return templateOut((await store.updateTemplate(t.id, patch)) ?? gone(t.id));
     },
   );
 
@@ -333,7 +337,8 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         updated_at: app.services.now().toISOString(),
         warnings: inspected.warnings,
       };
-      const updated = (await store.updateTemplate(t.id, patch, inspected.bytes)) ?? t;
+      // Deleted while its new file was read: nothing is stored, and no mapping is made for it.
+      const updated = (await store.updateTemplate(t.id, patch, inspected.bytes)) ?? gone(t.id);
       // The old version's bytes and reading, here and in every worker, are of no further use.
       app.services.forgetTemplate(t.id);
       // Existing mappings are the user's and stay as they are; a template left with none gets a matched one again.
