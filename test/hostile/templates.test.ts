@@ -151,6 +151,24 @@ describe('zip bombs', () => {
     await expectRefused(bomb, /compressed suspiciously well/);
   });
 
+  it('240 parts of 1 MB of zeros (each under the per-part ratio check, 240 MB from ~250 KB) are refused as a whole', async () => {
+    const size = MB;
+    const body = await deflateZeros(size);
+    const crc = zerosCrc(size);
+    const bomb = craftZip([
+      ...baseEntries(),
+      ...Array.from({ length: 240 }, (_, i): CraftEntry => ({
+        name: `word/media/pad${String(i)}.bin`,
+        body,
+        method: 8,
+        size,
+        crc,
+      })),
+    ]);
+    expect(bomb.length).toBeLessThan(400 * 1024);
+    await expectRefused(bomb, /compressed suspiciously well/);
+  });
+
   it(`an overlapping bomb: ${SOAK ? 4000 : 1000} entries sharing one 1 MB body (${SOAK ? '4 GB' : '1 GB'} from a ~${SOAK ? 200 : 60} KB zip)`, async () => {
     const size = MB;
     const kernel: CraftEntry = {

@@ -7,6 +7,11 @@ export const TEMPLATE_LIMITS = {
   maxTotalBytes: 256 * 1024 * 1024,
   /** Largest uncompressed/compressed ratio of one part (parts under 1 MB are exempt): deflate manages ~1000:1, XML ~10–30:1. */
   maxCompressionRatio: 200,
+  /**
+   * The same ratio over the whole package once it unpacks to more than this: many parts each under 1 MB (exempt one
+   * by one) must not add up to hundreds of MB from a few hundred KB, held in every worker that reads the template.
+   */
+  packageRatioFrom: 16 * 1024 * 1024,
 };
 
 /** Compressed bytes fed to the inflater at a time: a part whose header lies about its size is stopped within one slice. */
@@ -42,6 +47,7 @@ export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
   if (entries.length > TEMPLATE_LIMITS.maxEntries)
     refuse(`it has ${entries.length} parts, more than ${TEMPLATE_LIMITS.maxEntries}`);
   let total = 0;
+  let compressed = 0;
   const seen = new Set<string>();
   for (const entry of entries) {
     checkName(entry.name);
@@ -58,6 +64,7 @@ export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
     if (entry.size > Math.max(1024 * 1024, entry.compressedSize * TEMPLATE_LIMITS.maxCompressionRatio)) {
       refuse(`part ${entry.name} is compressed suspiciously well (a zip bomb?)`);
     }
+    compressed += entry.compressedSize;
   }
   // Each part's data must lie between its own header and the next one: overlapping entries are a zip bomb's trick.
   const located = entries
@@ -70,6 +77,9 @@ export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
     const limit = located[i + 1]?.entry.offset ?? bytes.length;
     if (end > limit) refuse(`part ${current.entry.name} overlaps another part or runs past the end of the file`);
   }
+  // Parts that do not overlap, compressed that well together: many small bombs (each under the part's ratio check).
+  if (total > Math.max(TEMPLATE_LIMITS.packageRatioFrom, compressed * TEMPLATE_LIMITS.maxCompressionRatio))
+    refuse(`its parts are compressed suspiciously well as a whole (a zip bomb?)`);
   const parts = new Map<string, Uint8Array>();
   for (const { entry, start } of located) {
     if (entry.name.endsWith('/')) continue; // a folder entry
