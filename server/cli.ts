@@ -131,6 +131,8 @@ Examples:
 
 /** How long after a first stop signal the same signal is taken as a repeat of it, not as the user insisting. */
 const SIGNAL_REPEAT_MS = 1_000;
+/** The stop signals' numbers, for the exit status of a server stopped at once (128 + the number, as a shell has it). */
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 /** Builds the `docwright` command line. */
 export function buildProgram(): Command {
@@ -254,7 +256,7 @@ export function buildProgram(): Command {
           );
         print(`Data:          ${dataDir()}`);
         print('Stop with Ctrl+C.');
-        // SIGINT or SIGTERM closes the server (it answers what it is converting, then takes its discovery file,
+        // SIGINT, SIGTERM or SIGHUP closes the server (it answers what it is converting, then takes its discovery file,
         // admin token, link and lock). The same request often comes twice: a process group's kill (`kill -- -PGID`,
         // systemd's default stop) reaches both the server and, on a Node older than 22, the launcher that passes it
         // on. So a signal within SIGNAL_REPEAT_MS of the first is that one again; one after it is the user insisting:
@@ -267,11 +269,11 @@ export function buildProgram(): Command {
               void server.close().then(done, done);
             } else if (performance.now() - closingSince > SIGNAL_REPEAT_MS) {
               server.abandon();
-              process.exit(signal === 'SIGINT' ? 130 : 143);
+              process.exit(128 + (SIGNAL_NUMBERS[signal] ?? 15));
             }
           };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
+          // SIGHUP too: a closed terminal (or a launcher passing it on) stops the server as cleanly as Ctrl+C.
+          for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
         });
       },
     );

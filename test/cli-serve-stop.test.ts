@@ -77,6 +77,15 @@ describe('docwright serve stopped by signal', () => {
     }
   }, 90_000);
 
+  it('closes cleanly on SIGHUP (a terminal closed), as on SIGTERM', async () => {
+    const server = await serve('hangup');
+    expect(leftBehind(server.dir).length).toBeGreaterThanOrEqual(3);
+    process.kill(-(server.child.pid ?? 0), 'SIGHUP');
+    await server.exit;
+    expect({ code: server.child.exitCode, signal: server.child.signalCode }).toEqual({ code: 0, signal: null });
+    expect(leftBehind(server.dir)).toEqual([]);
+  }, 60_000);
+
   it('stops at once when asked again after a while, still taking its discovery file, token and link', async () => {
     const server = await serve('insist');
     const agent = new Agent({ connect: { rejectUnauthorized: false } });

@@ -95,6 +95,28 @@ describe('a malformed multipart body on the template routes', () => {
     });
   }
 
+  it("more parts or fields than an upload has: 422 validation_error, not the parser's 413", async () => {
+    const boundary = 'cc';
+    const parts: [string, (i: number) => string][] = [
+      ['empty parts', () => `--${boundary}\r\nContent-Disposition: form-data; name="x"\r\n\r\n\r\n`],
+      ['text fields', (i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${String(i)}"\r\n\r\nv\r\n`],
+    ];
+    for (const [what, part] of parts) {
+      const body = Buffer.from(`${Array.from({ length: 60 }, (_, i) => part(i)).join('')}--${boundary}--\r\n`);
+      const message = expectError(
+        await env.send(
+          'POST',
+          '/api/v1/templates',
+          { ...env.auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
+          body,
+        ),
+        422,
+        'validation_error',
+      );
+      expect(message, what).toMatch(/more parts than a template needs/);
+    }
+  });
+
   it('two template files: 422 validation_error naming the field', async () => {
     const boundary = 'bb';
     const part = (name: string) =>

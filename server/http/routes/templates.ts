@@ -42,6 +42,11 @@ async function readUpload(
     if (error instanceof ApiError) throw error;
     const { code, statusCode } = error as { code?: string; statusCode?: number };
     if (code === 'FST_FILES_LIMIT') throw new ApiError('validation_error', 'file: send one template file per request.');
+    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+      throw new ApiError(
+        'validation_error',
+        'The upload has more parts than a template needs: a "file", and "name" and "description" if you like.',
+      );
     if (statusCode === 413) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     throw new ApiError('bad_request', `The multipart body is malformed: ${detail}.`);
