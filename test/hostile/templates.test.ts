@@ -169,6 +169,26 @@ describe('zip bombs', () => {
     await expectRefused(bomb, /compressed suspiciously well/);
   });
 
+  it('the same padded with 1.2 MB of random bytes (under 200:1 as a whole, 250 MB from 1.4 MB) is refused too', async () => {
+    const size = MB;
+    const body = await deflateZeros(size);
+    const crc = zerosCrc(size);
+    const random = randomBytes(1_200_000);
+    const bomb = craftZip([
+      ...baseEntries(),
+      entry('word/media/pad.bin', random, 0),
+      ...Array.from({ length: 240 }, (_, i): CraftEntry => ({
+        name: `word/media/pad${String(i)}.bin`,
+        body,
+        method: 8,
+        size,
+        crc,
+      })),
+    ]);
+    expect(bomb.length).toBeLessThan(2 * MB);
+    await expectRefused(bomb, /compressed suspiciously well/);
+  });
+
   it(`an overlapping bomb: ${SOAK ? 4000 : 1000} entries sharing one 1 MB body (${SOAK ? '4 GB' : '1 GB'} from a ~${SOAK ? 200 : 60} KB zip)`, async () => {
     const size = MB;
     const kernel: CraftEntry = {

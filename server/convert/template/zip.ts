@@ -12,6 +12,13 @@ export const TEMPLATE_LIMITS = {
    * by one) must not add up to hundreds of MB from a few hundred KB, held in every worker that reads the template.
    */
   packageRatioFrom: 16 * 1024 * 1024,
+  /**
+   * Past this unpacked size the whole package may be compressed at most `largePackageRatio`:1. A template that large
+   * is pictures and fonts (about 1:1; its XML 10–30:1), not hundreds of MB from a few; a bomb padded with
+   * incompressible bytes to pass the ratio above must send a tenth of what it unpacks to.
+   */
+  largePackageFrom: 64 * 1024 * 1024,
+  largePackageRatio: 20,
 };
 
 /** Compressed bytes fed to the inflater at a time: a part whose header lies about its size is stopped within one slice. */
@@ -78,7 +85,10 @@ export function unzipPackage(bytes: Uint8Array): Map<string, Uint8Array> {
     if (end > limit) refuse(`part ${current.entry.name} overlaps another part or runs past the end of the file`);
   }
   // Parts that do not overlap, compressed that well together: many small bombs (each under the part's ratio check).
-  if (total > Math.max(TEMPLATE_LIMITS.packageRatioFrom, compressed * TEMPLATE_LIMITS.maxCompressionRatio))
+  if (
+    total > Math.max(TEMPLATE_LIMITS.packageRatioFrom, compressed * TEMPLATE_LIMITS.maxCompressionRatio) ||
+    total > Math.max(TEMPLATE_LIMITS.largePackageFrom, compressed * TEMPLATE_LIMITS.largePackageRatio)
+  )
     refuse(`its parts are compressed suspiciously well as a whole (a zip bomb?)`);
   const parts = new Map<string, Uint8Array>();
   for (const { entry, start } of located) {
