@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
@@ -131,8 +132,6 @@ Examples:
 
 /** How long after a first stop signal the same signal is taken as a repeat of it, not as the user insisting. */
 const SIGNAL_REPEAT_MS = 1_000;
-/** The stop signals' numbers, for the exit status of a server stopped at once (128 + the number, as a shell has it). */
-const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 
 /** Builds the `docwright` command line. */
 export function buildProgram(): Command {
@@ -269,7 +268,8 @@ export function buildProgram(): Command {
               void server.close().then(done, done);
             } else if (performance.now() - closingSince > SIGNAL_REPEAT_MS) {
               server.abandon();
-              process.exit(128 + (SIGNAL_NUMBERS[signal] ?? 15));
+              // 128 + the signal's number, as a shell reports a process ended by it.
+              process.exit(128 + constants.signals[signal]);
             }
           };
           // SIGHUP too: a closed terminal (or a launcher passing it on) stops the server as cleanly as Ctrl+C.

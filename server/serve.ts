@@ -168,6 +168,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // find compiled code instead of waiting for a thread's start (seconds) and its first, cold conversion.
     if (options.warmWorkers ?? true) app.services.convertPool.warm();
     let closed = false;
+    /** What a client finds and trusts: removed when the server stops, however it stops. */
+    const clientFiles = [paths.discovery, paths.adminToken, paths.uiLink];
     return {
       app,
       store,
@@ -192,13 +194,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         closed = true;
         clearInterval(purge);
         await app.close();
-        rmSync(paths.discovery, { force: true });
-        rmSync(paths.adminToken, { force: true });
-        rmSync(paths.uiLink, { force: true });
+        for (const path of clientFiles) rmSync(path, { force: true });
         store.close();
       },
       abandon() {
-        for (const path of [paths.discovery, paths.adminToken, paths.uiLink]) {
+        for (const path of clientFiles) {
           try {
             rmSync(path, { force: true });
           } catch {
