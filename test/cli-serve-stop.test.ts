@@ -52,39 +52,35 @@ function leftBehind(dir: string): string[] {
 }
 
 describe('docwright serve stopped by signal', () => {
-  it('closes cleanly, answering what it converts, when its process group gets SIGTERM several times at once', async () => {
-    const server = await serve('burst');
-    expect(leftBehind(server.dir).length).toBeGreaterThanOrEqual(3);
-    const agent = new Agent({ connect: { rejectUnauthorized: false } });
-    try {
-      const converting = convertLarge(server, agent, await createKey(server.dir));
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      // The group's kill, then the same again within the next moments, as a launcher passing it on does; the
-      // server is still converting then, so it is still closing.
-      const pgid = server.child.pid ?? 0;
-      for (const delay of [0, 0, 2, 5, 10, 50, 200]) {
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        process.kill(-pgid, 'SIGTERM');
+  // SIGHUP too: a closed terminal stops the server as cleanly as SIGTERM (it died, leaving the files, before).
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    'closes cleanly, answering what it converts, when its process group gets %s several times at once',
+    async (signal) => {
+      const server = await serve(`burst-${signal}`);
+      expect(leftBehind(server.dir).length).toBeGreaterThanOrEqual(3);
+      const agent = new Agent({ connect: { rejectUnauthorized: false } });
+      try {
+        const converting = convertLarge(server, agent, await createKey(server.dir));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // The group's kill, then the same again within the next moments, as a launcher passing it on does; the
+        // server is still converting then, so it is still closing.
+        const pgid = server.child.pid ?? 0;
+        for (const delay of [0, 0, 2, 5, 10, 50, 200]) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          process.kill(-pgid, signal);
+        }
+        await server.exit;
+        expect({ code: server.child.exitCode, signal: server.child.signalCode }).toEqual({ code: 0, signal: null });
+        expect(leftBehind(server.dir)).toEqual([]);
+        // It answered the conversion it had started before it went.
+        const answer = await converting;
+        expect(answer).toBe(200);
+      } finally {
+        await agent.close();
       }
-      await server.exit;
-      expect({ code: server.child.exitCode, signal: server.child.signalCode }).toEqual({ code: 0, signal: null });
-      expect(leftBehind(server.dir)).toEqual([]);
-      // It answered the conversion it had started before it went.
-      const answer = await converting;
-      expect(answer).toBe(200);
-    } finally {
-      await agent.close();
-    }
-  }, 90_000);
-
-  it('closes cleanly on SIGHUP (a terminal closed), as on SIGTERM', async () => {
-    const server = await serve('hangup');
-    expect(leftBehind(server.dir).length).toBeGreaterThanOrEqual(3);
-    process.kill(-(server.child.pid ?? 0), 'SIGHUP');
-    await server.exit;
-    expect({ code: server.child.exitCode, signal: server.child.signalCode }).toEqual({ code: 0, signal: null });
-    expect(leftBehind(server.dir)).toEqual([]);
-  }, 60_000);
+    },
+    90_000,
+  );
 
   it('stops at once when asked again after a while, still taking its discovery file, token and link', async () => {
     const server = await serve('insist');
