@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { imageTarget } from '../convert/images/path.ts';
 import { IMAGE_LIMITS } from '../convert/images/limits.ts';
 import { ApiError } from '../errors.ts';
+import { multipartError } from './multipart-errors.ts';
 import { stemOf } from '../services.ts';
 
 /** The text fields a multipart conversion takes (the JSON body's fields); `markdown` may also be a file part. */
@@ -40,11 +41,7 @@ export async function readConvertUpload(request: FastifyRequest): Promise<Conver
   try {
     return await readParts(request);
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    // The plugin's own limit errors (413) keep their status; anything else is a body that is not well-formed.
-    if ((error as { statusCode?: number }).statusCode === 413) throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new ApiError('bad_request', `The multipart body is malformed: ${detail}.`);
+    multipartError(error);
   }
 }
 

@@ -9,6 +9,7 @@ import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES, TemplateFieldsSchema, type TemplateOut } from '../schemas/index.ts';
 import { contentDisposition, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
+import { multipartError } from '../multipart-errors.ts';
 import { AUTO_MAPPING_NAME, matchedCount, suggestRules } from '../../convert/auto-mapping.ts';
 
 /** The template as the API shows it. */
@@ -39,17 +40,14 @@ async function readUpload(
   try {
     return await readParts(request);
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    const { code, statusCode } = error as { code?: string; statusCode?: number };
+    const code = (error as { code?: string }).code;
     if (code === 'FST_FILES_LIMIT') throw new ApiError('validation_error', 'file: send one template file per request.');
     if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
       throw new ApiError(
         'validation_error',
         'The upload has more parts than a template needs: a "file", and "name" and "description" if you like.',
       );
-    if (statusCode === 413) throw error;
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new ApiError('bad_request', `The multipart body is malformed: ${detail}.`);
+    multipartError(error);
   }
 }
 
@@ -69,25 +67,14 @@ async function readParts(
       // Read it here rather than with toBuffer(), which drains the whole request before it reports the limit: the
       // answer comes as soon as the limit is crossed, and the connection closes shortly after (lingerThenClose).
       const file = part.file;
+      file.once('limit', () =>
+        file.destroy(
+          Object.assign(new Error('request file too large'), { code: 'FST_REQ_FILE_TOO_LARGE', statusCode: 413 }),
+        ),
+      );
+      // Read as a stream: a body that ends inside the part (no closing boundary) fails the reading.
       const chunks: Buffer[] = [];
-      await new Promise<void>((resolve, reject) => {
-        file.on('data', (chunk: Buffer) => chunks.push(chunk));
-        file.once('limit', () =>
-          reject(
-            Object.assign(new Error('request file too large'), { code: 'FST_REQ_FILE_TOO_LARGE', statusCode: 413 }),
-          ),
-        );
-        file.once('end', resolve);
-        file.once('error', reject);
-        // A body that ends inside the part (no closing boundary) neither ends nor fails the part's stream: it is
-        // over when the request's body is, once the parser has seen the last of it.
-        const cutOff = (): void => {
-          setImmediate(() => reject(new Error('the body ended inside the file part')));
-        };
-        if (request.raw.readableEnded) cutOff();
-        else request.raw.once('end', cutOff);
-        file.once('end', () => request.raw.off('end', cutOff));
-      });
+      for await (const chunk of file) chunks.push(chunk as Buffer);
       const buffer = Buffer.concat(chunks);
       bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
       filename = part.filename;
