@@ -608,24 +608,18 @@ export class ConvertPool {
    * its time limit. Refused as busy when that queue is full.
    */
   private move(slot: Slot, spent: number): void {
-    const task = slot.task;
-    if (task?.kind !== 'convert') return;
-    const origin = task.origin;
-    const index = this.slots.indexOf(slot);
-    if (index >= 0) this.slots.splice(index, 1);
-    this.counters.replaced += 1;
-    this.counters.moved += 1;
+    const origin = slot.task?.origin;
+    if (origin?.kind !== 'convert') return;
+    clearTimeout(slot.task?.timer);
     slot.task = null;
-    clearTimeout(task.timer);
-    void slot.worker.terminate();
-    if (origin.kind === 'convert') {
-      const full = this.full(true, 'large conversions');
-      if (full) origin.reject(full);
-      else {
-        origin.large = true;
-        origin.spentMs = spent;
-        this.queue.push(origin);
-      }
+    this.end(slot);
+    this.counters.moved += 1;
+    const full = this.full(true, 'large conversions');
+    if (full) origin.reject(full);
+    else {
+      origin.large = true;
+      origin.spentMs = spent;
+      this.queue.push(origin);
     }
     this.dispatch();
   }
@@ -711,12 +705,17 @@ export class ConvertPool {
 
   /** Ends a worker whose conversion ran past a limit; its replacement starts when a job needs it. */
   private stop(slot: Slot, error: Error): void {
+    this.end(slot);
+    this.finish(slot, error);
+    this.dispatch();
+  }
+
+  /** Ends a worker that was running something (a limit, a cancel, a move); another starts when a job needs one. */
+  private end(slot: Slot): void {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
     this.counters.replaced += 1;
-    this.finish(slot, error);
     void slot.worker.terminate();
-    this.dispatch();
   }
 
   /** Settles the slot's task, if any, and marks the slot free. */

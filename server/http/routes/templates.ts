@@ -122,15 +122,11 @@ function nameFromFile(filename: string | undefined): string {
 /** Templates: list, upload, read, styles, download, rename, replace the file (version + 1), delete. */
 export async function templateRoutes(app: FastifyInstance): Promise<void> {
   const store = app.services.store;
-  const find = (id: string) => {
-    const t = store.getTemplate(id);
-    if (!t) throw new ApiError('not_found', `Template ${id} not found.`);
-    return t;
-  };
-  /** A template deleted by another request while this one waited. */
+  /** A template that is not stored (never was, or deleted by another request while this one waited). */
   const gone = (id: string): never => {
     throw new ApiError('not_found', `Template ${id} not found.`);
   };
+  const find = (id: string) => store.getTemplate(id) ?? gone(id);
   // Stored directly: its rules name only styles just read from the template, so there is nothing to check (and the
   // template is not read a second time).
   const addMatchedMapping = async (templateId: string, styles: readonly TemplateStyle[]) => {
