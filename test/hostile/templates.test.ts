@@ -37,6 +37,19 @@ function baseEntries(replace: Record<string, string | Uint8Array> = {}): CraftEn
   return [...names].map((name) => entry(name, replace[name] ?? (parts[name] as Uint8Array)));
 }
 
+/** COUNT deflated parts of 1 MB of zeros each (word/media/NAMEi.bin), sharing one compressed body. */
+async function zeroParts(count: number, name: string): Promise<CraftEntry[]> {
+  const body = await deflateZeros(MB);
+  const crc = zerosCrc(MB);
+  return Array.from({ length: count }, (_, i) => ({
+    name: `word/media/${name}${String(i)}.bin`,
+    body,
+    method: 8,
+    size: MB,
+    crc,
+  }));
+}
+
 function docxPart(name: string): string {
   return Buffer.from(unzipSync(defaultTemplate())[name] as Uint8Array).toString('utf8');
 }
@@ -152,38 +165,16 @@ describe('zip bombs', () => {
   });
 
   it('240 parts of 1 MB of zeros (each under the per-part ratio check, 240 MB from ~250 KB) are refused as a whole', async () => {
-    const size = MB;
-    const body = await deflateZeros(size);
-    const crc = zerosCrc(size);
-    const bomb = craftZip([
-      ...baseEntries(),
-      ...Array.from({ length: 240 }, (_, i): CraftEntry => ({
-        name: `word/media/pad${String(i)}.bin`,
-        body,
-        method: 8,
-        size,
-        crc,
-      })),
-    ]);
+    const bomb = craftZip([...baseEntries(), ...(await zeroParts(240, 'pad'))]);
     expect(bomb.length).toBeLessThan(400 * 1024);
     await expectRefused(bomb, /compressed suspiciously well/);
   });
 
   it('the same padded with 1.2 MB of random bytes (under 200:1 as a whole, 250 MB from 1.4 MB) is refused too', async () => {
-    const size = MB;
-    const body = await deflateZeros(size);
-    const crc = zerosCrc(size);
-    const random = randomBytes(1_200_000);
     const bomb = craftZip([
       ...baseEntries(),
-      entry('word/media/pad.bin', random, 0),
-      ...Array.from({ length: 240 }, (_, i): CraftEntry => ({
-        name: `word/media/pad${String(i)}.bin`,
-        body,
-        method: 8,
-        size,
-        crc,
-      })),
+      entry('word/media/pad.bin', randomBytes(1_200_000), 0),
+      ...(await zeroParts(240, 'pad')),
     ]);
     expect(bomb.length).toBeLessThan(2 * MB);
     await expectRefused(bomb, /compressed suspiciously well/);
@@ -207,17 +198,7 @@ describe('zip bombs', () => {
   });
 
   it('300 separate parts of 1 MB of zeros each (each under the ratio check) → refused by the 256 MB total', async () => {
-    const size = MB;
-    const body = await deflateZeros(size);
-    const crc = zerosCrc(size);
-    const parts = Array.from({ length: 300 }, (_, i): CraftEntry => ({
-      name: `word/media/z${i}.bin`,
-      body,
-      method: 8,
-      size,
-      crc,
-    }));
-    await expectRefused(craftZip([...baseEntries(), ...parts]), /more than 256 MB/);
+    await expectRefused(craftZip([...baseEntries(), ...(await zeroParts(300, 'z'))]), /more than 256 MB/);
   });
 
   it('a part that declares 100 KB but inflates to 64 MB is stopped while inflating', async () => {

@@ -68,6 +68,13 @@ describe('template upload fields (multipart) and the same fields in JSON answer 
 });
 
 describe('a malformed multipart body on the template routes', () => {
+  /** POSTs PARTS (each a whole part, with its boundary line) as a template upload; expects 422, returns the message. */
+  async function refused(boundary: string, parts: string[]): Promise<string> {
+    const body = Buffer.from(`${parts.join('')}--${boundary}--\r\n`);
+    const headers = { ...env.auth, 'content-type': `multipart/form-data; boundary=${boundary}` };
+    return expectError(await env.send('POST', '/api/v1/templates', headers, body), 422, 'validation_error');
+  }
+
   const truncated = Buffer.from(
     '--xx\r\nContent-Disposition: form-data; name="file"; filename="a.docx"\r\nContent-Type: application/octet-stream\r\n\r\nPK\u0003\u0004',
   );
@@ -102,16 +109,9 @@ describe('a malformed multipart body on the template routes', () => {
       ['text fields', (i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${String(i)}"\r\n\r\nv\r\n`],
     ];
     for (const [what, part] of parts) {
-      const body = Buffer.from(`${Array.from({ length: 60 }, (_, i) => part(i)).join('')}--${boundary}--\r\n`);
-      const message = expectError(
-        await env.send(
-          'POST',
-          '/api/v1/templates',
-          { ...env.auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
-          body,
-        ),
-        422,
-        'validation_error',
+      const message = await refused(
+        boundary,
+        Array.from({ length: 60 }, (_, i) => part(i)),
       );
       expect(message, what).toMatch(/more parts than a template needs/);
     }
@@ -121,17 +121,7 @@ describe('a malformed multipart body on the template routes', () => {
     const boundary = 'bb';
     const part = (name: string) =>
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\nPK\r\n`;
-    const body = Buffer.from(`${part('a.docx')}${part('b.docx')}--${boundary}--\r\n`);
-    const message = expectError(
-      await env.send(
-        'POST',
-        '/api/v1/templates',
-        { ...env.auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
-        body,
-      ),
-      422,
-      'validation_error',
-    );
+    const message = await refused(boundary, [part('a.docx'), part('b.docx')]);
     expect(message).toMatch(/^file: .*one/);
   });
 });
