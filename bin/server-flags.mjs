@@ -15,11 +15,15 @@ export function hasServerFlags(execArgv = process.execArgv) {
   return SERVER_NODE_FLAGS.every((flag) => execArgv.includes(flag));
 }
 
-/** Whether a `docwright` command line may start a server (`serve`, `mcp`), e.g. `--data-dir d serve -p 0`. */
+/**
+ * Whether a `docwright` command line may start a server (`serve`, `mcp`), e.g. `--data-dir d serve -p 0`, or runs
+ * the conversion daemon (`daemon run`, which converts the same way as a server, one conversion after another).
+ */
 export function startsServer(args) {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--data-dir') i += 1;
-    else if (!args[i].startsWith('-')) return args[i] === 'serve' || args[i] === 'mcp';
+    else if (!args[i].startsWith('-'))
+      return args[i] === 'serve' || args[i] === 'mcp' || (args[i] === 'daemon' && args[i + 1] === 'run');
   }
   return false;
 }

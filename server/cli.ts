@@ -4,16 +4,9 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
 import { MAPPING_LIMIT, TEMPLATE_LIMIT } from './limits.ts';
-import {
-  convert,
-  ConvertInputError,
-  defaultTemplate,
-  defaultTemplateRead,
-  folderSource,
-  readTemplate,
-  type ConversionStats,
-  type MappingRules,
-} from './convert/index.ts';
+import { ConvertInputError } from './convert/errors.ts';
+import type { ConversionStats, MappingRules } from './convert/index.ts';
+import { convertWithDaemon, daemonStatus, stopDaemons } from './convert-daemon/client.ts';
 import { SETTING_KEYS as CONFIG_KEYS } from './store/setting-keys.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { defaultDataDir } from './store/paths.ts';
@@ -22,6 +15,8 @@ import { defaultDataDir } from './store/paths.ts';
 // `docwright convert` starts fast.
 const serverModules = () => import('./cli/server-commands.ts');
 const mcpModule = () => import('./mcp/stdio.ts');
+// The engine too: a conversion through the daemon (server/convert-daemon) needs none of it in this process.
+const engine = () => import('./convert/index.ts');
 
 function readInput(path: string): string {
   try {
@@ -117,7 +112,14 @@ function defaultOutput(input: string): string {
 }
 
 /** The options of `convert`. */
-type ConvertOpts = { output?: string; template?: string; mapping?: string; quiet?: boolean; images: boolean };
+type ConvertOpts = {
+  output?: string;
+  template?: string;
+  mapping?: string;
+  quiet?: boolean;
+  images: boolean;
+  daemon: boolean;
+};
 
 const EXAMPLES = `
 Examples:
@@ -151,7 +153,8 @@ export function buildProgram(): Command {
     .option('-m, --mapping <file>', 'JSON file with a rules object, or a whole mapping object holding "rules"')
     .option('-q, --quiet', 'print nothing on success (warnings still go to standard error)')
     .option('--no-images', 'keep images as placeholders instead of embedding the files beside INPUT (docs/images.md)')
-    .action((input: string, opts: ConvertOpts) => {
+    .option('--no-daemon', 'convert in this process, not through the warm conversion daemon (docs/cli.md)')
+    .action(async (input: string, opts: ConvertOpts) => {
       const markdown = readInput(input);
       const template = opts.template ? readBytes(opts.template, 'template') : undefined;
       const mapping = opts.mapping ? readMapping(opts.mapping) : undefined;
@@ -159,8 +162,20 @@ export function buildProgram(): Command {
       if (output === '-' && process.stdout.isTTY)
         throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
       // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
-      const images = opts.images && input !== '-' ? folderSource(dirname(resolve(input))) : undefined;
-      const result = convert({ markdown, template, mapping, ...(images ? { images } : {}) });
+      const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
+      const created = Date.now();
+      // Through the daemon when it runs (it converts with the same engine: the same document); else, or when it
+      // cannot, here (a daemon is then started for the next conversions).
+      const warm = opts.daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
+      const result =
+        warm ??
+        (await engine()).convert({
+          markdown,
+          template,
+          mapping,
+          created: new Date(created),
+          ...(folder ? { images: (await engine()).folderSource(folder) } : {}),
+        });
       for (const warning of result.warnings) process.stderr.write(`warning: ${warning.replace(/\s*\n\s*/g, ' ')}\n`);
       writeOutput(output, result.docx);
       if (!opts.quiet)
@@ -169,18 +184,50 @@ export function buildProgram(): Command {
         );
     });
 
+  const daemon = program
+    .command('daemon')
+    .description('the conversion daemon that keeps `convert` warm (started by `convert`; docs/cli.md)');
+  daemon
+    .command('status')
+    .description('whether the daemon of this installation runs, its pid and the conversions it has served')
+    .action(async () => {
+      const answer = await daemonStatus();
+      if (!answer) return void process.stdout.write('not running\n');
+      process.stdout.write(
+        `running: pid ${String(answer.pid)}, ${String(answer.served)} conversions, up ${Math.round(Number(answer.uptime_ms) / 1000)} s\n`,
+      );
+    });
+  daemon
+    .command('stop')
+    .description('stop the daemons of this user (the next `convert` starts one again; DOCWRIGHT_DAEMON=0 turns it off)')
+    .action(async () => {
+      const pids = await stopDaemons();
+      process.stdout.write(pids.length > 0 ? `stopped (pid ${pids.join(', ')})\n` : 'not running\n');
+    });
+  daemon
+    .command('run', { hidden: true })
+    .description('run the daemon in this process (what `convert` starts in the background)')
+    .action(async () => {
+      const { runDaemon } = await import('./convert-daemon/daemon.ts');
+      const running = await runDaemon();
+      if (!running) return;
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void running.stop());
+      await running.closed;
+    });
+
   const template = program.command('template').description('work with Word templates');
   template
     .command('default')
     .description('write the built-in "Docwright Default" template, to edit in Word')
     .option('-o, --output <file>', 'where to write it', 'docwright-default.docx')
-    .action((opts: { output: string }) => writeOutput(opts.output, defaultTemplate()));
+    .action(async (opts: { output: string }) => writeOutput(opts.output, (await engine()).defaultTemplate()));
   template
     .command('styles')
     .description("list a template's styles (the names a mapping uses)")
     .argument('[file]', 'template .docx (default: the built-in one)')
     .option('--json', 'print JSON')
-    .action((file: string | undefined, opts: { json?: boolean }) => {
+    .action(async (file: string | undefined, opts: { json?: boolean }) => {
+      const { readTemplate, defaultTemplateRead } = await engine();
       const styles = (file ? readTemplate(readBytes(file, 'template')) : defaultTemplateRead()).styles;
       if (opts.json)
         process.stdout.write(

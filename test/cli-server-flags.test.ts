@@ -40,6 +40,8 @@ describe('the server process flags', () => {
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);
     expect(startsServer(['--data-dir=/tmp/d', 'serve'])).toBe(true);
+    expect(startsServer(['daemon', 'run'])).toBe(true);
+    expect(startsServer(['daemon', 'status'])).toBe(false);
     expect(startsServer(['convert', 'serve.md'])).toBe(false);
     expect(startsServer(['status', '--json'])).toBe(false);
     expect(startsServer(['--version'])).toBe(false);

@@ -60,7 +60,8 @@ function templateOf(input: ConvertInput['template']): Template {
   return template;
 }
 
-function rulesOf(mapping: ConvertInput['mapping']): MappingRules {
+/** The checked rules of a mapping as `convert` takes it (rules, or a mapping holding rules; absent: the default). */
+export function mappingRules(mapping: ConvertInput['mapping']): MappingRules {
   if (mapping === undefined) return DEFAULT_RULES;
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- callers' JSON may hold null
   const raw = typeof mapping === 'object' && mapping !== null && 'rules' in mapping ? mapping.rules : mapping;
@@ -75,7 +76,7 @@ export function convert(input: ConvertInput): ConvertResult {
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
   const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
   const template = templateOf(input.template);
-  const rules = rulesOf(input.mapping);
+  const rules = mappingRules(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
   const compile = () =>

@@ -1,0 +1,254 @@
+// The conversion daemon (server/convert-daemon, docs/cli.md "The conversion daemon"): `docwright convert` starts it
+// and hands it later conversions, which must give the documents, messages and exit codes of a conversion in the
+// command line's own process; only a client holding the token in its private folder is served; it ends when told,
+// on a signal or when idle, taking its files with it.
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { unzipSync } from 'fflate';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { generateMarkdown } from '../bench/generate.ts';
+import { SERVER_NODE_FLAGS } from '../bin/server-flags.mjs';
+import { BIN, runCli, type CliResult } from './helpers/docwright-process.ts';
+
+const temp = mkdtempSync(join(tmpdir(), 'dw-daemon-'));
+const CORPUS = join(import.meta.dirname, '../../shared/corpus');
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+
+let folders = 0;
+/** A daemon folder of its own for a test, and the environment that points `docwright` at it. */
+function daemonEnv(extra: NodeJS.ProcessEnv = {}): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = join(temp, `d${String((folders += 1))}`);
+  return { dir, env: { ...process.env, DOCWRIGHT_DAEMON: '1', DOCWRIGHT_DAEMON_DIR: dir, ...extra } };
+}
+
+const started: NodeJS.ProcessEnv[] = [];
+
+/** Every daemon folder's lock names a pid: the daemons still running. */
+function daemonPids(dir: string): number[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.lock'))
+    .map((name) => Number(readFileSync(join(dir, name), 'utf8')))
+    .filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+}
+
+async function until(what: string, test: () => Promise<boolean> | boolean, timeoutMs = 90_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Starts the daemon the way `convert` does (a first conversion) and waits until it answers. */
+async function startedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
+  started.push(env);
+  const input = join(temp, 'start.md');
+  writeFileSync(input, '# Start\n');
+  const first = await runCli(['convert', input, '-o', join(temp, 'start.docx'), '-q'], { env });
+  expect(first.code).toBe(0);
+  let pid = 0;
+  await until('the daemon', async () => {
+    const status = await runCli(['daemon', 'status'], { env });
+    const match = /running: pid (\d+)/.exec(status.stdout);
+    pid = match ? Number(match[1]) : 0;
+    return pid > 0;
+  });
+  return pid;
+}
+
+async function served(env: NodeJS.ProcessEnv): Promise<number> {
+  const status = await runCli(['daemon', 'status'], { env });
+  return Number(/(\d+) conversions/.exec(status.stdout)?.[1] ?? -1);
+}
+
+/** Every part of a .docx but the document properties, which hold the time of the conversion. */
+function partsOf(path: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(unzipSync(readFileSync(path)))
+      .filter(([name]) => name !== 'docProps/core.xml')
+      .map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]),
+  );
+}
+
+afterEach(async () => {
+  for (const env of started.splice(0)) await runCli(['daemon', 'stop'], { env });
+});
+
+afterAll(async () => {
+  // Anything a failed test left running.
+  for (let n = 1; n <= folders; n++)
+    for (const pid of daemonPids(join(temp, `d${String(n)}`))) process.kill(pid, 'SIGKILL');
+  rmSync(temp, { recursive: true, force: true });
+});
+
+describe('docwright convert through the conversion daemon', () => {
+  it('starts it with a first conversion, then gives through it the documents and messages of --no-daemon', async () => {
+    const { dir, env } = daemonEnv();
+    const pid = await startedDaemon(env);
+    // It converts as a server does, with the server's V8 flags (bin/server-flags.mjs).
+    if (process.platform === 'linux') {
+      const commandLine = readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').split('\0');
+      for (const flag of SERVER_NODE_FLAGS) expect(commandLine).toContain(flag);
+    }
+    const bench = join(temp, 'bench.md');
+    writeFileSync(bench, generateMarkdown(130 * 1024));
+    const cases: string[][] = [
+      [bench],
+      [join(FIXTURES, 'elements/footnotes/input.md')],
+      // Images read from the document's folder by the daemon's worker.
+      [join(FIXTURES, 'images/doc/doc.md')],
+      [
+        join(CORPUS, 'docs/ripgrep-GUIDE.md'),
+        '--template',
+        join(CORPUS, 'templates/apaquarto.docx'),
+        '--mapping',
+        join(CORPUS, 'templates/apaquarto.mapping.json'),
+      ],
+      [join(CORPUS, 'docs/fpb-courses-ar.md'), '--template', join(CORPUS, 'templates/gongwen-template-lite.dotx')],
+    ];
+    const before = await served(env);
+    for (const [index, args] of cases.entries()) {
+      const viaDaemon = join(temp, `daemon-${String(index)}.docx`);
+      const inProcess = join(temp, `local-${String(index)}.docx`);
+      const a = await runCli(['convert', ...args, '-o', viaDaemon], { env });
+      const b = await runCli(['convert', '--no-daemon', ...args, '-o', inProcess], { env });
+      expect(a.code).toBe(0);
+      expect(b.code).toBe(0);
+      expect(a.stderr.replace(viaDaemon, 'OUT')).toBe(b.stderr.replace(inProcess, 'OUT'));
+      expect(partsOf(viaDaemon)).toEqual(partsOf(inProcess));
+    }
+    // Each conversion without --no-daemon went through the daemon.
+    expect(await served(env)).toBe(before + cases.length);
+    // Its files are private: the folder only the user may enter, the socket and the token only the user may open.
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o077).toBe(0);
+  });
+
+  it('leaves errors to the command line: the same message and exit code as --no-daemon', async () => {
+    const { env } = daemonEnv();
+    await startedDaemon(env);
+    const badMapping = join(temp, 'bad-mapping.json');
+    writeFileSync(badMapping, JSON.stringify({ rules: { heading1: { style: 'Nope' } } }));
+    const badTemplate = join(temp, 'bad.docx');
+    writeFileSync(badTemplate, 'not a zip');
+    const input = join(FIXTURES, 'elements/footnotes/input.md');
+    for (const option of [
+      ['--mapping', badMapping],
+      ['--template', badTemplate],
+    ]) {
+      const a = await runCli(['convert', input, ...option, '-o', join(temp, 'e.docx')], { env });
+      const b = await runCli(['convert', '--no-daemon', input, ...option, '-o', join(temp, 'e.docx')], { env });
+      expect(a.code).toBe(1);
+      expect(a).toEqual(b);
+    }
+  });
+
+  it('serves no client without the token, and reads nothing of its payload', async () => {
+    const { dir, env } = daemonEnv();
+    await startedDaemon(env);
+    const before = await served(env);
+    const socket = readdirSync(dir).find((name) => name.endsWith('.sock'));
+    expect(socket).toBeDefined();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const client = connect(join(dir, socket ?? ''));
+      let text = '';
+      client.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      client.on('close', () => resolve(text));
+      client.on('error', reject);
+      // A header with a wrong token that announces 100 MB of payload, of which nothing is sent.
+      const header = Buffer.from(
+        JSON.stringify({ v: 1, op: 'convert', token: 'x'.repeat(64), created: 0, lengths: [100 * 1024 * 1024] }),
+      );
+      const size = Buffer.alloc(4);
+      size.writeUInt32BE(header.byteLength);
+      client.write(Buffer.concat([size, header]));
+    });
+    expect(answer).toContain('"code":"unauthorized"');
+    expect(await served(env)).toBe(before);
+  });
+
+  it('converts a document sent while it is busy in the command line itself', async () => {
+    const { env } = daemonEnv();
+    await startedDaemon(env);
+    const large = join(temp, 'large.md');
+    writeFileSync(large, generateMarkdown(1200 * 1024));
+    const small = join(FIXTURES, 'elements/footnotes/input.md');
+    const before = await served(env);
+    let smallDone = 0;
+    const largeRun = runCli(['convert', large, '-o', join(temp, 'large.docx'), '-q'], { env, timeoutMs: 120_000 });
+    // Once the large one is in the daemon's worker.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const smallRun = runCli(['convert', small, '-o', join(temp, 'small.docx'), '-q'], { env }).then((r) => {
+      smallDone = Date.now();
+      return r;
+    });
+    const [l, s] = await Promise.all([largeRun, smallRun]);
+    const largeDone = Date.now();
+    expect(l.code).toBe(0);
+    expect(s.code).toBe(0);
+    expect(smallDone).toBeLessThan(largeDone);
+    expect(await served(env)).toBe(before + 1);
+  });
+
+  it('starts none with --no-daemon or DOCWRIGHT_DAEMON=0, nor where its folder is open to others', async () => {
+    const input = join(FIXTURES, 'elements/footnotes/input.md');
+    const off = daemonEnv({ DOCWRIGHT_DAEMON: '0' });
+    const flag = daemonEnv();
+    const open = daemonEnv();
+    mkdirSync(open.dir, { mode: 0o755 });
+    chmodSync(open.dir, 0o755);
+    const results: CliResult[] = [
+      await runCli(['convert', input, '-o', join(temp, 'o1.docx'), '-q'], { env: off.env }),
+      await runCli(['convert', '--no-daemon', input, '-o', join(temp, 'o2.docx'), '-q'], { env: flag.env }),
+      await runCli(['convert', input, '-o', join(temp, 'o3.docx'), '-q'], { env: open.env }),
+    ];
+    for (const result of results) expect(result.code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(existsSync(off.dir) ? readdirSync(off.dir) : []).toEqual([]);
+    expect(existsSync(flag.dir) ? readdirSync(flag.dir) : []).toEqual([]);
+    expect(readdirSync(open.dir)).toEqual([]);
+  });
+
+  it('ends on `daemon stop`, on SIGTERM and when idle, and takes its socket, token and lock with it', async () => {
+    const stopped = daemonEnv();
+    await startedDaemon(stopped.env);
+    expect((await runCli(['daemon', 'stop'], { env: stopped.env })).stdout).toMatch(/^stopped \(pid \d+\)/);
+    await until('the files to go', () => readdirSync(stopped.dir).length === 0, 10_000);
+    expect((await runCli(['daemon', 'status'], { env: stopped.env })).stdout).toBe('not running\n');
+
+    const signalled = daemonEnv();
+    const pid = await startedDaemon(signalled.env);
+    process.kill(pid, 'SIGTERM');
+    await until('the files to go', () => readdirSync(signalled.dir).length === 0, 10_000);
+    await until('the process to end', () => daemonPids(signalled.dir).length === 0, 10_000);
+
+    const idle = daemonEnv({ DOCWRIGHT_DAEMON_IDLE_MS: '1500' });
+    // Started directly here, so the idle time is known; `convert` starts it the same way.
+    const child = spawn(process.execPath, [BIN, 'daemon', 'run'], { env: idle.env, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await until('the daemon', () => existsSync(idle.dir) && readdirSync(idle.dir).some((n) => n.endsWith('.token')));
+    expect(await exited).toBe(0);
+    expect(readdirSync(idle.dir)).toEqual([]);
+  });
+});
