@@ -104,6 +104,30 @@ export function convertSummary(output: string, bytes: number, stats: ConversionS
   return `Wrote ${where} (${(bytes / 1024).toFixed(1)} KB): ${counts}; ${warnings === 0 ? 'no warnings' : plural(warnings, 'warning')}`;
 }
 
+/**
+ * A conversion in this process. The template's own warnings (what reading it removed, e.g. a link to an external
+ * template) come first, as the daemon and the API report them.
+ */
+async function convertHere(input: {
+  markdown: string;
+  template: Uint8Array | undefined;
+  mapping: MappingRules | { rules: MappingRules } | undefined;
+  created: number;
+  folder: string | undefined;
+}): Promise<{ docx: Uint8Array; warnings: string[]; stats: ConversionStats }> {
+  const { convert, detailsOf, folderSource, readTemplate } = await engine();
+  const template = input.template ? readTemplate(input.template) : undefined;
+  const result = convert({
+    markdown: input.markdown,
+    ...(template ? { template } : {}),
+    ...(input.mapping ? { mapping: input.mapping } : {}),
+    created: new Date(input.created),
+    ...(input.folder ? { images: folderSource(input.folder) } : {}),
+  });
+  const own = template ? detailsOf(template.warnings).map((detail) => detail.warning) : [];
+  return { docx: result.docx, warnings: [...own, ...result.warnings], stats: result.stats };
+}
+
 /** Output path: INPUT with a .docx extension, or standard output for standard input. */
 function defaultOutput(input: string): string {
   if (input === '-') return '-';
@@ -167,15 +191,7 @@ export function buildProgram(): Command {
       // Through the daemon when it runs (it converts with the same engine: the same document); else, or when it
       // cannot, here (a daemon is then started for the next conversions).
       const warm = opts.daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
-      const result =
-        warm ??
-        (await engine()).convert({
-          markdown,
-          template,
-          mapping,
-          created: new Date(created),
-          ...(folder ? { images: (await engine()).folderSource(folder) } : {}),
-        });
+      const result = warm ?? (await convertHere({ markdown, template, mapping, created, folder }));
       for (const warning of result.warnings) process.stderr.write(`warning: ${warning.replace(/\s*\n\s*/g, ' ')}\n`);
       writeOutput(output, result.docx);
       if (!opts.quiet)

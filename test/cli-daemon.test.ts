@@ -12,16 +12,19 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../bench/generate.ts';
 import { SERVER_NODE_FLAGS } from '../bin/server-flags.mjs';
+import { defaultTemplate } from '../server/convert/index.ts';
 import { BIN, runCli, type CliResult } from './helpers/docwright-process.ts';
+import { hostileTemplate } from './helpers/hostile-template.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'dw-daemon-'));
 const CORPUS = join(import.meta.dirname, '../../shared/corpus');
@@ -162,6 +165,18 @@ describe('docwright convert through the conversion daemon', () => {
       expect(a.code).toBe(1);
       expect(a).toEqual(b);
     }
+    // A template that reading cleans (external links, macros' traces...): its warnings on both paths alike.
+    const cleaned = join(temp, 'cleaned.docx');
+    writeFileSync(cleaned, hostileTemplate(defaultTemplate()));
+    const before = await served(env);
+    const a = await runCli(['convert', input, '--template', cleaned, '-o', join(temp, 'c.docx')], { env });
+    const b = await runCli(['convert', '--no-daemon', input, '--template', cleaned, '-o', join(temp, 'c.docx')], {
+      env,
+    });
+    expect(await served(env)).toBe(before + 1);
+    expect(a.code).toBe(0);
+    expect(a.stderr).toMatch(/warning: template_/);
+    expect(a).toEqual(b);
   });
 
   it('serves no client without the token, and reads nothing of its payload', async () => {
@@ -250,5 +265,125 @@ describe('docwright convert through the conversion daemon', () => {
     await until('the daemon', () => existsSync(idle.dir) && readdirSync(idle.dir).some((n) => n.endsWith('.token')));
     expect(await exited).toBe(0);
     expect(readdirSync(idle.dir)).toEqual([]);
+  });
+  it('uses no folder that someone else could change: a parent writable by others, a link on the way', async () => {
+    const input = join(FIXTURES, 'elements/footnotes/input.md');
+    // A folder under a parent anyone may write (not sticky): another user could swap it for one of theirs.
+    const open = join(temp, 'open-parent');
+    mkdirSync(open, { mode: 0o777 });
+    chmodSync(open, 0o777);
+    const underOpen = join(open, 'daemon');
+    // A private folder reached through a link: what the link names can change.
+    const real = join(temp, 'real-parent');
+    mkdirSync(real, { mode: 0o700 });
+    const link = join(temp, 'link-parent');
+    symlinkSync(real, link);
+    for (const dir of [underOpen, join(link, 'daemon')]) {
+      const env = { ...process.env, DOCWRIGHT_DAEMON: '1', DOCWRIGHT_DAEMON_DIR: dir };
+      started.push(env);
+      const result = await runCli(['convert', input, '-o', join(temp, 'u.docx'), '-q'], { env });
+      expect(result.code).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+    }
+  });
+
+  it('runs one daemon when many start at once, and the others leave its files alone', async () => {
+    const { dir, env } = daemonEnv();
+    started.push(env);
+    const children = Array.from({ length: 6 }, () =>
+      spawn(process.execPath, [BIN, 'daemon', 'run'], { env, stdio: 'ignore' }),
+    );
+    const exits = children.map(
+      (child) => new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))),
+    );
+    await until('the daemon', () => existsSync(dir) && readdirSync(dir).some((n) => n.endsWith('.token')));
+    // All but one end (they find the lock held); the one left answers, with the token of its own.
+    await until('the others to end', () => children.filter((c) => c.exitCode === null).length === 1, 30_000);
+    const status = await runCli(['daemon', 'status'], { env });
+    expect(status.stdout).toMatch(/^running: pid \d+/);
+    // One build's socket, token and lock, and nothing a loser left.
+    const names = readdirSync(dir).sort();
+    expect(names).toHaveLength(3);
+    for (const name of names) expect(name).toMatch(/^[0-9a-f]{16}\.(lock|sock|token)$/);
+    await runCli(['daemon', 'stop'], { env });
+    await Promise.all(exits);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('closes a connection its client keeps open after the answer, and stops even with one open', async () => {
+    const { dir, env } = daemonEnv();
+    const pid = await startedDaemon(env);
+    const base = join(
+      dir,
+      readdirSync(dir)
+        .find((n) => n.endsWith('.token'))
+        ?.slice(0, -'.token'.length) ?? '',
+    );
+    const token = readFileSync(`${base}.token`, 'utf8').trim();
+    const header = Buffer.from(JSON.stringify({ v: 1, op: 'status', token, lengths: [] }));
+    const size = Buffer.alloc(4);
+    size.writeUInt32BE(header.byteLength);
+    // Answered, then kept open from this side: the daemon closes its side for good (a write then fails).
+    const failure = await new Promise<string>((resolve) => {
+      // allowHalfOpen: this side stays open when the daemon has finished writing.
+      const client = connect({ path: `${base}.sock`, allowHalfOpen: true });
+      client.resume();
+      client.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      client.write(Buffer.concat([size, header]));
+      setTimeout(() => {
+        client.write('more', () => undefined);
+        setTimeout(() => {
+          client.destroy();
+          resolve('still open');
+        }, 2_000);
+      }, 7_000);
+    });
+    expect(failure).toMatch(/EPIPE|ECONNRESET/);
+    // An idle connection that never sends a whole request does not keep the daemon from stopping.
+    const idle = connect(`${base}.sock`);
+    idle.on('error', () => undefined);
+    await new Promise((resolve) => idle.once('connect', resolve));
+    process.kill(pid, 'SIGTERM');
+    await until('the daemon to end', () => daemonPids(dir).length === 0, 10_000);
+    expect(readdirSync(dir)).toEqual([]);
+    idle.destroy();
+  });
+
+  it('converts in its own process when what answers on the socket is not a well-formed answer', async () => {
+    const { dir, env } = daemonEnv();
+    await startedDaemon(env);
+    const base = join(
+      dir,
+      readdirSync(dir)
+        .find((n) => n.endsWith('.token'))
+        ?.slice(0, -'.token'.length) ?? '',
+    );
+    await runCli(['daemon', 'stop'], { env });
+    await until('the files to go', () => readdirSync(dir).length === 0, 10_000);
+    // A stand-in that answers every request "ok" with bytes that are no .docx.
+    writeFileSync(`${base}.token`, `${'a'.repeat(64)}\n`, { mode: 0o600 });
+    const fake = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        const junk = Buffer.from('junk');
+        const answer = Buffer.from(
+          JSON.stringify({ ok: true, warnings: [], stats: { headings: 1 }, lengths: [junk.byteLength] }),
+        );
+        const size = Buffer.alloc(4);
+        size.writeUInt32BE(answer.byteLength);
+        socket.end(Buffer.concat([size, answer, junk]));
+      });
+    });
+    await new Promise<void>((resolve) => fake.listen(`${base}.sock`, resolve));
+    try {
+      const output = join(temp, 'fallback.docx');
+      const result = await runCli(['convert', join(FIXTURES, 'elements/footnotes/input.md'), '-o', output], { env });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(/Wrote .* \d+ headings?,/);
+      expect(readFileSync(output).readUInt32LE(0)).toBe(0x04034b50);
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 });

@@ -7,9 +7,9 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConversionStats } from '../convert/compile/stats.ts';
-import { daemonPaths, type DaemonPaths } from './paths.ts';
-import { encodeFrame, readFrame } from './protocol.ts';
-import { ANSWER_LIMITS, MAX_MARKDOWN_BYTES, PROTOCOL_VERSION } from './limits.ts';
+import { daemonPaths, daemonRunning, isOwnEntry, type DaemonPaths } from './paths.ts';
+import { encodeFrame, readFrame, type Frame } from './protocol.ts';
+import { ANSWER_LIMITS, ANSWER_WAIT_MS, ASK_WAIT_MS, MAX_MARKDOWN_BYTES, PROTOCOL_VERSION } from './limits.ts';
 
 export interface DaemonRequest {
   markdown: string;
@@ -29,33 +29,30 @@ export interface DaemonAnswer {
   stats: ConversionStats;
 }
 
-/** How long to wait for the daemon to accept a connection before converting here. */
-const CONNECT_MS = 1_000;
-
-/** The launcher that runs the daemon: bin/docwright.js, two folders up from the sources or the bundle's chunk. */
+/**
+ * The launcher that runs the daemon: this package's bin/docwright.js, found from this module's place in the sources
+ * (server/convert-daemon/) or the bundle (dist/ or dist/chunks/), and only where the folder it names is this
+ * package's (its package.json is Docwright's): never a file of another package beside it.
+ */
 function launcher(): string | undefined {
-  for (const candidate of ['../../bin/docwright.js', '../bin/docwright.js']) {
-    const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (existsSync(path)) return path;
+  for (const up of ['../..', '..']) {
+    const root = fileURLToPath(new URL(`${up}/`, import.meta.url));
+    try {
+      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown };
+      const bin = join(root, 'bin', 'docwright.js');
+      if (manifest.name === 'docwright' && existsSync(bin)) return bin;
+    } catch {
+      // not this package's root
+    }
   }
   return undefined;
-}
-
-/** Whether a process of PID runs (the daemon's lock names it). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Starts the daemon in the background unless one holds the lock (starting or running). */
 export function startDaemon(paths: DaemonPaths): boolean {
   try {
     const pid = Number(readFileSync(paths.lock, 'utf8'));
-    if (Number.isInteger(pid) && pid > 0 && running(pid)) return false;
+    if (daemonRunning(pid)) return false;
   } catch {
     // no lock: nobody runs
   }
@@ -90,10 +87,8 @@ export async function convertWithDaemon(
   if (!paths) return undefined;
   const markdown = Buffer.from(request.markdown, 'utf8');
   if (markdown.byteLength > MAX_MARKDOWN_BYTES) return undefined;
-  let token: string;
-  try {
-    token = readFileSync(paths.token, 'utf8').trim();
-  } catch {
+  const token = readToken(paths);
+  if (token === undefined) {
     startDaemon(paths);
     return undefined;
   }
@@ -107,27 +102,66 @@ export async function convertWithDaemon(
     folder: request.folder ?? null,
   };
   const payloads = request.template ? [markdown, request.template] : [markdown];
-  const frame = await exchange(paths, encodeFrame(header, payloads));
-  if (!frame) return undefined;
-  const answer = frame.header;
-  if (answer.ok !== true || frame.payloads.length !== 1 || !frame.payloads[0]) return undefined;
-  if (!Array.isArray(answer.warnings) || typeof answer.stats !== 'object' || answer.stats === null) return undefined;
+  let frame: Frame | undefined;
+  try {
+    frame = await exchange(paths, encodeFrame(header, payloads), { waitMs: ANSWER_WAIT_MS });
+  } catch {
+    // e.g. a mapping too deeply nested to be written as JSON: the command line reports it itself
+    return undefined;
+  }
+  return frame ? answerOf(frame) : undefined;
+}
+
+const STAT_KEYS = ['headings', 'paragraphs', 'lists', 'tables', 'code_blocks', 'images'] as const;
+
+/** The daemon's answer when it is a whole, well-formed one: a zip package, the counts, the warnings as text. */
+function answerOf(frame: Frame): DaemonAnswer | undefined {
+  const { header, payloads } = frame;
+  const docx = payloads[0];
+  if (header.ok !== true || payloads.length !== 1 || !docx || docx.byteLength < 22) return undefined;
+  if (docx.readUInt32LE(0) !== 0x04034b50) return undefined;
+  const { warnings, stats } = header;
+  if (!Array.isArray(warnings) || !warnings.every((w): w is string => typeof w === 'string')) return undefined;
+  if (typeof stats !== 'object' || stats === null) return undefined;
+  const counts = stats as Record<string, unknown>;
+  if (!STAT_KEYS.every((key) => Number.isSafeInteger(counts[key]) && (counts[key] as number) >= 0)) return undefined;
   return {
-    docx: new Uint8Array(frame.payloads[0].buffer, frame.payloads[0].byteOffset, frame.payloads[0].byteLength),
-    warnings: answer.warnings.map(String),
-    stats: answer.stats as ConversionStats,
+    docx: new Uint8Array(docx.buffer, docx.byteOffset, docx.byteLength),
+    warnings,
+    stats: stats as ConversionStats,
   };
 }
 
-/** Sends one request frame and reads the answer; undefined when there is no daemon (one is started) or it fails. */
+/** The token the daemon wrote, from a regular file of this user's; undefined when there is none. */
+function readToken(paths: DaemonPaths): string | undefined {
+  if (!isOwnEntry(paths.token, 'file')) return undefined;
+  try {
+    const token = readFileSync(paths.token, 'utf8').trim();
+    return /^[0-9a-f]{64}$/.test(token) ? token : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends one request frame and reads the answer within WAIT_MS; undefined when there is no daemon (one is started
+ * unless START is false), its socket is not what the daemon makes, or it fails or does not answer in time.
+ */
 export function exchange(
   paths: DaemonPaths,
   request: Buffer[],
-  { start = true }: { start?: boolean } = {},
-): Promise<{ header: Record<string, unknown>; payloads: Buffer[] } | undefined> {
+  { start = true, waitMs = ASK_WAIT_MS }: { start?: boolean; waitMs?: number } = {},
+): Promise<Frame | undefined> {
+  if (!isOwnEntry(paths.socket, 'socket')) {
+    if (start) startDaemon(paths);
+    return Promise.resolve(undefined);
+  }
   return new Promise((resolve) => {
     const socket = connect(paths.socket);
-    const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), CONNECT_MS);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(undefined);
+    }, waitMs);
     let connected = false;
     socket.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
@@ -136,13 +170,14 @@ export function exchange(
     });
     socket.once('connect', () => {
       connected = true;
-      clearTimeout(timer);
       readFrame(socket, ANSWER_LIMITS).then(
         (frame) => {
+          clearTimeout(timer);
           socket.destroy();
           resolve(frame);
         },
         () => {
+          clearTimeout(timer);
           socket.destroy();
           resolve(undefined);
         },
@@ -156,12 +191,8 @@ export function exchange(
 
 /** Sends OP to the daemon whose files PATHS name; its answer, or undefined when none answers. */
 async function ask(op: 'status' | 'stop', paths: DaemonPaths): Promise<Record<string, unknown> | undefined> {
-  let token: string;
-  try {
-    token = readFileSync(paths.token, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
+  const token = readToken(paths);
+  if (token === undefined) return undefined;
   const answer = await exchange(paths, encodeFrame({ v: PROTOCOL_VERSION, op, token }), { start: false });
   return answer?.header.ok === true ? answer.header : undefined;
 }

@@ -5,14 +5,14 @@
 // the token it wrote there. It ends after a quarter of an hour without a request (DOCWRIGHT_DAEMON_IDLE_MS), on
 // `docwright daemon stop` or a signal, taking its socket, token and lock with it.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, lstatSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { defaultTemplate, mappingRules } from '../convert/index.ts';
 import { ConvertPool } from '../convert-pool/pool.ts';
-import { daemonPaths, type DaemonPaths } from './paths.ts';
+import { daemonPaths, daemonRunning, isSafeDir, type DaemonPaths } from './paths.ts';
 import { readFrame, writeFrame, type Frame } from './protocol.ts';
-import { PROTOCOL_VERSION, REQUEST_LIMITS } from './limits.ts';
+import { DAEMON_TIMEOUT_MS, PROTOCOL_VERSION, REQUEST_DEADLINE_MS, REQUEST_LIMITS } from './limits.ts';
 
 export class DaemonError extends Error {
   override name = 'DaemonError';
@@ -31,7 +31,9 @@ class Refusal extends Error {
 /** Quarter of an hour without a request: the daemon ends. */
 const IDLE_MS = 15 * 60 * 1000;
 /** The longest conversion, in ms of its thread's CPU: the command line converts what the daemon gives up on. */
-const TIMEOUT_MS = 120_000;
+const TIMEOUT_MS = DAEMON_TIMEOUT_MS;
+/** How long an answered connection may stay open before it is closed from this side. */
+const LINGER_MS = 5_000;
 /** Connections at once (one converts; the others are refused busy, or wait to be read). */
 const MAX_CONNECTIONS = 8;
 /** Warm-up conversions per worker when the daemon starts. */
@@ -41,7 +43,8 @@ const YOUNG_MB = 128;
 
 function idleMs(env: NodeJS.ProcessEnv): number {
   const value = Number(env.DOCWRIGHT_DAEMON_IDLE_MS);
-  return Number.isInteger(value) && value > 0 ? value : IDLE_MS;
+  // A timer's longest delay is 2^31 - 1 ms (about 24 days).
+  return Number.isInteger(value) && value > 0 ? Math.min(value, 2 ** 31 - 1) : IDLE_MS;
 }
 
 function remove(path: string): void {
@@ -52,29 +55,71 @@ function remove(path: string): void {
   }
 }
 
-function alive(pid: number): boolean {
+/**
+ * Takes the build's lock: the pid written to a file of its own, then linked to the lock's name (a link is made
+ * whole or not at all: nobody reads a half-written lock). A lock whose daemon is gone is taken over by renaming it to
+ * a name of this process's first (only one process can), then checking it was the dead one's. False when another
+ * daemon of this build holds it.
+ */
+function lock(paths: DaemonPaths): boolean {
+  const mine = `${paths.lock}.${String(process.pid)}`;
+  remove(mine);
+  writeFileSync(mine, String(process.pid), { flag: 'wx', mode: 0o600 });
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(mine, paths.lock);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = Number(readFileSync(paths.lock, 'utf8'));
+      if (daemonRunning(holder)) return false;
+      const stale = `${paths.lock}.stale.${String(process.pid)}`;
+      try {
+        renameSync(paths.lock, stale);
+      } catch {
+        continue;
+      }
+      // Another starter may have put its own lock there between the read and the rename: give it back.
+      if (Number(readFileSync(stale, 'utf8')) !== holder) {
+        try {
+          linkSync(stale, paths.lock);
+        } catch {
+          // a third took it meanwhile
+        }
+        remove(stale);
+        return false;
+      }
+      remove(stale);
+    }
+    return false;
+  } finally {
+    remove(mine);
   }
 }
 
-/** Takes the build's lock: false when another daemon of this build holds it. */
-function lock(paths: DaemonPaths): boolean {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(paths.lock, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number(readFileSync(paths.lock, 'utf8'));
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return false;
-      remove(paths.lock);
-    }
+/** Whether the lock still names this process. */
+function holdsLock(paths: DaemonPaths): boolean {
+  try {
+    return Number(readFileSync(paths.lock, 'utf8')) === process.pid;
+  } catch {
+    return false;
   }
-  return false;
+}
+
+/** The inode of PATH, or undefined. */
+function inode(path: string): number | undefined {
+  try {
+    return lstatSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes PATH only while it is still the entry of inode INO (what this daemon made, not another's). */
+function removeOwn(path: string, ino: number | undefined): void {
+  if (ino !== undefined && inode(path) === ino) remove(path);
 }
 
 /** The same digest length whatever was sent, so the comparison takes the same time. */
@@ -143,17 +188,19 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
   let markClosed = (): void => undefined;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
 
+  let socketIno: number | undefined;
+  let tokenIno: number | undefined;
+  const sockets = new Set<Socket>();
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       clearTimeout(idleTimer);
-      remove(paths.token);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      remove(paths.socket);
-      try {
-        if (Number(readFileSync(paths.lock, 'utf8')) === process.pid) remove(paths.lock);
-      } catch {
-        // gone
-      }
+      removeOwn(paths.token, tokenIno);
+      const closing = new Promise<void>((resolve) => server.close(() => resolve()));
+      // What is being converted is cancelled (its client converts in its own process); nothing else is waited for.
+      for (const socket of sockets) socket.destroy();
+      await closing;
+      removeOwn(paths.socket, socketIno);
+      if (holdsLock(paths)) remove(paths.lock);
       await pool.close();
       markClosed();
     })();
@@ -162,6 +209,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
   const idle = (): void => {
     clearTimeout(idleTimer);
     if (active === 0) idleTimer = setTimeout(() => void stop(), idleMs(env)).unref();
+  };
+
+  /** Answers and closes: the client has LINGER_MS to read it all before the connection is closed from here. */
+  const answer = (socket: Socket, header: Record<string, unknown>, payloads: readonly Uint8Array[] = []): void => {
+    writeFrame(socket, header, payloads);
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   };
 
   const convert = async (socket: Socket, frame: Frame): Promise<void> => {
@@ -174,10 +227,10 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
       !markdown ||
       payloads.length !== (hasTemplate ? 2 : 1) ||
       typeof created !== 'number' ||
-      !Number.isFinite(created) ||
+      !Number.isFinite(new Date(created).getTime()) ||
       !(folder === null || (typeof folder === 'string' && isAbsolute(folder) && !folder.includes('\0')))
     ) {
-      writeFrame(socket, { ok: false, code: 'bad_request', message: 'malformed conversion request' });
+      answer(socket, { ok: false, code: 'bad_request', message: 'malformed conversion request' });
       return;
     }
     const templateBytes = hasTemplate ? payloads[1] : undefined;
@@ -198,10 +251,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
         signal: cancel.signal,
       });
       served += 1;
-      writeFrame(socket, { ok: true, warnings: result.warnings, stats: result.stats }, [result.docx]);
+      answer(socket, { ok: true, warnings: result.warnings, stats: result.stats }, [result.docx]);
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
-      writeFrame(socket, { ok: false, code: e.name, message: e.message });
+      // Its first line: a worker's failure carries its stack, which the client has no use for.
+      answer(socket, { ok: false, code: e.name, message: e.message.split('\n')[0] ?? '' });
     } finally {
       socket.off('close', onClose);
     }
@@ -209,8 +263,12 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
 
   const handle = async (socket: Socket): Promise<void> => {
     socket.on('error', () => undefined);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     active += 1;
     clearTimeout(idleTimer);
+    // The whole request must arrive in time, however slowly its bytes come.
+    const deadline = setTimeout(() => socket.destroy(), REQUEST_DEADLINE_MS);
     try {
       // The token and the version are checked from the header, before any payload is read.
       const frame = await readFrame(socket, REQUEST_LIMITS, (header) => {
@@ -219,17 +277,18 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
         if (header.v !== PROTOCOL_VERSION) return new Refusal('bad_request', 'unknown protocol version');
         return undefined;
       }).catch((error: unknown) => {
-        if (error instanceof Refusal) writeFrame(socket, { ok: false, code: error.code, message: error.message });
+        if (error instanceof Refusal) answer(socket, { ok: false, code: error.code, message: error.message });
         else socket.destroy();
         return undefined;
       });
+      clearTimeout(deadline);
       if (!frame) return;
       if (frame.header.op === 'status') {
-        writeFrame(socket, { ok: true, pid: process.pid, served, uptime_ms: Date.now() - started });
+        answer(socket, { ok: true, pid: process.pid, served, uptime_ms: Date.now() - started });
         return;
       }
       if (frame.header.op === 'stop') {
-        writeFrame(socket, { ok: true, pid: process.pid });
+        answer(socket, { ok: true, pid: process.pid });
         void stop();
         return;
       }
@@ -237,10 +296,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
         await convert(socket, frame);
         return;
       }
-      writeFrame(socket, { ok: false, code: 'bad_request', message: 'unknown operation' });
+      answer(socket, { ok: false, code: 'bad_request', message: 'unknown operation' });
     } catch {
       socket.destroy();
     } finally {
+      clearTimeout(deadline);
       active -= 1;
       idle();
     }
@@ -255,6 +315,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
       server.once('error', reject);
       server.listen(paths.socket, () => resolve());
     });
+    socketIno = inode(paths.socket);
     chmodSync(paths.socket, 0o600);
     pool.warm();
     // Warm-up conversions before the token is written: the first clients find a warm daemon (or none yet). The
@@ -266,8 +327,13 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
       await pool
         .run({ markdown: warmUp, mapping: rules, created: new Date(0), template: builtIn })
         .catch(() => undefined);
-    const temporary = `${paths.token}.${process.pid}`;
-    writeFileSync(temporary, `${token}\n`, { mode: 0o600 });
+    // Only while the folder is still safe and the lock still this daemon's (a starter that lost a race ends here).
+    if (!isSafeDir(paths.dir) || !holdsLock(paths) || inode(paths.socket) !== socketIno)
+      throw new DaemonError('the daemon folder changed, or another daemon took the lock');
+    // A new file of a random name (never through a link someone planted), then renamed into place.
+    const temporary = `${paths.token}.${randomBytes(8).toString('hex')}`;
+    writeFileSync(temporary, `${token}\n`, { flag: 'wx', mode: 0o600 });
+    tokenIno = inode(temporary);
     renameSync(temporary, paths.token);
   } catch (error) {
     await stop();
