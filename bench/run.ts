@@ -610,7 +610,7 @@ async function daemonReady(node: string): Promise<string | null> {
   const end = Date.now() + 60_000;
   while (Date.now() < end) {
     const status = await commandOutput(node, [cli, 'daemon', 'status']);
-    if (status.startsWith('running')) return status.trim();
+    if (status.startsWith('running') && !status.includes('warming')) return status.trim();
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return null;

@@ -209,13 +209,18 @@ export function buildProgram(): Command {
     .action(async () => {
       const answer = await daemonStatus();
       if (!answer) return void process.stdout.write('not running\n');
+      const served = Number(answer.served);
       process.stdout.write(
-        `running: pid ${String(answer.pid)}, ${String(answer.served)} conversions, up ${Math.round(Number(answer.uptime_ms) / 1000)} s\n`,
+        answer.warming === true
+          ? `running: pid ${String(answer.pid)}, warming up (conversions meanwhile run in their command line)\n`
+          : `running: pid ${String(answer.pid)}, ${String(served)} conversion${served === 1 ? '' : 's'}, up ${Math.round(Number(answer.uptime_ms) / 1000)} s\n`,
       );
     });
   daemon
     .command('stop')
-    .description('stop the daemons of this user (the next `convert` starts one again; DOCWRIGHT_DAEMON=0 turns it off)')
+    .description(
+      'stop the daemons in its folder, of this and earlier builds (the next `convert` starts one again; DOCWRIGHT_DAEMON=0 keeps it from starting)',
+    )
     .action(async () => {
       const pids = await stopDaemons();
       process.stdout.write(pids.length > 0 ? `stopped (pid ${pids.join(', ')})\n` : 'not running\n');

@@ -28,6 +28,7 @@ import { hostileTemplate } from './helpers/hostile-template.ts';
 
 const temp = mkdtempSync(join(tmpdir(), 'dw-daemon-'));
 const CORPUS = join(import.meta.dirname, '../../shared/corpus');
+if (!existsSync(CORPUS)) throw new Error(`test/cli-daemon.test.ts needs the corpus at ${CORPUS} (../shared/corpus)`);
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
 let folders = 0;
@@ -73,7 +74,7 @@ async function startedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
   let pid = 0;
   await until('the daemon', async () => {
     const status = await runCli(['daemon', 'status'], { env });
-    const match = /running: pid (\d+)/.exec(status.stdout);
+    const match = /running: pid (\d+), \d+ conversions?/.exec(status.stdout);
     pid = match ? Number(match[1]) : 0;
     return pid > 0;
   });
@@ -82,7 +83,7 @@ async function startedDaemon(env: NodeJS.ProcessEnv): Promise<number> {
 
 async function served(env: NodeJS.ProcessEnv): Promise<number> {
   const status = await runCli(['daemon', 'status'], { env });
-  return Number(/(\d+) conversions/.exec(status.stdout)?.[1] ?? -1);
+  return Number(/(\d+) conversions?,/.exec(status.stdout)?.[1] ?? -1);
 }
 
 /** Every part of a .docx but the document properties, which hold the time of the conversion. */
@@ -257,6 +258,20 @@ describe('docwright convert through the conversion daemon', () => {
     process.kill(pid, 'SIGTERM');
     await until('the files to go', () => readdirSync(signalled.dir).length === 0, 10_000);
     await until('the process to end', () => daemonPids(signalled.dir).length === 0, 10_000);
+
+    // While it warms up it answers already, and stops when told; DOCWRIGHT_DAEMON=0 does not hide it.
+    const warming = daemonEnv();
+    const early = spawn(process.execPath, [BIN, 'daemon', 'run'], { env: warming.env, stdio: 'ignore' });
+    const earlyExit = new Promise<number | null>((resolve) => early.on('exit', (code) => resolve(code)));
+    await until(
+      'its token',
+      () => existsSync(warming.dir) && readdirSync(warming.dir).some((n) => n.endsWith('.token')),
+    );
+    const off = { ...warming.env, DOCWRIGHT_DAEMON: '0' };
+    expect((await runCli(['daemon', 'status'], { env: off })).stdout).toMatch(/^running: pid \d+/);
+    expect((await runCli(['daemon', 'stop'], { env: off })).stdout).toMatch(/^stopped \(pid \d+\)/);
+    expect(await earlyExit).toBe(0);
+    expect(readdirSync(warming.dir)).toEqual([]);
 
     const idle = daemonEnv({ DOCWRIGHT_DAEMON_IDLE_MS: '1500' });
     // Started directly here, so the idle time is known; `convert` starts it the same way.

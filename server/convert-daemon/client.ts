@@ -199,13 +199,13 @@ async function ask(op: 'status' | 'stop', paths: DaemonPaths): Promise<Record<st
 
 /** The daemon of this build: its pid, the conversions it has served and its time up; undefined when none runs. */
 export function daemonStatus(env: NodeJS.ProcessEnv = process.env): Promise<Record<string, unknown> | undefined> {
-  const paths = daemonPaths(env);
+  const paths = daemonPaths(env, true);
   return paths ? ask('status', paths) : Promise.resolve(undefined);
 }
 
-/** Stops every daemon of this user (this build's and those of earlier builds still running); their pids. */
+/** Stops every daemon in the folder (this build's and those of earlier builds still running); their pids. */
 export async function stopDaemons(env: NodeJS.ProcessEnv = process.env): Promise<number[]> {
-  const paths = daemonPaths(env);
+  const paths = daemonPaths(env, true);
   if (!paths) return [];
   let names: string[];
   try {

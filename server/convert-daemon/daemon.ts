@@ -165,23 +165,31 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
   const token = randomBytes(32).toString('hex');
   const expected = digest(token);
   const builtIn = { key: 'builtin', bytes: defaultTemplate() };
-  const pool = new ConvertPool({
-    // One worker (about 330 MB with its young generation, below) converting one document at a time; a command line
-    // that finds it busy converts in its own process, as it would without a daemon (maxQueue 0: refused at once).
-    size: 1,
-    maxQueue: 0,
-    timeoutMs: TIMEOUT_MS,
-    // A command line's document of any length runs on that warm worker, and none is moved off it.
-    largeJobChars: Number.MAX_SAFE_INTEGER,
-    smallBudgetMs: TIMEOUT_MS,
-    // A large young generation: a 120 KB conversion's objects die in it instead of being copied and promoted (with
-    // the process's --no-allocation-site-pretenuring, bin/server-flags.mjs): 120 KB through the daemon 373-375 ms
-    // with 64 or 96 MB (the pool's default), 262-267 ms with 128 MB, 242-258 ms with 256 MB for 100 MB more
-    // (docs/performance.md, "The conversion daemon").
-    youngMb: YOUNG_MB,
-  });
+  let pool: ConvertPool;
+  try {
+    pool = new ConvertPool({
+      // One worker (about 330 MB with its young generation, below) converting one document at a time; a command line
+      // that finds it busy converts in its own process, as it would without a daemon (maxQueue 0: refused at once).
+      size: 1,
+      maxQueue: 0,
+      timeoutMs: TIMEOUT_MS,
+      // A command line's document of any length runs on that warm worker, and none is moved off it.
+      largeJobChars: Number.MAX_SAFE_INTEGER,
+      smallBudgetMs: TIMEOUT_MS,
+      // A large young generation: a 120 KB conversion's objects die in it instead of being copied and promoted (with
+      // the process's --no-allocation-site-pretenuring, bin/server-flags.mjs): 120 KB through the daemon 373-375 ms
+      // with 64 or 96 MB (the pool's default), 262-267 ms with 128 MB, 242-258 ms with 256 MB for 100 MB more
+      // (docs/performance.md, "The conversion daemon").
+      youngMb: YOUNG_MB,
+    });
+  } catch (error) {
+    // e.g. a DOCWRIGHT_CONVERT_* setting that is not a number: no daemon, and no lock left behind
+    remove(paths.lock);
+    throw error;
+  }
   const started = Date.now();
   let served = 0;
+  let warming = true;
   let active = 0;
   let idleTimer: NodeJS.Timeout | undefined;
   let stopping: Promise<void> | undefined;
@@ -218,6 +226,18 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
   };
 
   const convert = async (socket: Socket, frame: Frame): Promise<void> => {
+    // Only conversions keep the daemon from ending when idle (not `daemon status`).
+    active += 1;
+    clearTimeout(idleTimer);
+    try {
+      await convertOne(socket, frame);
+    } finally {
+      active -= 1;
+      idle();
+    }
+  };
+
+  const convertOne = async (socket: Socket, frame: Frame): Promise<void> => {
     const { header, payloads } = frame;
     const markdown = payloads[0];
     const hasTemplate = header.hasTemplate === true;
@@ -265,8 +285,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
     socket.on('error', () => undefined);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    active += 1;
-    clearTimeout(idleTimer);
     // The whole request must arrive in time, however slowly its bytes come.
     const deadline = setTimeout(() => socket.destroy(), REQUEST_DEADLINE_MS);
     try {
@@ -284,7 +302,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
       clearTimeout(deadline);
       if (!frame) return;
       if (frame.header.op === 'status') {
-        answer(socket, { ok: true, pid: process.pid, served, uptime_ms: Date.now() - started });
+        answer(socket, { ok: true, pid: process.pid, served, uptime_ms: Date.now() - started, warming });
         return;
       }
       if (frame.header.op === 'stop') {
@@ -301,8 +319,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
       socket.destroy();
     } finally {
       clearTimeout(deadline);
-      active -= 1;
-      idle();
     }
   };
 
@@ -317,16 +333,6 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
     });
     socketIno = inode(paths.socket);
     chmodSync(paths.socket, 0o600);
-    pool.warm();
-    // Warm-up conversions before the token is written: the first clients find a warm daemon (or none yet). The
-    // worker's code reaches its fast tiers only after many calls: four conversions of 85 KB (about 2 s of CPU, once)
-    // take a 120 KB conversion from ~480 ms on a fresh daemon to ~300 ms.
-    const warmUp = warmUpMarkdown();
-    const rules = mappingRules(undefined);
-    for (let round = 0; round < WARM_UP_ROUNDS; round++)
-      await pool
-        .run({ markdown: warmUp, mapping: rules, created: new Date(0), template: builtIn })
-        .catch(() => undefined);
     // Only while the folder is still safe and the lock still this daemon's (a starter that lost a race ends here).
     if (!isSafeDir(paths.dir) || !holdsLock(paths) || inode(paths.socket) !== socketIno)
       throw new DaemonError('the daemon folder changed, or another daemon took the lock');
@@ -339,6 +345,18 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
     await stop();
     throw error;
   }
-  idle();
+  // Warm-up conversions, with the token written: `daemon status` and `daemon stop` answer meanwhile, and a
+  // conversion sent meanwhile finds the worker busy and is converted in its command line. The worker's code reaches
+  // its fast tiers only after many calls: four conversions of 85 KB (about 2 s of CPU, once) take a 120 KB
+  // conversion from ~480 ms on a fresh daemon to ~300 ms.
+  pool.warm();
+  const warmUp = warmUpMarkdown();
+  const rules = mappingRules(undefined);
+  for (let round = 0; round < WARM_UP_ROUNDS && !stopping; round++)
+    await pool
+      .run({ markdown: warmUp, mapping: rules, created: new Date(0), template: builtIn })
+      .catch(() => undefined);
+  warming = false;
+  if (!stopping) idle();
   return { server, pool, stop, closed };
 }

@@ -8,7 +8,7 @@
 // runs it (user, groups, mount namespace: the daemon reads the images beside a document with its own rights), so a
 // client never talks to a daemon of other code or other rights.
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,11 +53,25 @@ function identity(): string {
   return parts.join(';');
 }
 
-/** The build's name: a hash of this module's file, the Node running it and who runs it. */
+/** The newest time a file under DIR was changed. */
+function newest(dir: string): number {
+  let time = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    time = Math.max(time, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return time;
+}
+
+/**
+ * The build's name: a hash of this module's file, the Node running it and who runs it. Run from the sources (a
+ * checkout whose build is older than them), the newest change under server/ too: an edit means another daemon.
+ */
 export function buildId(): string {
   const file = realpathSync(fileURLToPath(import.meta.url));
   const { size, mtimeMs } = statSync(file);
-  const parts = [file, size, mtimeMs, process.execPath, process.version, process.arch, identity()];
+  const sources = file.endsWith('.ts') ? newest(dirname(dirname(file))) : 0;
+  const parts = [file, size, mtimeMs, sources, process.execPath, process.version, process.arch, identity()];
   return createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 16);
 }
 
@@ -122,9 +136,12 @@ export function daemonRunning(pid: number): boolean {
   }
 }
 
-/** The daemon's files for this build, the folder created if need be; undefined where none may be used safely. */
-export function daemonPaths(env: NodeJS.ProcessEnv = process.env): DaemonPaths | undefined {
-  if (!daemonAllowed(env)) return undefined;
+/**
+ * The daemon's files for this build, the folder created if need be; undefined where none may be used safely, or when
+ * DOCWRIGHT_DAEMON turns it off (unless ANYWAY: `daemon status` and `daemon stop` still see a daemon that runs).
+ */
+export function daemonPaths(env: NodeJS.ProcessEnv = process.env, anyway = false): DaemonPaths | undefined {
+  if (anyway ? process.platform === 'win32' : !daemonAllowed(env)) return undefined;
   try {
     const dir = baseDir(env);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
