@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../bench/generate.ts';
-import { SERVER_NODE_FLAGS } from '../bin/server-flags.mjs';
+import { DAEMON_NODE_FLAGS } from '../bin/server-flags.mjs';
 import { defaultTemplate } from '../server/convert/index.ts';
 import { BIN, runCli, type CliResult } from './helpers/docwright-process.ts';
 import { hostileTemplate } from './helpers/hostile-template.ts';
@@ -110,10 +110,10 @@ describe('docwright convert through the conversion daemon', () => {
   it('starts it with a first conversion, then gives through it the documents and messages of --no-daemon', async () => {
     const { dir, env } = daemonEnv();
     const pid = await startedDaemon(env);
-    // It converts as a server does, with the server's V8 flags (bin/server-flags.mjs).
+    // It converts as a server does, with the server's V8 flags and a larger first old generation (bin/server-flags.mjs).
     if (process.platform === 'linux') {
       const commandLine = readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').split('\0');
-      for (const flag of SERVER_NODE_FLAGS) expect(commandLine).toContain(flag);
+      for (const flag of DAEMON_NODE_FLAGS) expect(commandLine).toContain(flag);
     }
     const bench = join(temp, 'bench.md');
     writeFileSync(bench, generateMarkdown(130 * 1024));
