@@ -168,7 +168,7 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
   let pool: ConvertPool;
   try {
     pool = new ConvertPool({
-      // One worker (about 330 MB with its young generation, below) converting one document at a time; a command line
+      // One worker (the daemon holds about 380 MB with its young generation, below) converting one document at a time; a command line
       // that finds it busy converts in its own process, as it would without a daemon (maxQueue 0: refused at once).
       size: 1,
       maxQueue: 0,
