@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -17,7 +18,7 @@ import {
 } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../bench/generate.ts';
@@ -400,5 +401,39 @@ describe('docwright convert through the conversion daemon', () => {
     } finally {
       await new Promise((resolve) => fake.close(resolve));
     }
+  });
+  it("starts only its own package's launcher, not one planted in the folder around the package", async () => {
+    // An installed package unpacked in a folder others may write (npm's tarballs unpack to package/): its outer
+    // folder gets a package.json named docwright and a bin/docwright.js of someone else's.
+    const root = resolve(import.meta.dirname, '..');
+    const outer = join(temp, 'outer');
+    const pkg = join(outer, 'package');
+    mkdirSync(pkg, { recursive: true });
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(pkg, part), { recursive: true });
+    symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'));
+    const marker = join(temp, 'planted-ran');
+    writeFileSync(join(outer, 'package.json'), JSON.stringify({ name: 'docwright' }));
+    mkdirSync(join(outer, 'bin'));
+    writeFileSync(
+      join(outer, 'bin', 'docwright.js'),
+      `require('node:fs').writeFileSync(${JSON.stringify(marker)}, process.argv.slice(2).join(' '));\n`,
+    );
+    const { dir, env } = daemonEnv();
+    started.push(env);
+    const input = join(FIXTURES, 'elements/footnotes/input.md');
+    const result = await new Promise<CliResult>((done) => {
+      const child = spawn(
+        process.execPath,
+        [join(pkg, 'bin', 'docwright.js'), 'convert', input, '-o', join(temp, 'p.docx'), '-q'],
+        { env },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => done({ code: code ?? -1, stdout: '', stderr }));
+    });
+    expect(result.code).toBe(0);
+    // The package's own daemon starts; the planted file never runs.
+    await until('the daemon', () => existsSync(dir) && readdirSync(dir).some((n) => n.endsWith('.token')));
+    expect(existsSync(marker)).toBe(false);
   });
 });

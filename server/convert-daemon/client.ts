@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConversionStats } from '../convert/compile/stats.ts';
 import { daemonPaths, daemonRunning, isOwnEntry, type DaemonPaths } from './paths.ts';
@@ -30,19 +30,22 @@ export interface DaemonAnswer {
 }
 
 /**
- * The launcher that runs the daemon: this package's bin/docwright.js, found from this module's place in the sources
- * (server/convert-daemon/) or the bundle (dist/ or dist/chunks/), and only where the folder it names is this
- * package's (its package.json is Docwright's): never a file of another package beside it.
+ * The launcher that runs the daemon: the bin/docwright.js of the package this module belongs to. The package is the
+ * nearest folder above this module that holds it in its dist/ (the bundle: dist/cli.js or dist/chunks/) or server/
+ * (the sources), and whose package.json is Docwright's: never a folder further up, where someone else may have put a
+ * package.json and a bin/ of their own (a tarball unpacked in /tmp).
  */
-function launcher(): string | undefined {
-  for (const up of ['../..', '..']) {
+export function launcher(): string | undefined {
+  const self = fileURLToPath(import.meta.url);
+  for (const up of ['..', '../..']) {
     const root = fileURLToPath(new URL(`${up}/`, import.meta.url));
+    if (![join(root, 'dist'), join(root, 'server')].some((dir) => self.startsWith(`${dir}${sep}`))) continue;
     try {
       const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown };
       const bin = join(root, 'bin', 'docwright.js');
-      if (manifest.name === 'docwright' && existsSync(bin)) return bin;
+      return manifest.name === 'docwright' && existsSync(bin) ? bin : undefined;
     } catch {
-      // not this package's root
+      return undefined;
     }
   }
   return undefined;
