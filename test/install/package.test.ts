@@ -31,7 +31,7 @@ describe('the Node Docwright runs on', () => {
   const allowed = pkg.engines.node.split('||').map((range) => semver.minVersion(range.trim())?.version ?? '');
 
   it("is installed with it (the registry's node package) and is one that engines allows", () => {
-    expect(bundled).toMatch(/^22\./);
+    expect(bundled).toMatch(/^26\./);
     expect(semver.satisfies(bundled, pkg.engines.node)).toBe(true);
   });
 
