@@ -26,3 +26,50 @@ export function convertV8Flags(args, execArgv = process.execArgv) {
     return !execArgv.some((arg) => arg === name || arg.startsWith(`${name}=`));
   });
 }
+
+// A large document (a file of at least 512 KB) is converted by a process with 16 MB semi-spaces: V8 13 (Node 24+)
+// grows the young generation to 2 x 32 MB, which took a 1.2 MB document's peak RSS from ~250 to ~320 MB for ~8 %
+// less time. Only a command line sets it (V8 sizes the heap when the process starts), so bin/docwright.js runs itself
+// again for such a file: one Node start-up (~30 ms) on a conversion of seconds. Smaller documents never reach the
+// larger young generation's size, and standard input's size is not known beforehand: neither is run again.
+// docs/performance.md, "Node 26".
+export const LARGE_INPUT_BYTES = 512 * 1024;
+export const LARGE_CONVERT_NODE_FLAGS = ['--max-semi-space-size=16'];
+
+/** The options of `convert` that take a value (the next word), long and short. */
+const VALUE_OPTIONS = new Set(['-o', '--output', '-t', '--template', '-m', '--mapping']);
+
+/** The input file of a `convert` command line (undefined: not convert, or standard input). */
+export function convertInput(args) {
+  let i = 0;
+  for (; i < args.length && args[i] !== 'convert'; i++) if (args[i] === '--data-dir') i += 1;
+  if (i >= args.length) return undefined;
+  for (let j = i + 1; j < args.length; j++) {
+    if (args[j] === '--') return args[j + 1] === '-' ? undefined : args[j + 1];
+    if (VALUE_OPTIONS.has(args[j])) j += 1;
+    else if (!args[j].startsWith('-')) return args[j];
+    else if (args[j] === '-') return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The Node flags to run `convert` again with: LARGE_CONVERT_NODE_FLAGS when its input is a regular file of at least
+ * LARGE_INPUT_BYTES, none otherwise or when the user gave Node such a flag. `size` reads a path's size (or throws).
+ */
+export function convertNodeFlags(args, execArgv, size) {
+  if (!isConvert(args)) return [];
+  const input = convertInput(args);
+  if (input === undefined) return [];
+  let bytes;
+  try {
+    bytes = size(input);
+  } catch {
+    return [];
+  }
+  if (!(bytes >= LARGE_INPUT_BYTES)) return [];
+  return LARGE_CONVERT_NODE_FLAGS.filter((flag) => {
+    const name = flag.slice(0, flag.indexOf('='));
+    return !execArgv.some((arg) => arg === name || arg.startsWith(`${name}=`));
+  });
+}

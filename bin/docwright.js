@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Runs the bundled command line (dist/). Three things before that:
-// - On a Node older than the one Docwright needs (a system Node 20), it runs itself again on the Node 22 that
+// Runs the bundled command line (dist/). Four things before that:
+// - On a Node older than the one Docwright needs (a system Node 20), it runs itself again on the Node (26) that
 //   npm installed with it (the `node` dependency), so `docwright` works from anywhere on such a machine.
 // - `docwright serve` and `docwright mcp` (which may start a server) run again with the server's V8 flags
 //   (bin/server-flags.mjs), which only a command line can set: once per server, about one Node start-up.
+// - `docwright convert` of a file of 512 KB or more runs again with a young generation of Node 22's size
+//   (bin/convert-flags.mjs, LARGE_CONVERT_NODE_FLAGS), which bounds a large document's peak memory.
 // - Only in a development checkout (a .git next to the sources): when server/ is newer than the bundle, it runs the
 //   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
 import { spawn } from 'node:child_process';
@@ -13,7 +15,7 @@ import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { hasServerFlags, serverFlagsFor, startsServer } from './server-flags.mjs';
-import { convertV8Flags } from './convert-flags.mjs';
+import { convertNodeFlags, convertV8Flags } from './convert-flags.mjs';
 import v8 from 'node:v8';
 
 const MIN_MAJOR = 22;
@@ -45,6 +47,11 @@ function relaunch(node, flags) {
 
 const serverCommand = startsServer(process.argv.slice(2));
 const serverFlags = serverFlagsFor(process.argv.slice(2));
+/** The size of a regular file (0 for anything else: standard input, a device, a pipe). */
+const sizeOf = (path) => {
+  const stat = statSync(path);
+  return stat.isFile() ? stat.size : 0;
+};
 if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   const node = bundledNode();
   if (!node) {
@@ -53,11 +60,13 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
     );
     process.exit(1);
   }
-  relaunch(node, serverCommand ? serverFlags : []);
+  relaunch(node, serverCommand ? serverFlags : convertNodeFlags(process.argv.slice(2), [], sizeOf));
 } else if (serverCommand && !hasServerFlags(process.execArgv, serverFlags)) {
   relaunch(process.execPath, [...process.execArgv, ...serverFlags]);
 } else {
-  await runCli();
+  const largeFlags = convertNodeFlags(process.argv.slice(2), process.execArgv, sizeOf);
+  if (largeFlags.length > 0) relaunch(process.execPath, [...process.execArgv, ...largeFlags]);
+  else await runCli();
 }
 
 function newestSource(dir) {
