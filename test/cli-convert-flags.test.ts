@@ -20,6 +20,7 @@ describe('the convert command flags', () => {
     expect(CONVERT_V8_FLAGS).toEqual([
       '--invocation-count-for-turbofan=30000',
       '--invocation-count-for-osr=8000',
+      '--invocation-count-for-maglev=4000',
       '--heap-growing-percent=30',
     ]);
   });
@@ -35,10 +36,11 @@ describe('the convert command flags', () => {
     expect(convertV8Flags(['convert', 'a.md'], ['--heap-growing-percent=10'])).toEqual([
       '--invocation-count-for-turbofan=30000',
       '--invocation-count-for-osr=8000',
+      '--invocation-count-for-maglev=4000',
     ]);
     expect(
       convertV8Flags(['convert', 'a.md'], ['--invocation-count-for-turbofan=5', '--max-old-space-size=100']),
-    ).toEqual(['--invocation-count-for-osr=8000', '--heap-growing-percent=30']);
+    ).toEqual(['--invocation-count-for-osr=8000', '--invocation-count-for-maglev=4000', '--heap-growing-percent=30']);
   });
 });
 

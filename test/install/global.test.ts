@@ -1,6 +1,6 @@
 // The README's "docwright on your PATH" as a user does it: pack the checkout, install the tarball globally with the
 // README's command (into a temporary prefix), and convert from a folder outside the checkout, with the system's own Node and npm first on
-// the PATH (on these machines Node 20: the installed docwright runs itself on the Node 22 installed with it).
+// the PATH (on these machines Node 20: the installed docwright runs itself on the Node 26 installed with it).
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
