@@ -41,13 +41,24 @@ function daemonEnv(extra: NodeJS.ProcessEnv = {}): { dir: string; env: NodeJS.Pr
 
 const started: NodeJS.ProcessEnv[] = [];
 
+/** The pid a lock names, or NaN when it is gone (a stopping daemon removes it between the listing and the read). */
+function lockPid(path: string): number {
+  try {
+    return Number(readFileSync(path, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Number.NaN;
+    throw error;
+  }
+}
+
 /** Every daemon folder's lock names a pid: the daemons still running. */
 function daemonPids(dir: string): number[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((name) => name.endsWith('.lock'))
-    .map((name) => Number(readFileSync(join(dir, name), 'utf8')))
+    .map((name) => lockPid(join(dir, name)))
     .filter((pid) => {
+      if (Number.isNaN(pid)) return false;
       try {
         process.kill(pid, 0);
         return true;
