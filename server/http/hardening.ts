@@ -16,6 +16,8 @@ export const TIMEOUTS = {
   connectionTimeout: 30_000,
   keepAliveTimeout: 5_000,
   connectionsCheckingInterval: 1_000,
+  /** A TLS handshake (Node's default is 120 s): a client on this computer finishes it in milliseconds. */
+  handshakeTimeout: 10_000,
 } as const;
 
 /** The timeouts a server uses: TIMEOUTS, some shortened in tests (a slow body cut off in 2 s, not 120). */
@@ -34,6 +36,7 @@ export function nodeServerOptions(timeouts: Timeouts = TIMEOUTS) {
     // llhttp stays strict: no lenient header parsing, so smuggling attempts are refused, never guessed at.
     insecureHTTPParser: false,
     requireHostHeader: true,
+    handshakeTimeout: timeouts.handshakeTimeout,
   };
 }
 
@@ -47,14 +50,24 @@ export function fastifyServerOptions(timeouts: Timeouts = TIMEOUTS) {
   };
 }
 
+/** How long an error answer may take to reach the client before its connection is destroyed anyway. */
+const ANSWER_FLUSH_MS = 2_000;
+
 /**
  * Requests Node refuses before Fastify sees them (malformed heads, smuggling attempts, oversized heads, timeouts):
- * the error envelope too, then the connection is closed so nothing after the bad request is ever read.
+ * the error envelope too, then the connection is closed so nothing after the bad request is ever read. A TLS
+ * connection whose handshake failed or never finished (ERR_TLS_*, ERR_SSL_*: a silent client, plain HTTP sent to
+ * the HTTPS port) is destroyed at once: nothing written on it could ever be flushed, and waiting for that kept the
+ * socket open for good. Any other connection is destroyed too if its answer is not out within ANSWER_FLUSH_MS.
  */
 const clientErrorHandler =
   (timeouts: Timeouts) =>
   (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (error.code?.startsWith('ERR_TLS_') || error.code?.startsWith('ERR_SSL_')) {
+      socket.destroy();
+      return;
+    }
     let code: ErrorCode = 'bad_request';
     let message = 'Malformed HTTP request.';
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
@@ -72,6 +85,7 @@ const clientErrorHandler =
       );
     }
     socket.destroySoon();
+    setTimeout(() => socket.destroy(), ANSWER_FLUSH_MS).unref();
   };
 
 /** A URL as logged: the query's values are dropped (the session link carries its token there). */
