@@ -23,25 +23,29 @@ export function isConvert(args) {
 }
 
 /** The flags to set for ARGS: none but for `convert`, and none the user gave Node on its command line. */
-export function convertV8Flags(args, execArgv = process.execArgv) {
+export function convertV8Flags(args, execArgv = process.execArgv, env = process.env) {
   if (!isConvert(args)) return [];
-  return CONVERT_V8_FLAGS.filter((flag) => {
-    const name = flag.slice(0, flag.indexOf('='));
-    return !execArgv.some((arg) => arg === name || arg.startsWith(`${name}=`));
-  });
+  return CONVERT_V8_FLAGS.filter((flag) => !userGave(flagName(flag), execArgv, env));
 }
 
-// A large document (a file of at least 512 KB) is converted by a process with 16 MB semi-spaces: V8 13 (Node 24+)
-// grows the young generation to 2 x 32 MB, which took a 1.2 MB document's peak RSS from ~250 to ~320 MB for ~8 %
-// less time. Only a command line sets it (V8 sizes the heap when the process starts), so bin/docwright.js runs itself
-// again for such a file: one Node start-up (~30 ms) on a conversion of seconds. Smaller documents never reach the
-// larger young generation's size, and standard input's size is not known beforehand: neither is run again.
-// docs/performance.md, "Node 26".
+// A large document (a file of at least 512 KB) converted in the command line's own process runs in a process with
+// 16 MB semi-spaces: V8 13 (Node 24+) grows the young generation to 2 x 32 MB, which took a 1.2 MB document's peak RSS
+// from ~250 to ~320 MB for ~8 % less time. Only a command line sets it (V8 sizes the heap when the process starts), so
+// bin/docwright.js replaces itself (process.execve: the same pid, streams and signals) with a process that has it:
+// one Node start-up (~30 ms) on a conversion of seconds. Only where the conversion is sure to run in this process
+// (--no-daemon, DOCWRIGHT_DAEMON off, Windows, or markdown over the daemon's 4 MB), never for standard input (its
+// size is not known beforehand), never when a path names an inherited file descriptor (/dev/fd/N, /proc/.../fd/N:
+// the numbers mean other files after an exec), and never over such a flag the user gave Node (command line or
+// NODE_OPTIONS). A first conversion that starts the daemon converts here without it. docs/performance.md, "Node 26".
 export const LARGE_INPUT_BYTES = 512 * 1024;
 export const LARGE_CONVERT_NODE_FLAGS = ['--max-semi-space-size=16'];
+/** The largest markdown the conversion daemon takes (server/convert-daemon/limits.ts MAX_MARKDOWN_BYTES). */
+const DAEMON_MARKDOWN_BYTES = 4 * 1024 * 1024;
 
-/** The options of `convert` that take a value (the next word), long and short. */
-const VALUE_OPTIONS = new Set(['-o', '--output', '-t', '--template', '-m', '--mapping']);
+/** The options of `convert` (and the global --data-dir) that take a value: the next word. */
+const VALUE_OPTIONS = new Set(['-o', '--output', '-t', '--template', '-m', '--mapping', '--data-dir']);
+/** The short options that take a value, as the last letter of a group (`-qo out.docx`). */
+const VALUE_LETTERS = new Set(['o', 't', 'm']);
 
 /** The input file of a `convert` command line (undefined: not convert, or standard input). */
 export function convertInput(args) {
@@ -49,20 +53,40 @@ export function convertInput(args) {
   for (; i < args.length && args[i] !== 'convert'; i++) if (args[i] === '--data-dir') i += 1;
   if (i >= args.length) return undefined;
   for (let j = i + 1; j < args.length; j++) {
-    if (args[j] === '--') return args[j + 1] === '-' ? undefined : args[j + 1];
-    if (VALUE_OPTIONS.has(args[j])) j += 1;
-    else if (!args[j].startsWith('-')) return args[j];
-    else if (args[j] === '-') return undefined;
+    const arg = args[j];
+    if (arg === '--') return args[j + 1] === '-' ? undefined : args[j + 1];
+    if (arg === '-') return undefined;
+    if (VALUE_OPTIONS.has(arg) || (/^-[a-zA-Z]+$/.test(arg) && VALUE_LETTERS.has(arg.at(-1)))) j += 1;
+    else if (!arg.startsWith('-')) return arg;
   }
   return undefined;
 }
 
+/** A flag's name, V8's underscores read as dashes (`--max_semi_space_size=64` is `--max-semi-space-size`). */
+const flagName = (arg) => arg.split('=')[0].replaceAll('_', '-');
+
+/** Whether the user gave Node the flag NAME, on its command line or in NODE_OPTIONS. */
+export function userGave(name, execArgv, env) {
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+  return given.some((arg) => flagName(arg) === name);
+}
+
+/** Whether the conversion daemon is off for this command line (the rule of server/convert-daemon/paths.ts). */
+function daemonOff(args, env, platform) {
+  if (platform === 'win32' || args.includes('--no-daemon')) return true;
+  return ['0', 'off', 'false', 'no'].includes((env.DOCWRIGHT_DAEMON ?? '').trim().toLowerCase());
+}
+
+/** A path an exec would change the meaning of: an inherited file descriptor's name. */
+const DESCRIPTOR_PATH = /^(?:-[^=]*=)?\/(?:dev\/(?:fd|stdin|stdout|stderr)|proc\/[^/]+\/(?:task\/[^/]+\/)?fd)(?:\/|$)/;
+
 /**
- * The Node flags to run `convert` again with: LARGE_CONVERT_NODE_FLAGS when its input is a regular file of at least
- * LARGE_INPUT_BYTES, none otherwise or when the user gave Node such a flag. `size` reads a path's size (or throws).
+ * The Node flags to run `convert` again with (see LARGE_CONVERT_NODE_FLAGS): none unless the input is a regular file
+ * of at least LARGE_INPUT_BYTES that this process will convert. `size` reads a path's size (or throws).
  */
-export function convertNodeFlags(args, execArgv, size) {
+export function convertNodeFlags(args, execArgv, size, env = process.env, platform = process.platform) {
   if (!isConvert(args)) return [];
+  if (args.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg) || DESCRIPTOR_PATH.test(arg))) return [];
   const input = convertInput(args);
   if (input === undefined) return [];
   let bytes;
@@ -72,8 +96,6 @@ export function convertNodeFlags(args, execArgv, size) {
     return [];
   }
   if (!(bytes >= LARGE_INPUT_BYTES)) return [];
-  return LARGE_CONVERT_NODE_FLAGS.filter((flag) => {
-    const name = flag.slice(0, flag.indexOf('='));
-    return !execArgv.some((arg) => arg === name || arg.startsWith(`${name}=`));
-  });
+  if (!daemonOff(args, env, platform) && bytes <= DAEMON_MARKDOWN_BYTES) return [];
+  return LARGE_CONVERT_NODE_FLAGS.filter((flag) => !userGave(flagName(flag), execArgv, env));
 }

@@ -4,8 +4,9 @@
 //   npm installed with it (the `node` dependency), so `docwright` works from anywhere on such a machine.
 // - `docwright serve` and `docwright mcp` (which may start a server) run again with the server's V8 flags
 //   (bin/server-flags.mjs), which only a command line can set: once per server, about one Node start-up.
-// - `docwright convert` of a file of 512 KB or more runs again with a young generation of Node 22's size
-//   (bin/convert-flags.mjs, LARGE_CONVERT_NODE_FLAGS), which bounds a large document's peak memory.
+// - `docwright convert` of a file of 512 KB or more that it converts itself (not through the daemon) replaces itself
+//   with a process whose young generation has Node 22's size (bin/convert-flags.mjs, LARGE_CONVERT_NODE_FLAGS),
+//   which bounds a large document's peak memory.
 // - Only in a development checkout (a .git next to the sources): when server/ is newer than the bundle, it runs the
 //   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
 import { spawn } from 'node:child_process';
@@ -65,8 +66,22 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   relaunch(process.execPath, [...process.execArgv, ...serverFlags]);
 } else {
   const largeFlags = convertNodeFlags(process.argv.slice(2), process.execArgv, sizeOf);
-  if (largeFlags.length > 0) relaunch(process.execPath, [...process.execArgv, ...largeFlags]);
-  else await runCli();
+  if (largeFlags.length > 0) replaceWith(process.execPath, [...process.execArgv, ...largeFlags]);
+  await runCli();
+}
+
+/**
+ * Replaces this process with this script on `node` with `flags` (process.execve) for a setting that is only worth
+ * having, never needed: where Node cannot (Windows, Node before 22.15) or the call fails (a permission model, the
+ * binary gone), this process goes on as it is. (relaunch's child process would change how signals and exit
+ * statuses reach the caller, for nothing it must have.)
+ */
+function replaceWith(node, flags) {
+  try {
+    process.execve?.(node, [node, ...flags, fileURLToPath(import.meta.url), ...process.argv.slice(2)]);
+  } catch {
+    // Converted here, without the flags.
+  }
 }
 
 function newestSource(dir) {
