@@ -15,4 +15,7 @@ export declare function convertNodeFlags(
   size: (path: string) => number,
   env?: NodeJS.ProcessEnv,
   platform?: NodeJS.Platform,
+  opened?: (path: string) => boolean,
 ): string[];
+export declare function pathCandidates(args: readonly string[]): string[];
+export declare function descriptorPath(path: string, cwd?: string): boolean;

@@ -9,6 +9,8 @@
 //   up to 4x on a program that allocates fast: a 1.2 MB document's peak RSS 298 -> 231 MB, the same wall time (120 KB:
 //   no change). docs/performance.md, "Command-line start-up" and "The process's heap".
 // None changes an output.
+import { resolve } from 'node:path';
+
 export const CONVERT_V8_FLAGS = [
   '--invocation-count-for-turbofan=30000',
   '--invocation-count-for-osr=8000',
@@ -77,16 +79,48 @@ function daemonOff(args, env, platform) {
   return ['0', 'off', 'false', 'no'].includes((env.DOCWRIGHT_DAEMON ?? '').trim().toLowerCase());
 }
 
-/** A path an exec would change the meaning of: an inherited file descriptor's name. */
-const DESCRIPTOR_PATH = /^(?:-[^=]*=)?\/(?:dev\/(?:fd|stdin|stdout|stderr)|proc\/[^/]+\/(?:task\/[^/]+\/)?fd)(?:\/|$)/;
+/** A path an exec would change the meaning of: an inherited file descriptor's name (after resolve()). */
+const DESCRIPTOR_PATH = /^\/(?:dev\/(?:fd|stdin|stdout|stderr)|proc\/[^/]+\/(?:task\/[^/]+\/)?fd)(?:\/|$)/;
+
+/**
+ * Every path an argument may name: the argument, what follows `=` in an option, and what follows a short option that
+ * takes a value in a group (`-o/dev/fd/3`, `-qo/dev/fd/3`).
+ */
+export function pathCandidates(args) {
+  const paths = [];
+  for (const arg of args) {
+    paths.push(arg);
+    if (!arg.startsWith('-')) continue;
+    const eq = arg.indexOf('=');
+    if (eq > 0) paths.push(arg.slice(eq + 1));
+    for (let k = 2; k < arg.length && /[a-zA-Z]/.test(arg[k - 1]); k++)
+      if (VALUE_LETTERS.has(arg[k - 1])) paths.push(arg.slice(k));
+  }
+  return paths;
+}
+
+/** Whether PATH names a descriptor, however it is spelt (`//dev/fd/5`, `/dev/./fd/5`, `/proc/self/root/dev/fd/5`). */
+export function descriptorPath(path, cwd = process.cwd()) {
+  const absolute = resolve(cwd, path).replace(/^(?:\/proc\/[^/]+\/root)+(?=\/)/, '');
+  return DESCRIPTOR_PATH.test(absolute);
+}
 
 /**
  * The Node flags to run `convert` again with (see LARGE_CONVERT_NODE_FLAGS): none unless the input is a regular file
- * of at least LARGE_INPUT_BYTES that this process will convert. `size` reads a path's size (or throws).
+ * of at least LARGE_INPUT_BYTES that this process will convert. `size` reads a path's size (or throws); `opened`
+ * tells whether a path is a file this process holds open as a descriptor from 3 up (what an exec would lose).
  */
-export function convertNodeFlags(args, execArgv, size, env = process.env, platform = process.platform) {
+export function convertNodeFlags(
+  args,
+  execArgv,
+  size,
+  env = process.env,
+  platform = process.platform,
+  opened = () => false,
+) {
   if (!isConvert(args)) return [];
-  if (args.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg) || DESCRIPTOR_PATH.test(arg))) return [];
+  if (args.some((arg) => ['-h', '--help', '-V', '--version'].includes(arg))) return [];
+  if (pathCandidates(args).some((path) => descriptorPath(path))) return [];
   const input = convertInput(args);
   if (input === undefined) return [];
   let bytes;
@@ -97,5 +131,7 @@ export function convertNodeFlags(args, execArgv, size, env = process.env, platfo
   }
   if (!(bytes >= LARGE_INPUT_BYTES)) return [];
   if (!daemonOff(args, env, platform) && bytes <= DAEMON_MARKDOWN_BYTES) return [];
+  // A path that reaches an inherited descriptor another way (a link the user made to /dev/fd/5): not run again.
+  if (pathCandidates(args).some((path) => opened(path))) return [];
   return LARGE_CONVERT_NODE_FLAGS.filter((flag) => !userGave(flagName(flag), execArgv, env));
 }

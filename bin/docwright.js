@@ -10,7 +10,7 @@
 // - Only in a development checkout (a .git next to the sources): when server/ is newer than the bundle, it runs the
 //   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, fstatSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,31 @@ function relaunch(node, flags) {
 
 const serverCommand = startsServer(process.argv.slice(2));
 const serverFlags = serverFlagsFor(process.argv.slice(2));
+/**
+ * Whether a path is a file this process holds as a descriptor from 3 up (inherited: an exec would lose it), by
+ * device and inode; read only when asked (a large file about to be converted here).
+ */
+const heldOpen = () => {
+  let held;
+  return (path) => {
+    if (held === undefined) {
+      held = new Set();
+      const listed = process.platform === 'linux' ? '/proc/self/fd' : '/dev/fd';
+      for (const name of existsSync(listed) ? readdirSync(listed) : []) {
+        const fd = Number(name);
+        if (!Number.isInteger(fd) || fd < 3) continue;
+        try {
+          const stat = fstatSync(fd);
+          held.add(`${stat.dev}:${stat.ino}`);
+        } catch {
+          // Closed meanwhile (the listing's own descriptor).
+        }
+      }
+    }
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat !== undefined && held.has(`${stat.dev}:${stat.ino}`);
+  };
+};
 /** The size of a regular file (0 for anything else: standard input, a device, a pipe). */
 const sizeOf = (path) => {
   const stat = statSync(path);
@@ -65,7 +90,14 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
 } else if (serverCommand && !hasServerFlags(process.execArgv, serverFlags)) {
   relaunch(process.execPath, [...process.execArgv, ...serverFlags]);
 } else {
-  const largeFlags = convertNodeFlags(process.argv.slice(2), process.execArgv, sizeOf);
+  const largeFlags = convertNodeFlags(
+    process.argv.slice(2),
+    process.execArgv,
+    sizeOf,
+    process.env,
+    process.platform,
+    heldOpen(),
+  );
   if (largeFlags.length > 0) replaceWith(process.execPath, [...process.execArgv, ...largeFlags]);
   await runCli();
 }

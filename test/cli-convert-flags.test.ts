@@ -2,7 +2,7 @@
 // `convert` only, and never over a flag the user gave Node. Their effect (peak RSS, time) is the bench's to show.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,18 @@ describe('a large file converted by a process with a smaller young generation', 
     for (const path of ['/dev/fd/5', '/dev/stdout', '/proc/self/fd/7', '/proc/123/fd/3', '/proc/thread-self/fd/4'])
       expect(flags(['convert', 'big.md', '-o', path]), path).toEqual([]);
     expect(flags(['convert', 'big.md', `--output=/dev/fd/5`])).toEqual([]);
+    // Glued to a short option, and other spellings of the same names.
+    for (const arg of ['-o/dev/fd/3', '-qo/dev/fd/3', '-t/dev/fd/4', '-m/proc/self/fd/4'])
+      expect(flags(['convert', 'big.md', arg]), arg).toEqual([]);
+    for (const path of ['//dev/fd/5', '/dev//fd/5', '/dev/./fd/5', '/./dev/fd/5', '/proc/self/root/dev/fd/5'])
+      expect(flags(['convert', 'big.md', '-o', path]), path).toEqual([]);
+    expect(flags(['convert', 'big.md', '-o', '../'.repeat(40) + 'dev/fd/5'])).toEqual([]);
+    // A path that reaches a held descriptor another way (a link to /dev/fd/5): what `opened` says.
+    const held = (path: string) => path === 'link.docx';
+    expect(convertNodeFlags(['convert', 'big.md', '-o', 'link.docx'], [], size, off, 'linux', held)).toEqual([]);
+    expect(convertNodeFlags(['convert', 'big.md', '-o', 'out.docx'], [], size, off, 'linux', held)).toEqual([
+      '--max-semi-space-size=16',
+    ]);
     expect(flags(['convert', 'big.md', '-o', '/home/dev/fd/out.docx'])).toEqual(['--max-semi-space-size=16']);
   });
 
@@ -116,14 +128,15 @@ describe('a large file converted by a process with a smaller young generation', 
     "import { appendFileSync } from 'node:fs';\nappendFileSync(process.env.DW_PROBE_LOG, JSON.stringify(process.execArgv) + '\\n');\n",
   );
   /** Converts a file of `bytes` with --no-daemon; `output` is the -o argument (`fd3`: a file given as descriptor 3). */
-  const processes = async (name: string, bytes: number, output?: string): Promise<string[][]> => {
+  const processes = async (name: string, bytes: number, output?: string | string[]): Promise<string[][]> => {
     const input = join(dir, name);
     writeFileSync(input, 'Some words of a paragraph.\n\n'.repeat(Math.ceil(bytes / 28)).slice(0, bytes));
     const log = join(dir, `${name}.log`);
     const target = output ?? join(dir, `${name}.docx`);
     const fd = openSync(join(dir, `${name}.fd3.docx`), 'w');
     try {
-      const child = spawn(process.execPath, [BIN, 'convert', '--no-daemon', '-q', input, '-o', target], {
+      const outputArgs = Array.isArray(target) ? target : ['-o', target];
+      const child = spawn(process.execPath, [BIN, 'convert', '--no-daemon', '-q', input, ...outputArgs], {
         env: { ...process.env, NODE_OPTIONS: `--import=${probe}`, DW_PROBE_LOG: log },
         stdio: ['ignore', 'ignore', 'pipe', fd],
       });
@@ -154,9 +167,19 @@ describe('a large file converted by a process with a smaller young generation', 
   }, 130_000);
 
   it('converts in the first process when the output is an inherited descriptor (/dev/fd/3)', async () => {
-    expect(flagged(await processes('to-fd.md', LARGE_INPUT_BYTES, '/dev/fd/3'))).not.toContain(true);
-    const written = readFileSync(join(dir, 'to-fd.md.fd3.docx'));
-    expect(written.subarray(0, 2).toString('latin1')).toBe('PK');
-    expect(written.byteLength).toBeGreaterThan(10_000);
+    const link = join(dir, 'fd3-link.docx');
+    symlinkSync('/dev/fd/3', link);
+    const outputs: [string, string | string[]][] = [
+      ['to-fd.md', '/dev/fd/3'],
+      ['glued.md', ['-o/dev/fd/3']],
+      ['slashes.md', '//dev/./fd/3'],
+      ['linked.md', link],
+    ];
+    for (const [name, output] of outputs) {
+      expect(flagged(await processes(name, LARGE_INPUT_BYTES, output)), name).not.toContain(true);
+      const written = readFileSync(join(dir, `${name}.fd3.docx`));
+      expect(written.subarray(0, 2).toString('latin1'), name).toBe('PK');
+      expect(written.byteLength, name).toBeGreaterThan(10_000);
+    }
   }, 130_000);
 });
