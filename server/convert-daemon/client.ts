@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConversionStats } from '../convert/compile/stats.ts';
+import { STAT_KEYS, type ConversionStats } from '../convert/compile/stats.ts';
 import { daemonPaths, daemonRunning, isOwnEntry, type DaemonPaths } from './paths.ts';
 import { encodeFrame, readFrame, type Frame } from './protocol.ts';
 import { ANSWER_LIMITS, ANSWER_WAIT_MS, ASK_WAIT_MS, MAX_MARKDOWN_BYTES, PROTOCOL_VERSION } from './limits.ts';
@@ -114,8 +114,6 @@ export async function convertWithDaemon(
   }
   return frame ? answerOf(frame) : undefined;
 }
-
-const STAT_KEYS = ['headings', 'paragraphs', 'lists', 'tables', 'code_blocks', 'images'] as const;
 
 /** The daemon's answer when it is a whole, well-formed one: a zip package, the counts, the warnings as text. */
 function answerOf(frame: Frame): DaemonAnswer | undefined {

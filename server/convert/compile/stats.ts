@@ -1,14 +1,10 @@
 import type { Nodes, Root } from 'mdast';
 
+/** The counts of a conversion (SPEC.md), by name: what a reader of someone else's counts (the daemon's answer) checks. */
+export const STAT_KEYS = ['headings', 'paragraphs', 'lists', 'tables', 'code_blocks', 'images'] as const;
+
 /** Counts of a conversion (SPEC.md): mdast nodes anywhere in the tree. */
-export interface ConversionStats {
-  headings: number;
-  paragraphs: number;
-  lists: number;
-  tables: number;
-  code_blocks: number;
-  images: number;
-}
+export type ConversionStats = Record<(typeof STAT_KEYS)[number], number>;
 
 const COUNTED: Record<string, keyof ConversionStats> = {
   heading: 'headings',
