@@ -19,3 +19,5 @@ export declare function convertNodeFlags(
 ): string[];
 export declare function pathCandidates(args: readonly string[]): string[];
 export declare function descriptorPath(path: string, cwd?: string): boolean;
+export declare const DAEMON_MARKDOWN_BYTES: number;
+export declare function daemonSwitchedOff(env: NodeJS.ProcessEnv): boolean;

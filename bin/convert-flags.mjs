@@ -41,8 +41,11 @@ export function convertV8Flags(args, execArgv = process.execArgv, env = process.
 // NODE_OPTIONS). A first conversion that starts the daemon converts here without it. docs/performance.md, "Node 26".
 export const LARGE_INPUT_BYTES = 512 * 1024;
 export const LARGE_CONVERT_NODE_FLAGS = ['--max-semi-space-size=16'];
-/** The largest markdown the conversion daemon takes (server/convert-daemon/limits.ts MAX_MARKDOWN_BYTES). */
-const DAEMON_MARKDOWN_BYTES = 4 * 1024 * 1024;
+/**
+ * The largest markdown the conversion daemon takes (server/convert-daemon/limits.ts, where the reason is): larger is
+ * converted in the command line's own process.
+ */
+export const DAEMON_MARKDOWN_BYTES = 4 * 1024 * 1024;
 
 /** The options of `convert` (and the global --data-dir) that take a value: the next word. */
 const VALUE_OPTIONS = new Set(['-o', '--output', '-t', '--template', '-m', '--mapping', '--data-dir']);
@@ -73,10 +76,14 @@ export function userGave(name, execArgv, env) {
   return given.some((arg) => flagName(arg) === name);
 }
 
-/** Whether the conversion daemon is off for this command line (the rule of server/convert-daemon/paths.ts). */
-function daemonOff(args, env, platform) {
-  if (platform === 'win32' || args.includes('--no-daemon')) return true;
+/** Whether DOCWRIGHT_DAEMON turns the conversion daemon off (server/convert-daemon/paths.ts reads it here too). */
+export function daemonSwitchedOff(env) {
   return ['0', 'off', 'false', 'no'].includes((env.DOCWRIGHT_DAEMON ?? '').trim().toLowerCase());
+}
+
+/** Whether the conversion daemon is off for this command line: Windows (no daemon), --no-daemon, DOCWRIGHT_DAEMON. */
+function daemonOff(args, env, platform) {
+  return platform === 'win32' || args.includes('--no-daemon') || daemonSwitchedOff(env);
 }
 
 /** A path an exec would change the meaning of: an inherited file descriptor's name (after resolve()). */

@@ -1,4 +1,5 @@
 // The conversion daemon's bounds (docs/cli.md, "The conversion daemon").
+import { DAEMON_MARKDOWN_BYTES } from '../../bin/convert-flags.mjs';
 import { MAPPING_LIMIT, TEMPLATE_LIMIT } from '../limits.ts';
 
 export const PROTOCOL_VERSION = 1;
@@ -8,7 +9,7 @@ export const PROTOCOL_VERSION = 1;
  * worker has the server's (1 GB of heap; a 5.8 MB document needs about 1.2 GB), so it would fail on it after working
  * on it for half a minute and the command line would start again.
  */
-export const MAX_MARKDOWN_BYTES = 4 * 1024 * 1024;
+export const MAX_MARKDOWN_BYTES = DAEMON_MARKDOWN_BYTES;
 
 /** The longest a conversion may take in the daemon, in ms of its thread's CPU (a 4 MB document: about 10 s). */
 export const DAEMON_TIMEOUT_MS = 60_000;

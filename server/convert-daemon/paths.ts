@@ -12,6 +12,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpath
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { daemonSwitchedOff } from '../../bin/convert-flags.mjs';
 
 export interface DaemonPaths {
   dir: string;
@@ -26,8 +27,7 @@ const SOCKET_PATH_MAX = 100;
 /** Whether the daemon may be used at all: not on Windows (no private socket folder there yet), not when turned off. */
 export function daemonAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
   if (process.platform === 'win32' || typeof process.getuid !== 'function') return false;
-  const value = (env.DOCWRIGHT_DAEMON ?? '').trim().toLowerCase();
-  return !['0', 'off', 'false', 'no'].includes(value);
+  return !daemonSwitchedOff(env);
 }
 
 function baseDir(env: NodeJS.ProcessEnv): string {
