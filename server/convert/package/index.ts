@@ -36,7 +36,8 @@ import { serializeAround } from './serialize.ts';
 import { addSupportStyles, SUPPORT_STYLE_IDS, supportStyleId, supportStyles } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
-import { compileParts, docxCompiler, zipParts } from './zip.ts';
+import { compileParts, docxCompiler, partCache, zipParts, type PartCache } from './zip.ts';
+import { encodeUtf8 } from '../xml.ts';
 
 export { compileParts, zipParts } from './zip.ts';
 
@@ -47,7 +48,9 @@ interface Prepared {
   /** The styles part, parsed, read only (a merger that adds to it parses its own copy). */
   styles: XmlDocument | null;
   /** Parts that change whatever the content (the template's own notes and comments left out, settings repaired). */
-  fixed: Map<string, string>;
+  fixed: Map<string, Uint8Array>;
+  /** The template's parts (and `fixed`) as the zip holds them, deflated once (zip.ts). */
+  zipped: PartCache;
   /** Title block keys the kept body has a place for (title-fields.ts), and the headers and footers that have some. */
   titleFields: Set<TitleKey>;
   titleFieldParts: string[];
@@ -70,21 +73,22 @@ function prepare(template: Template): Prepared {
   const templateToc = findToc(children(wChild(mainDocument.documentElement, 'body') ?? mainDocument));
   const shell = templateToc ? tocShell(templateToc) : undefined;
   const body = templateBody(mainDocument);
-  const fixed = new Map<string, string>();
+  const fixed = new Map<string, Uint8Array>();
   const footnotes = open(siblingPath(main, 'footnotes.xml'));
   if (footnotes && pruneNotes(footnotes, 'footnote', body.kept.footnotes))
-    fixed.set(siblingPath(main, 'footnotes.xml'), serializePart(footnotes));
+    fixed.set(siblingPath(main, 'footnotes.xml'), encodeUtf8(serializePart(footnotes)));
   const endnotes = open(siblingPath(main, 'endnotes.xml'));
   if (endnotes && pruneNotes(endnotes, 'endnote', body.kept.endnotes))
-    fixed.set(siblingPath(main, 'endnotes.xml'), serializePart(endnotes));
+    fixed.set(siblingPath(main, 'endnotes.xml'), encodeUtf8(serializePart(endnotes)));
   const comments = open(siblingPath(main, 'comments.xml'));
   if (comments?.documentElement) {
     const before = children(comments.documentElement).length;
     if (pruneComments(comments, body.kept.comments) !== before)
-      fixed.set(siblingPath(main, 'comments.xml'), serializePart(comments));
+      fixed.set(siblingPath(main, 'comments.xml'), encodeUtf8(serializePart(comments)));
   }
   const settings = open(siblingPath(main, 'settings.xml'));
-  if (settings && repairSettings(settings)) fixed.set(siblingPath(main, 'settings.xml'), serializePart(settings));
+  if (settings && repairSettings(settings))
+    fixed.set(siblingPath(main, 'settings.xml'), encodeUtf8(serializePart(settings)));
   const titleFieldParts = headersAndFooters(template).filter((path) => {
     const root = open(path)?.documentElement;
     return root ? titleFieldsIn(children(root)).size > 0 : false;
@@ -97,6 +101,7 @@ function prepare(template: Template): Prepared {
     titleFields,
     titleFieldParts,
     tocShell: shell,
+    zipped: partCache(),
   };
   prepared.set(template, result);
   return result;
@@ -351,7 +356,7 @@ export function packageDocument(
   // A .dotx template gives a .docx document.
   types.mainAsDocument(`/${main}`);
   if (types.changed) out.set('[Content_Types].xml', types.toXml());
-  return zipParts(out);
+  return zipParts(out, 6, release ? ready.zipped : undefined);
 }
 
 /** A part the template lacks: its relationship from the main part and its content type. */

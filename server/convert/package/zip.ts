@@ -1,9 +1,6 @@
+import { crc32, deflateRawSync } from 'node:zlib';
 import { Packer, type Document } from 'docx';
-import { zipSync, type Zippable } from 'fflate';
 import { encodeUtf8 } from '../xml.ts';
-
-/** Fixed zip timestamp, so the same input gives the same bytes. */
-const ZIP_MTIME = new Date('2000-01-01T00:00:00Z');
 
 type Compiled = ReadonlyMap<string, string | Uint8Array>;
 
@@ -47,17 +44,123 @@ export function compileParts(doc: Document): Compiled {
   return docxCompiler().compile(doc);
 }
 
-/** Zips a package, [Content_Types].xml first, with fixed timestamps (same parts, same bytes); images stored as they are. */
-export function zipParts(parts: ReadonlyMap<string, Uint8Array | string>, level: 1 | 6 | 9 = 6): Uint8Array {
-  const files: Zippable = {};
+// The zip container. Our zip library (fflate) deflates every part itself, on every call, in JavaScript; it takes no
+// part already deflated except through its streaming writer, whose local headers leave the sizes and CRC to a data
+// descriptor after the data, which Java's ZipInputStream (Apache POI opening a stream) refuses on a stored part
+// (test/convert/package/zip.test.ts). So a package is written here: each part deflated by node:zlib (native, about
+// three times fflate's speed on our parts), a template's unchanged parts once per template (PartCache), and the
+// container laid out as APPNOTE.TXT 4.3 gives it: local header + data per part, the central directory, its end record.
+// No ZIP64: a package of 65,535 parts or 4 GB is refused (the limits keep a conversion far below either).
+
+/** A part as the zip holds it. */
+interface Entry {
+  crc: number;
+  size: number;
+  method: 0 | 8;
+  data: Uint8Array;
+}
+
+/**
+ * Deflated parts by their bytes' identity: a template's parts are the same arrays in every package made from it (a
+ * template is read once and never changed), so each is deflated once. Entries go with their arrays.
+ */
+export type PartCache = WeakMap<Uint8Array, Entry>;
+
+/** A cache for one kind of package (one deflate level). */
+export function partCache(): PartCache {
+  return new WeakMap();
+}
+
+/** Parts stored as they are: they are compressed already. */
+const STORED = /\.(png|jpe?g|gif|odttf|ttf)$/i;
+
+/** 2000-01-01 00:00:00 as MS-DOS date and time (APPNOTE 4.4.6): fixed, so the same parts give the same bytes. */
+const DOS_DATE = ((2000 - 1980) << 9) | (1 << 5) | 1;
+const DOS_TIME = 0;
+/** General purpose flag bit 11: the name is UTF-8. */
+const UTF8_NAME = 0x0800;
+const MAX_16 = 0xffff;
+const MAX_32 = 0xffffffff;
+
+function entryOf(path: string, data: Uint8Array, level: number): Entry {
+  const stored = level === 0 || STORED.test(path);
+  return {
+    crc: crc32(data) >>> 0,
+    size: data.length,
+    method: stored ? 0 : 8,
+    data: stored ? data : deflateRawSync(data, { level }),
+  };
+}
+
+/**
+ * Zips a package, [Content_Types].xml first, with fixed timestamps (same parts, same bytes); images stored as they
+ * are. `cache` (for parts given as arrays) must be used with one level only.
+ */
+export function zipParts(
+  parts: ReadonlyMap<string, Uint8Array | string>,
+  level: 1 | 6 | 9 = 6,
+  cache?: PartCache,
+): Uint8Array {
   const ordered = ['[Content_Types].xml', ...[...parts.keys()].filter((p) => p !== '[Content_Types].xml')];
+  const files: { name: Uint8Array; flags: number; entry: Entry; offset: number }[] = [];
+  let offset = 0;
+  let directory = 0;
   for (const path of ordered) {
     const data = parts.get(path);
     if (data === undefined) continue;
-    files[path] = [
-      typeof data === 'string' ? encodeUtf8(data) : data,
-      { mtime: ZIP_MTIME, level: /\.(png|jpe?g|gif|odttf|ttf)$/i.test(path) ? 0 : level },
-    ];
+    let entry = typeof data === 'string' ? undefined : cache?.get(data);
+    if (!entry) {
+      entry = entryOf(path, typeof data === 'string' ? encodeUtf8(data) : data, level);
+      if (cache && typeof data !== 'string') cache.set(data, entry);
+    }
+    const name = encodeUtf8(path);
+    const flags = /^[\x00-\x7f]*$/.test(path) ? 0 : UTF8_NAME;
+    files.push({ name, flags, entry, offset });
+    offset += 30 + name.length + entry.data.length;
+    directory += 46 + name.length;
   }
-  return zipSync(files);
+  if (files.length > MAX_16 || offset > MAX_32 || directory > MAX_32)
+    throw new Error('the package is too large for a zip without ZIP64');
+  const out = new Uint8Array(offset + directory + 22);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const { name, flags, entry } of files) {
+    view.setUint32(at, 0x04034b50, true);
+    view.setUint16(at + 4, 20, true);
+    view.setUint16(at + 6, flags, true);
+    view.setUint16(at + 8, entry.method, true);
+    view.setUint16(at + 10, DOS_TIME, true);
+    view.setUint16(at + 12, DOS_DATE, true);
+    view.setUint32(at + 14, entry.crc, true);
+    view.setUint32(at + 18, entry.data.length, true);
+    view.setUint32(at + 22, entry.size, true);
+    view.setUint16(at + 26, name.length, true);
+    view.setUint16(at + 28, 0, true);
+    out.set(name, at + 30);
+    out.set(entry.data, at + 30 + name.length);
+    at += 30 + name.length + entry.data.length;
+  }
+  for (const { name, flags, entry, offset: local } of files) {
+    view.setUint32(at, 0x02014b50, true);
+    view.setUint16(at + 4, 20, true);
+    view.setUint16(at + 6, 20, true);
+    view.setUint16(at + 8, flags, true);
+    view.setUint16(at + 10, entry.method, true);
+    view.setUint16(at + 12, DOS_TIME, true);
+    view.setUint16(at + 14, DOS_DATE, true);
+    view.setUint32(at + 16, entry.crc, true);
+    view.setUint32(at + 20, entry.data.length, true);
+    view.setUint32(at + 24, entry.size, true);
+    view.setUint16(at + 28, name.length, true);
+    // Extra field, comment, disk number, internal and external attributes: none, 0.
+    view.setUint32(at + 42, local, true);
+    out.set(name, at + 46);
+    at += 46 + name.length;
+  }
+  view.setUint32(at, 0x06054b50, true);
+  view.setUint16(at + 8, files.length, true);
+  view.setUint16(at + 10, files.length, true);
+  view.setUint32(at + 12, directory, true);
+  view.setUint32(at + 16, offset, true);
+  return out;
 }

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, filesSource, readTemplate } from '../../../server/convert/index.ts';
-import { zipParts } from '../../../server/convert/package/zip.ts';
+import { partCache, zipParts } from '../../../server/convert/package/zip.ts';
 import { unzipPackage } from '../../../server/convert/template/zip.ts';
 import { fixture, tempFile } from '../../helpers/docx.ts';
 
@@ -88,6 +88,52 @@ describe('zipParts', () => {
     }
     // The template's picture and ours are stored as they are.
     expect(stored.filter((name) => name.startsWith('word/media/')).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('takes a part deflated before from the cache: the same bytes as deflating it again', () => {
+    const shared = encode(`<w:styles>${'<w:style w:styleId="A"/>'.repeat(300)}</w:styles>`);
+    const cache = partCache();
+    const parts = (text: string) =>
+      new Map<string, Uint8Array | string>([
+        ['[Content_Types].xml', '<Types/>'],
+        ['word/styles.xml', shared],
+        ['word/document.xml', text],
+      ]);
+    const first = zipParts(parts('<w:document>one</w:document>'), 6, cache);
+    const cached = cache.get(shared);
+    expect(cached?.method).toBe(8);
+    const second = zipParts(parts('<w:document>two</w:document>'), 6, cache);
+    // The shared part was not deflated again: the same entry is in the cache.
+    expect(cache.get(shared)).toBe(cached);
+    expect(second).toEqual(zipParts(parts('<w:document>two</w:document>')));
+    expect(first).toEqual(zipParts(parts('<w:document>one</w:document>')));
+    expect(unzipSync(second)['word/document.xml']).toEqual(encode('<w:document>two</w:document>'));
+  });
+
+  it('writes packages Info-ZIP tests clean, UTF-8 names flagged as such', () => {
+    const zip = zipParts(
+      new Map<string, Uint8Array | string>([
+        ['[Content_Types].xml', '<Types/>'],
+        ['word/ünïcode.xml', '<x>é</x>'],
+        ['word/media/a.png', new Uint8Array([137, 80, 78, 71])],
+      ]),
+    );
+    const file = tempFile(zip, 'names.zip');
+    expect(execFileSync('unzip', ['-t', file], { encoding: 'utf8' })).toMatch(/No errors detected/);
+    const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+    const flags: number[] = [];
+    for (let at = 0; view.getUint32(at, true) === 0x04034b50;) {
+      flags.push(view.getUint16(at + 6, true));
+      at += 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true) + view.getUint32(at + 18, true);
+    }
+    expect(flags).toEqual([0, 0x0800, 0]);
+  });
+
+  it('refuses a package a zip without ZIP64 cannot hold (65,536 parts)', () => {
+    const parts = new Map<string, Uint8Array | string>();
+    const empty = new Uint8Array(0);
+    for (let i = 0; i < 65_536; i++) parts.set(`p/${i}.png`, empty);
+    expect(() => zipParts(parts)).toThrow(/too large for a zip without ZIP64/);
   });
 
   it('a conversion gives the same bytes again, and with the optimisations off', () => {
