@@ -1,8 +1,15 @@
-import { unified } from 'unified';
+import { unified, type Processor } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkGfm from 'remark-gfm';
 import remarkFrontmatter from 'remark-frontmatter';
 import type { Root } from 'mdast';
+import type { Construct, Extension as SyntaxExtension } from 'micromark-util-types';
+import { combineExtensions } from 'micromark-util-combine-extensions';
+import { gfmAutolinkLiteral } from 'micromark-extension-gfm-autolink-literal';
+import { gfmFootnote } from 'micromark-extension-gfm-footnote';
+import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
+import { gfmTable } from 'micromark-extension-gfm-table';
+import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
 import { boundNesting } from './compile/flatten.ts';
 import { rawHtmlToMdast } from './compile/raw-html.ts';
 import { measure, type ConversionStats } from './compile/stats.ts';
@@ -39,6 +46,89 @@ processor.freeze();
 const extensions = (processor.data() as { fromMarkdownExtensions?: Extensions }).fromMarkdownExtensions ?? [];
 extensions.splice(0, extensions.length, ...withoutTransforms(extensions));
 if (transforms.length === 0) throw new Error('remark-gfm no longer has tree transforms where Docwright expects them');
+
+// GFM's syntax only where the text can hold it. micromark tries each construct wherever its first character is, and
+// GFM's email autolink literals start at any letter or digit: so with GFM a 9 KB document tokenizes in twice the
+// time of CommonMark alone (5.3 -> 12.7 ms), the email literals and tables (tried at every line) most of it. A
+// construct that cannot complete without a character the text lacks is left out of that text's parser: the events
+// it would have made are none, and its failed tries only split data that micromark joins again, so the tree is the
+// same (test/convert/parse-needs.test.ts: the spec examples and random documents of the characters that matter).
+/** What a GFM construct cannot complete without, in the text (micromark-extension-gfm-* 2.x). */
+const NEEDS = {
+  /** An email literal consumes an `@` (and mailto:/xmpp: ones are email literals with a prefix). */
+  email: (text: string) => text.includes('@'),
+  www: (text: string) => /www\./i.test(text),
+  protocol: (text: string) => /https?:\/\//i.test(text),
+  /** A call or a definition starts `[^`. */
+  footnote: (text: string) => text.includes('[^'),
+  strikethrough: (text: string) => text.includes('~'),
+  /** A delimiter row holds a `|`, or a colon next to a dash (`a` over `:-` is a table). */
+  table: (text: string) => /\||:-|-:/.test(text),
+} as const;
+type Need = keyof typeof NEEDS;
+const NEED_NAMES = Object.keys(NEEDS) as Need[];
+/** The autolink literal constructs by their names in micromark-extension-gfm-autolink-literal. */
+const AUTOLINK_NEED: Record<string, Need> = {
+  emailAutolink: 'email',
+  wwwAutolink: 'www',
+  protocolAutolink: 'protocol',
+};
+
+/** GFM's syntax (as micromark-extension-gfm combines it, in its order) with only the constructs `needed`. */
+function gfmSyntax(needed: ReadonlySet<Need>): SyntaxExtension {
+  const autolink: SyntaxExtension = { text: {} };
+  for (const [code, value] of Object.entries(gfmAutolinkLiteral().text ?? {})) {
+    const constructs: readonly Construct[] = value === undefined ? [] : Array.isArray(value) ? value : [value];
+    const list = constructs.filter((construct) => {
+      const need = AUTOLINK_NEED[construct.name ?? ''];
+      if (!need)
+        throw new Error(
+          `micromark-extension-gfm-autolink-literal has an unknown construct ${construct.name ?? '(unnamed)'}`,
+        );
+      return needed.has(need);
+    });
+    if (list.length > 0 && autolink.text) autolink.text[Number(code)] = list;
+  }
+  return combineExtensions([
+    autolink,
+    ...(needed.has('footnote') ? [gfmFootnote()] : []),
+    ...(needed.has('strikethrough') ? [gfmStrikethrough()] : []),
+    ...(needed.has('table') ? [gfmTable()] : []),
+    gfmTaskListItem(),
+  ]);
+}
+
+/** A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first). */
+function processorWith(needed: ReadonlySet<Need>): Processor<Root> {
+  const variant = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']);
+  variant.freeze();
+  const data = variant.data() as { micromarkExtensions?: SyntaxExtension[]; fromMarkdownExtensions?: Extensions };
+  if (data.micromarkExtensions?.length !== 2 || !data.fromMarkdownExtensions)
+    throw new Error('remark-gfm and remark-frontmatter no longer add the extensions Docwright expects');
+  data.micromarkExtensions.splice(0, 1, gfmSyntax(needed));
+  data.fromMarkdownExtensions.splice(0, data.fromMarkdownExtensions.length, ...extensions);
+  return variant;
+}
+
+/** The GFM constructs `markdown` can hold (NEEDS). */
+export function gfmNeeds(markdown: string): Set<Need> {
+  return new Set(NEED_NAMES.filter((need) => NEEDS[need](markdown)));
+}
+
+const variants = new Map<string, Processor<Root>>();
+/** The parser for `markdown`: GFM's constructs it can hold (all of them: the usual processor). */
+function processorFor(markdown: string): Processor<Root> {
+  const needed = gfmNeeds(markdown);
+  if (needed.size === NEED_NAMES.length) return processor;
+  const key = [...needed].join(' ');
+  let variant = variants.get(key);
+  if (!variant) {
+    variant = processorWith(needed);
+    variants.set(key, variant);
+  }
+  return variant;
+}
+
 /** The same transforms, GFM's autolink literals visiting only the text that could hold one (the same tree, faster). */
 const targeted: Transform[] = transforms.map((t) =>
   t.name === 'transformGfmAutolinkLiterals' ? targetedAutolinks(t) : t,
@@ -81,7 +171,8 @@ export function normalizeFrontMatterFence(markdown: string): string {
 /** Documents from this length are parsed in pieces of at least CHUNK_LENGTH characters (parse-chunks.ts). */
 const CHUNKED_FROM = 32 * 1024;
 const CHUNK_LENGTH = 4 * 1024;
-const parseWhole = (markdown: string): Root => processor.parse(markdown);
+const parseWhole = (markdown: string): Root =>
+  optimisationsEnabled() ? processorFor(markdown).parse(markdown) : processor.parse(markdown);
 
 /**
  * The mdast tree of the markdown as remark parses it, whole or, for a long document, in pieces joined into the same
