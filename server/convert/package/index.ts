@@ -33,7 +33,7 @@ import { mergeNumbering, mergeNumberingSites, numberingSites, type NumberingSite
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { serializeAround } from './serialize.ts';
-import { addSupportStyles, SUPPORT_STYLE_IDS, supportStyleId, supportStyles } from './styles.ts';
+import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
 import { compileParts, docxCompiler, partCache, zipParts, type PartCache } from './zip.ts';
@@ -51,6 +51,8 @@ interface Prepared {
   fixed: Map<string, Uint8Array>;
   /** The template's parts (and `fixed`) as the zip holds them, deflated once (zip.ts). */
   zipped: PartCache;
+  /** The styles part with the support styles a document refers to (by their ids, space-separated); null: as it is. */
+  stylesWith: Map<string, Uint8Array | null>;
   /** Title block keys the kept body has a place for (title-fields.ts), and the headers and footers that have some. */
   titleFields: Set<TitleKey>;
   titleFieldParts: string[];
@@ -102,6 +104,7 @@ function prepare(template: Template): Prepared {
     titleFieldParts,
     tocShell: shell,
     zipped: partCache(),
+    stylesWith: new Map(),
   };
   prepared.set(template, result);
   return result;
@@ -319,14 +322,21 @@ export function packageDocument(
 
   // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
   const finalNotes = footnotes && hasNotes ? [footnotes] : [];
-  let styles: XmlDocument | null;
+  let referenced: Set<string>;
   if (text) {
-    const referenced = text.stream.supportStyles;
+    referenced = text.stream.supportStyles;
     for (const notes of finalNotes)
       if (notes.documentElement) renameSupportStyles([notes.documentElement], template.styles, referenced);
-    styles = addSupportStyles(() => templatePart(stylesPath), template.styles, referenced);
-  } else styles = supportStyles(() => templatePart(stylesPath), template.styles, [...content, ...finalNotes]);
-  if (styles) out.set(stylesPath, serializePart(styles));
+  } else referenced = pointSupportStyles(template.styles, [...content, ...finalNotes]);
+  // The template's styles with those added depend on the set alone: parsed and written once per template and set.
+  const key = SUPPORT_STYLE_IDS.filter((id) => referenced.has(id)).join(' ');
+  let styles = release ? ready.stylesWith.get(key) : undefined;
+  if (styles === undefined) {
+    const added = addSupportStyles(() => templatePart(stylesPath), template.styles, referenced);
+    styles = added ? encodeUtf8(serializePart(added)) : null;
+    if (release) ready.stylesWith.set(key, styles);
+  }
+  if (styles) out.set(stylesPath, styles);
   if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));
 
   if (text) {

@@ -27,14 +27,13 @@ export const SUPPORT_STYLE_IDS: readonly string[] = SUPPORT_STYLES.map((s) => s.
 
 /**
  * Points the style ids docx writes by itself (footnote reference, List Paragraph) in `referrers` at the template's
- * styles of the same Word name, or adds their definitions to the template's styles when it has neither the name nor
- * the id. `open` gives the template's styles part to add to (parsed only then); returns it when it changed, else null.
+ * styles of the same Word name; returns the support styles referred to (addSupportStyles adds those the template
+ * lacks).
  */
-export function supportStyles(
-  open: () => XmlDocument | null,
+export function pointSupportStyles(
   templateStyles: readonly TemplateStyle[],
   referrers: readonly (XmlDocument | Element)[],
-): XmlDocument | null {
+): Set<string> {
   const found = wElementsIn(
     referrers.map((r) => ('documentElement' in r ? r.documentElement : r)).filter((e): e is Element => !!e),
     ['pStyle', 'rStyle'],
@@ -48,7 +47,7 @@ export function supportStyles(
     const to = supportStyleId(templateStyles, support.id);
     if (to !== undefined) for (const ref of references) setWAttr(ref, 'val', to);
   }
-  return addSupportStyles(open, templateStyles, referenced);
+  return referenced;
 }
 
 /** The template's id for a support style id docx writes when it differs (the same style under another id), else undefined. */

@@ -14,7 +14,7 @@ import { declareNamespaces } from '../../../server/convert/package/namespaces.ts
 import { mergeNumbering } from '../../../server/convert/package/numbering.ts';
 import { Relationships } from '../../../server/convert/package/relationships.ts';
 import { repairSettings } from '../../../server/convert/package/settings.ts';
-import { supportStyles } from '../../../server/convert/package/styles.ts';
+import { addSupportStyles, pointSupportStyles } from '../../../server/convert/package/styles.ts';
 import { readStyles } from '../../../server/convert/template/styles.ts';
 import { prettyXml } from '../../helpers/docx.ts';
 
@@ -82,7 +82,8 @@ const runners: Record<string, (dir: string) => Outputs> = {
   styles(dir) {
     const styles = required(dir, 'template.xml');
     const body = required(dir, 'body.xml');
-    supportStyles(() => styles, readStyles(styles), [body]);
+    const templateStyles = readStyles(styles);
+    addSupportStyles(() => styles, templateStyles, pointSupportStyles(templateStyles, [body]));
     return { 'expected.xml': pretty(styles), 'expected-body.xml': pretty(body) };
   },
   settings(dir) {
