@@ -114,6 +114,8 @@ export function zipParts(
       if (cache && typeof data !== 'string') cache.set(data, entry);
     }
     const name = encodeUtf8(path);
+    // A template's part names come from a zip's 16-bit lengths, but one read as CP437 grows when written as UTF-8.
+    if (name.length > MAX_16) throw new Error(`a part name is too long for a zip (${String(name.length)} bytes)`);
     const flags = /^[\x00-\x7f]*$/.test(path) ? 0 : UTF8_NAME;
     files.push({ name, flags, entry, offset });
     offset += 30 + name.length + entry.data.length;

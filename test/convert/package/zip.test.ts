@@ -129,6 +129,11 @@ describe('zipParts', () => {
     expect(flags).toEqual([0, 0x0800, 0]);
   });
 
+  it('refuses a part name longer than a zip can hold, rather than cutting its length', () => {
+    const parts = new Map<string, Uint8Array | string>([[`word/${'é'.repeat(33_000)}.xml`, '<x/>']]);
+    expect(() => zipParts(parts)).toThrow(/part name is too long for a zip/);
+  });
+
   it('refuses a package a zip without ZIP64 cannot hold (65,536 parts)', () => {
     const parts = new Map<string, Uint8Array | string>();
     const empty = new Uint8Array(0);
