@@ -36,7 +36,7 @@ import { serializeAround } from './serialize.ts';
 import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
-import { compileParts, docxCompiler, partCache, zipParts, type PartCache } from './zip.ts';
+import { compileParts, docxCompiler, PartCache, zipParts } from './zip.ts';
 import { encodeUtf8 } from '../xml.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -103,9 +103,10 @@ function prepare(template: Template): Prepared {
     titleFields,
     titleFieldParts,
     tocShell: shell,
-    zipped: partCache(),
+    zipped: new PartCache(),
     stylesWith: new Map(),
   };
+  result.zipped.keep([...template.parts.values(), ...fixed.values()]);
   prepared.set(template, result);
   return result;
 }
@@ -334,7 +335,10 @@ export function packageDocument(
   if (styles === undefined) {
     const added = addSupportStyles(() => templatePart(stylesPath), template.styles, referenced);
     styles = added ? encodeUtf8(serializePart(added)) : null;
-    if (release) ready.stylesWith.set(key, styles);
+    if (release) {
+      ready.stylesWith.set(key, styles);
+      if (styles) ready.zipped.keep([styles]);
+    }
   }
   if (styles) out.set(stylesPath, styles);
   if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));

@@ -53,7 +53,7 @@ export function compileParts(doc: Document): Compiled {
 // No ZIP64: a package of 65,535 parts or 4 GB is refused (the limits keep a conversion far below either).
 
 /** A part as the zip holds it. */
-interface Entry {
+export interface Entry {
   crc: number;
   size: number;
   method: 0 | 8;
@@ -61,14 +61,26 @@ interface Entry {
 }
 
 /**
- * Deflated parts by their bytes' identity: a template's parts are the same arrays in every package made from it (a
- * template is read once and never changed), so each is deflated once. Entries go with their arrays.
+ * A template's parts as the zip holds them, deflated once: its parts are the same arrays in every package made from
+ * it (a template is read once and never changed). Only arrays `keep` was given are cached: a caller's own arrays
+ * (a picture's bytes) may change between conversions.
  */
-export type PartCache = WeakMap<Uint8Array, Entry>;
+export class PartCache {
+  private readonly entries = new WeakMap<Uint8Array, Entry>();
+  private readonly own = new WeakSet<Uint8Array>();
 
-/** A cache for one kind of package (one deflate level). */
-export function partCache(): PartCache {
-  return new WeakMap();
+  /** Marks arrays as the template's own (never changed while the template is in use). */
+  keep(parts: Iterable<Uint8Array>): void {
+    for (const part of parts) this.own.add(part);
+  }
+
+  get(part: Uint8Array): Entry | undefined {
+    return this.own.has(part) ? this.entries.get(part) : undefined;
+  }
+
+  set(part: Uint8Array, entry: Entry): void {
+    if (this.own.has(part)) this.entries.set(part, entry);
+  }
 }
 
 /** Parts stored as they are: they are compressed already. */
@@ -83,13 +95,12 @@ const MAX_16 = 0xffff;
 const MAX_32 = 0xffffffff;
 
 function entryOf(path: string, data: Uint8Array, level: number): Entry {
-  const stored = level === 0 || STORED.test(path);
-  return {
-    crc: crc32(data) >>> 0,
-    size: data.length,
-    method: stored ? 0 : 8,
-    data: stored ? data : deflateRawSync(data, { level }),
-  };
+  const crc = crc32(data) >>> 0;
+  const deflated = level === 0 || STORED.test(path) ? undefined : deflateRawSync(data, { level });
+  // A part deflate does not make smaller (a picture in another format, an embedded binary) is stored as it is.
+  return deflated && deflated.length < data.length
+    ? { crc, size: data.length, method: 8, data: deflated }
+    : { crc, size: data.length, method: 0, data };
 }
 
 /**
@@ -111,10 +122,11 @@ export function zipParts(
     let entry = typeof data === 'string' ? undefined : cache?.get(data);
     if (!entry) {
       entry = entryOf(path, typeof data === 'string' ? encodeUtf8(data) : data, level);
-      if (cache && typeof data !== 'string') cache.set(data, entry);
+      if (typeof data !== 'string') cache?.set(data, entry);
     }
     const name = encodeUtf8(path);
-    // A template's part names come from a zip's 16-bit lengths, but one read as CP437 grows when written as UTF-8.
+    // A template's part names come from a zip's 16-bit lengths, but one read as windows-1252 grows as UTF-8 (the
+    // template reader refuses those; a name made here never comes near).
     if (name.length > MAX_16) throw new Error(`a part name is too long for a zip (${String(name.length)} bytes)`);
     const flags = /^[\x00-\x7f]*$/.test(path) ? 0 : UTF8_NAME;
     files.push({ name, flags, entry, offset });

@@ -3,12 +3,14 @@
 // header on (Java's ZipInputStream, Apache POI opening a stream), which need each part's sizes and CRC in its local
 // header: a stored part followed by a data descriptor is refused ("only DEFLATED entries can have EXT descriptor").
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { convert, defaultTemplate, filesSource, readTemplate } from '../../../server/convert/index.ts';
-import { partCache, zipParts } from '../../../server/convert/package/zip.ts';
+import { PartCache, zipParts } from '../../../server/convert/package/zip.ts';
 import { unzipPackage } from '../../../server/convert/template/zip.ts';
 import { fixture, tempFile } from '../../helpers/docx.ts';
+import { craftZip, entry } from '../../helpers/zip-craft.ts';
 
 const PNG = fixture('images', 'doc', 'img', 'small.png');
 
@@ -22,9 +24,9 @@ describe('zipParts', () => {
   it('writes [Content_Types].xml first, every part back as it was, images stored, readable by every reader', () => {
     const parts = new Map<string, Uint8Array | string>([
       ['word/document.xml', `<w:document>${'<w:p/>'.repeat(500)}</w:document>`],
-      ['[Content_Types].xml', '<Types/>'],
+      ['[Content_Types].xml', `<Types>${'<Default Extension="xml"/>'.repeat(20)}</Types>`],
       ['word/media/picture.png', new Uint8Array([137, 80, 78, 71, 1, 2, 3])],
-      ['docProps/ünïcode.xml', encode('<x>é</x>')],
+      ['docProps/ünïcode.xml', encode(`<x>${'é'.repeat(100)}</x>`)],
     ]);
     const zip = zipParts(parts);
     const back = unzipSync(zip);
@@ -92,7 +94,8 @@ describe('zipParts', () => {
 
   it('takes a part deflated before from the cache: the same bytes as deflating it again', () => {
     const shared = encode(`<w:styles>${'<w:style w:styleId="A"/>'.repeat(300)}</w:styles>`);
-    const cache = partCache();
+    const cache = new PartCache();
+    cache.keep([shared]);
     const parts = (text: string) =>
       new Map<string, Uint8Array | string>([
         ['[Content_Types].xml', '<Types/>'],
@@ -108,6 +111,34 @@ describe('zipParts', () => {
     expect(second).toEqual(zipParts(parts('<w:document>two</w:document>')));
     expect(first).toEqual(zipParts(parts('<w:document>one</w:document>')));
     expect(unzipSync(second)['word/document.xml']).toEqual(encode('<w:document>two</w:document>'));
+  });
+
+  it("never caches a caller's arrays: a picture's bytes changed between two conversions are zipped as they are now", () => {
+    const template = readTemplate(defaultTemplate());
+    const picture = new Uint8Array(PNG);
+    const run = () =>
+      convert({
+        markdown: '![A picture](img/p.png)\n',
+        template,
+        images: filesSource(new Map([['img/p.png', picture]])),
+        created: new Date('2026-01-01T00:00:00Z'),
+      }).docx;
+    run();
+    // The same array, other bytes (a caller reusing its buffer): the second package holds these, with their CRC.
+    picture.set([(picture.at(-1) ?? 0) ^ 0xff], picture.length - 1);
+    const second = run();
+    const file = tempFile(second, 'picture.docx');
+    expect(execFileSync('unzip', ['-t', file], { encoding: 'utf8' })).toMatch(/No errors detected/);
+    const media = Object.entries(unzipSync(second)).find(([path]) => path.startsWith('word/media/'));
+    expect(media?.[1]).toEqual(picture);
+  });
+
+  it('stores a part deflate does not make smaller', () => {
+    const random = new Uint8Array(randomBytes(4096));
+    const zip = zipParts(new Map<string, Uint8Array | string>([['word/embeddings/blob.bin', random]]));
+    const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+    expect(view.getUint16(8, true)).toBe(0);
+    expect(unzipSync(zip)['word/embeddings/blob.bin']).toEqual(random);
   });
 
   it('writes packages Info-ZIP tests clean, UTF-8 names flagged as such', () => {
@@ -127,6 +158,17 @@ describe('zipParts', () => {
       at += 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true) + view.getUint32(at + 18, true);
     }
     expect(flags).toEqual([0, 0x0800, 0]);
+  });
+
+  it('a template part name that would grow past a zip name as UTF-8 is refused when the template is read', () => {
+    const zip = craftZip([entry(`word/${'\u0080'.repeat(30_000)}.xml`, '<x/>')]);
+    // Not flagged UTF-8: its 60,000 bytes read as windows-1252 are 150,000 as UTF-8.
+    const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+    view.setUint16(6, 0, true);
+    const central = view.getUint32(zip.length - 22 + 16, true);
+    expect(view.getUint32(central, true)).toBe(0x02014b50);
+    view.setUint16(central + 8, 0, true);
+    expect(() => readTemplate(zip)).toThrow(/part name too long to be written into a document/);
   });
 
   it('refuses a part name longer than a zip can hold, rather than cutting its length', () => {
