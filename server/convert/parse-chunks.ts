@@ -24,6 +24,8 @@ const HTML_ENDS: readonly [RegExp, RegExp][] = [
   [/^<!\[CDATA\[/, /\]\]>/],
 ];
 const ATX = /^#{1,6}(?:[ \t\r]|$)/;
+/** List markers, quote markers and a footnote definition's label, as many as open the line. */
+const CONTAINERS = /^(?:[ ]{0,3}(?:[-+*]|\d{1,9}[.)])(?=[ \t\r]|$)[ \t]*|[ ]{0,3}>[ \t]?|[ ]{0,3}\[\^[^\]]*\]:[ \t]*)+/;
 const BLANK = /^[ \t\r]*$/;
 
 type State =
@@ -94,6 +96,11 @@ export function cutPoints(markdown: string): number[] {
       const indent = indentOf(line);
       const rest = line.slice(Math.max(indent, 0));
       if (state.kind === 'none' && indent === 0 && previousBlank && ATX.test(line)) cuts.push(start);
+      // A fence or an HTML block opened inside a list item, a quote or a note: where it ends is the container's
+      // business (a fence left open in an item keeps blank lines at the end of a piece that it loses before a
+      // heading), so the cutting ends there.
+      const inner = line.replace(CONTAINERS, '');
+      if (inner !== line && startsConstruct(inner.trimStart())) return cuts;
       if (indent >= 0 && indent <= 3 && startsConstruct(rest)) {
         // Indented, it may be a list item's; inside a block we cannot classify, it may or may not open a block.
         if (indent !== 0 || (state.kind === 'untilBlank' && spansBlankLines(rest))) return cuts;

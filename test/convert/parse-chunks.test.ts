@@ -126,6 +126,12 @@ describe('chunked parsing gives the whole-document tree', () => {
       '\uFEFF---\ntitle: x\n\n# yaml comment\n---\n\n# A [^a]\n\n[^a]: note\n\n# B [^a]\n',
       '\uFEFF# A [^a]\n\n[^a]: note\n\n# B [^a]\n',
       '# A\n\n<!-->\n\n# B\n\n<pre>\n\n# C\n</pre>\n\n# D [x]\n\n[x]: <\n>\n\n# E\n',
+      // A fence left open in a list item or a note ends with it; at the end of a piece it would keep the blank lines.
+      '- ~~~\n  a\n\n\n#\n',
+      '[^b]: ~~~\n    a\n\n\n# B [^b]\n',
+      '1. ```\n   a\n\n\n# B\n',
+      '> - ```\n>   a\n\n\n# B\n',
+      '* <pre>\n\n\n# B\n',
     ];
     for (const [i, text] of cases.entries()) {
       expectSameTree(text, `case ${i + 1}`);
