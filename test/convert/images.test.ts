@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DOMParser, type Element } from '@xmldom/xmldom';
-import { unzipSync } from 'fflate';
+import { unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import {
   convert,
@@ -174,6 +174,22 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(ids.length).toBeGreaterThanOrEqual(3);
     expect(new Set(ids).size).toBe(ids.length);
     expect(drawings(docx).map((d) => d.descr)).toEqual(['Chip', 'Banner']);
+    const validation = await validateDocx(docx);
+    expect(validation.ok, validation.report).toBe(true);
+  });
+
+  it('names our pictures apart from the template’s without case (part names ignore it): no two names only differ in case', async () => {
+    const files = unzipSync(fixture('templates', 'corporate.docx'));
+    files['word/media/Docwright-Image1.png'] = files['word/media/image1.png'] ?? new Uint8Array();
+    const { docx } = convert({
+      markdown: '![Chip](img/small.png)\n',
+      images: folderSource(DOC),
+      template: zipSync(files),
+      mapping: CORPORATE_RULES,
+    });
+    const names = Object.keys(unzipSync(docx)).map((name) => name.toLowerCase());
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toContain('word/media/docwright-image2.png');
     const validation = await validateDocx(docx);
     expect(validation.ok, validation.report).toBe(true);
   });

@@ -32,6 +32,8 @@ export function moveMediaParts(
   const renamed = new Map<string, string>();
   if (!generatedRels?.documentElement) return renamed;
   const folder = mainPart.slice(0, mainPart.lastIndexOf('/') + 1);
+  // Part names are compared without case (ECMA-376 Part 2, 6.3.5): `Docwright-Image1.png` in a template is taken.
+  const taken = new Set([...out.keys()].map((path) => path.toLowerCase()));
   let n = 0;
   for (const rel of children(generatedRels.documentElement)) {
     if (rel.getAttribute('Type') !== IMAGE_REL) continue;
@@ -44,7 +46,8 @@ export function moveMediaParts(
     do {
       n += 1;
       name = `media/docwright-image${n}.${extension}`;
-    } while (out.has(`${folder}${name}`));
+    } while (taken.has(`${folder}${name}`.toLowerCase()));
+    taken.add(`${folder}${name}`.toLowerCase());
     out.set(`${folder}${name}`, data);
     types.addOverride(`/${folder}${name}`, type);
     renamed.set(rel.getAttribute('Id') ?? '', rels.add(IMAGE_REL, name, { prefix: 'dwImg' }));
