@@ -96,11 +96,11 @@ export function cutPoints(markdown: string): number[] {
       const indent = indentOf(line);
       const rest = line.slice(Math.max(indent, 0));
       if (state.kind === 'none' && indent === 0 && previousBlank && ATX.test(line)) cuts.push(start);
-      // A fence or an HTML block opened inside a list item, a quote or a note: where it ends is the container's
-      // business (a fence left open in an item keeps blank lines at the end of a piece that it loses before a
-      // heading), so the cutting ends there.
+      // A fence or an HTML block of kinds 1-5 (those that hold blank lines) opened inside a list item, a quote or a
+      // note: where it ends is the container's business (a fence left open in an item keeps blank lines at the end
+      // of a piece that it loses before a heading), so the cutting ends there. Kinds 6 and 7 end at a blank line.
       const inner = line.replace(CONTAINERS, '');
-      if (inner !== line && startsConstruct(inner.trimStart())) return cuts;
+      if (inner !== line && spansBlankLines(inner.trimStart())) return cuts;
       if (indent >= 0 && indent <= 3 && startsConstruct(rest)) {
         // Indented, it may be a list item's; inside a block we cannot classify, it may or may not open a block.
         if (indent !== 0 || (state.kind === 'untilBlank' && spansBlankLines(rest))) return cuts;
