@@ -24,8 +24,13 @@ const HTML_ENDS: readonly [RegExp, RegExp][] = [
   [/^<!\[CDATA\[/, /\]\]>/],
 ];
 const ATX = /^#{1,6}(?:[ \t\r]|$)/;
-/** List markers, quote markers and a footnote definition's label, as many as open the line. */
-const CONTAINERS = /^(?:[ ]{0,3}(?:[-+*]|\d{1,9}[.)])(?=[ \t\r]|$)[ \t]*|[ ]{0,3}>[ \t]?|[ ]{0,3}\[\^[^\]]*\]:[ \t]*)+/;
+/**
+ * List markers, quote markers and a footnote definition's label, as many as open the line, at any indentation (a
+ * nested or wide item's line may be indented four columns or more, or by a tab).
+ */
+/** A line that opens a list item, a block quote or a footnote definition. */
+const CONTAINER_START = /^[ ]{0,3}(?:(?:[-+*]|\d{1,9}[.)])(?=[ \t\r]|$)|>|\[\^[^\]]*\]:)/;
+const CONTAINERS = /^(?:[ \t]*(?:[-+*]|\d{1,9}[.)])(?=[ \t\r]|$)[ \t]*|[ \t]*>[ \t]?|[ \t]*\[\^[^\]]*\]:[ \t]*)+/;
 const BLANK = /^[ \t\r]*$/;
 
 type State =
@@ -63,6 +68,8 @@ export function cutPoints(markdown: string): number[] {
   let state: State = { kind: 'none' };
   let start = 0;
   let previousBlank = true;
+  /** Whether a list item, a block quote or a footnote definition may be open (see below). */
+  let inContainer = false;
   // Front matter (only at the very start) is left to the first piece whole: cutting starts after its closing line.
   if (/^\uFEFF?---[ \t\r]*(\n|$)/.test(markdown)) {
     const close = /\n(---|\.\.\.)[ \t\r]*(\n|$)/.exec(markdown);
@@ -99,8 +106,12 @@ export function cutPoints(markdown: string): number[] {
       // A fence or an HTML block of kinds 1-5 (those that hold blank lines) opened inside a list item, a quote or a
       // note: where it ends is the container's business (a fence left open in an item keeps blank lines at the end
       // of a piece that it loses before a heading), so the cutting ends there. Kinds 6 and 7 end at a blank line.
+      // Once an item, a quote or a note has opened (until a heading at column 0, which closes them all), a line
+      // indented four columns or more (or by a tab) may be inside it too (`-   a`, then a fence four columns in).
       const inner = line.replace(CONTAINERS, '');
-      if (inner !== line && spansBlankLines(inner.trimStart())) return cuts;
+      if (indent === 0 && ATX.test(line)) inContainer = false;
+      if (CONTAINER_START.test(line)) inContainer = true;
+      if ((inner !== line || (inContainer && indent !== 0)) && spansBlankLines(inner.trimStart())) return cuts;
       if (indent >= 0 && indent <= 3 && startsConstruct(rest)) {
         // Indented, it may be a list item's; inside a block we cannot classify, it may or may not open a block.
         if (indent !== 0 || (state.kind === 'untilBlank' && spansBlankLines(rest))) return cuts;

@@ -111,7 +111,9 @@ describe('chunked parsing gives the whole-document tree', () => {
   it('the two spec documents themselves', () => {
     expectSameTree(commonmarkSpec, 'CommonMark spec.txt');
     expectSameTree(gfmSpec, 'GFM spec.txt');
-    expect(cutPoints(gfmSpec).length).toBeGreaterThan(20);
+    // Both cut only before their introduction's numbered list, whose items hold fences four columns in: past those
+    // the cutting ends (a fence in an item may keep blank lines that a piece's end would change).
+    expect(cutPoints(gfmSpec).length).toBeGreaterThan(2);
   });
 
   it('footnotes, definitions and front matter across pieces', () => {
@@ -133,6 +135,15 @@ describe('chunked parsing gives the whole-document tree', () => {
       '> - ```\n>   a\n\n\n# B\n',
       '* <pre>\n\n\n# B\n',
       '- <div>\n  a\n\n\n# B\n\n[^n]: <https://x.example> text\n\n# C [^n]\n',
+      // ...and four columns in or more, or after a tab, where a wide, empty or nested item or a note puts it.
+      '-\n    ~~~\n\n#\n',
+      '1)\n    1) <!--\n\n#\n',
+      '[^a]:\n\t- ~~~\n\n# B [^a]\n',
+      '-   a\n\n    ~~~\n    x\n\n\n# h\n',
+      '10. a\n\n    ~~~\n    x\n\n\n# h\n',
+      '[^1]:\n    ~~~\n    x\n\n\n# h\n\n[^1]\n',
+      '- a\n\n  - b\n\n      ~~~\n      x\n\n\n# h\n',
+      '-   a\n\n    <!--\n\n\n# h\n',
     ];
     for (const [i, text] of cases.entries()) {
       expectSameTree(text, `case ${i + 1}`);
