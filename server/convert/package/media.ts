@@ -33,7 +33,9 @@ export function moveMediaParts(
   if (!generatedRels?.documentElement) return renamed;
   const folder = mainPart.slice(0, mainPart.lastIndexOf('/') + 1);
   // Part names are compared without case (ECMA-376 Part 2, 6.3.5): `Docwright-Image1.png` in a template is taken.
-  const taken = new Set([...out.keys()].map((path) => path.toLowerCase()));
+  // Both folds are kept: readers fold with Unicode's mapping, where `ı` upper-cases to `I` but does not lower-case.
+  const folds = (path: string): string[] => [path.toLowerCase(), path.toUpperCase()];
+  const taken = new Set([...out.keys()].flatMap(folds));
   let n = 0;
   for (const rel of children(generatedRels.documentElement)) {
     if (rel.getAttribute('Type') !== IMAGE_REL) continue;
@@ -46,8 +48,8 @@ export function moveMediaParts(
     do {
       n += 1;
       name = `media/docwright-image${n}.${extension}`;
-    } while (taken.has(`${folder}${name}`.toLowerCase()));
-    taken.add(`${folder}${name}`.toLowerCase());
+    } while (folds(`${folder}${name}`).some((fold) => taken.has(fold)));
+    for (const fold of folds(`${folder}${name}`)) taken.add(fold);
     out.set(`${folder}${name}`, data);
     types.addOverride(`/${folder}${name}`, type);
     renamed.set(rel.getAttribute('Id') ?? '', rels.add(IMAGE_REL, name, { prefix: 'dwImg' }));
