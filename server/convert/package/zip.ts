@@ -104,6 +104,23 @@ function entryOf(path: string, data: Uint8Array, level: number): Entry {
 }
 
 /**
+ * The fields a part's local header and its central directory header share, in the same order (APPNOTE 4.3.7 and
+ * 4.3.12, from "version needed to extract" to "extra field length"): 26 bytes from `at`.
+ */
+function writeHeaderFields(view: DataView, at: number, flags: number, entry: Entry, nameLength: number): void {
+  view.setUint16(at, 20, true);
+  view.setUint16(at + 2, flags, true);
+  view.setUint16(at + 4, entry.method, true);
+  view.setUint16(at + 6, DOS_TIME, true);
+  view.setUint16(at + 8, DOS_DATE, true);
+  view.setUint32(at + 10, entry.crc, true);
+  view.setUint32(at + 14, entry.data.length, true);
+  view.setUint32(at + 18, entry.size, true);
+  view.setUint16(at + 22, nameLength, true);
+  view.setUint16(at + 24, 0, true);
+}
+
+/**
  * Zips a package, [Content_Types].xml first, with fixed timestamps (same parts, same bytes); images stored as they
  * are. `cache` (for parts given as arrays) must be used with one level only.
  */
@@ -128,7 +145,8 @@ export function zipParts(
     // A template's part names come from a zip's 16-bit lengths, but one read as windows-1252 grows as UTF-8 (the
     // template reader refuses those; a name made here never comes near).
     if (name.length > MAX_16) throw new Error(`a part name is too long for a zip (${String(name.length)} bytes)`);
-    const flags = /^[\x00-\x7f]*$/.test(path) ? 0 : UTF8_NAME;
+    // UTF-8 is longer than UTF-16 exactly when the name holds a character past ASCII.
+    const flags = name.length === path.length ? 0 : UTF8_NAME;
     files.push({ name, flags, entry, offset });
     offset += 30 + name.length + entry.data.length;
     directory += 46 + name.length;
@@ -140,16 +158,7 @@ export function zipParts(
   let at = 0;
   for (const { name, flags, entry } of files) {
     view.setUint32(at, 0x04034b50, true);
-    view.setUint16(at + 4, 20, true);
-    view.setUint16(at + 6, flags, true);
-    view.setUint16(at + 8, entry.method, true);
-    view.setUint16(at + 10, DOS_TIME, true);
-    view.setUint16(at + 12, DOS_DATE, true);
-    view.setUint32(at + 14, entry.crc, true);
-    view.setUint32(at + 18, entry.data.length, true);
-    view.setUint32(at + 22, entry.size, true);
-    view.setUint16(at + 26, name.length, true);
-    view.setUint16(at + 28, 0, true);
+    writeHeaderFields(view, at + 4, flags, entry, name.length);
     out.set(name, at + 30);
     out.set(entry.data, at + 30 + name.length);
     at += 30 + name.length + entry.data.length;
@@ -157,16 +166,8 @@ export function zipParts(
   for (const { name, flags, entry, offset: local } of files) {
     view.setUint32(at, 0x02014b50, true);
     view.setUint16(at + 4, 20, true);
-    view.setUint16(at + 6, 20, true);
-    view.setUint16(at + 8, flags, true);
-    view.setUint16(at + 10, entry.method, true);
-    view.setUint16(at + 12, DOS_TIME, true);
-    view.setUint16(at + 14, DOS_DATE, true);
-    view.setUint32(at + 16, entry.crc, true);
-    view.setUint32(at + 20, entry.data.length, true);
-    view.setUint32(at + 24, entry.size, true);
-    view.setUint16(at + 28, name.length, true);
-    // Extra field, comment, disk number, internal and external attributes: none, 0.
+    writeHeaderFields(view, at + 6, flags, entry, name.length);
+    // Comment, disk number, internal and external attributes: none, 0.
     view.setUint32(at + 42, local, true);
     out.set(name, at + 46);
     at += 46 + name.length;
