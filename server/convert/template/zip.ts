@@ -1,5 +1,6 @@
 import { Inflate } from 'fflate';
 import { ConvertInputError } from '../errors.ts';
+import { encodeUtf8 } from '../xml.ts';
 
 /** Limits that keep a hostile template (zip bomb, huge part count) from exhausting memory or time. */
 export const TEMPLATE_LIMITS = {
@@ -162,7 +163,6 @@ function u64(bytes: Uint8Array, at: number): number {
 
 const latin1 = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const utf8Encoder = new TextEncoder();
 
 /** The entries the central directory lists (what Word reads), with zip64 sizes and offsets. */
 function centralDirectory(bytes: Uint8Array): Entry[] {
@@ -210,7 +210,7 @@ function centralDirectory(bytes: Uint8Array): Entry[] {
       refuse('it holds a part name that is not valid UTF-8');
     }
     // A name read as windows-1252 may grow as UTF-8 (up to three times) past what a zip's 16-bit length can write.
-    if (rawName.length > 0xffff / 3 && utf8Encoder.encode(name).length > 0xffff)
+    if (rawName.length > 0xffff / 3 && encodeUtf8(name).length > 0xffff)
       refuse('it holds a part name too long to be written into a document');
     // Zip64 extra field: the 64-bit values of the fields that hold 0xFFFFFFFF, in this order.
     for (let x = nameEnd; x + 4 <= nameEnd + extraLength;) {
