@@ -28,8 +28,6 @@ const ATX = /^#{1,6}(?:[ \t\r]|$)/;
  * List markers, quote markers and a footnote definition's label, as many as open the line, at any indentation (a
  * nested or wide item's line may be indented four columns or more, or by a tab).
  */
-/** A line that opens a list item, a block quote or a footnote definition. */
-const CONTAINER_START = /^[ ]{0,3}(?:(?:[-+*]|\d{1,9}[.)])(?=[ \t\r]|$)|>|\[\^[^\]]*\]:)/;
 const CONTAINERS = /^(?:[ \t]*(?:[-+*]|\d{1,9}[.)])(?=[ \t\r]|$)[ \t]*|[ \t]*>[ \t]?|[ \t]*\[\^[^\]]*\]:[ \t]*)+/;
 const BLANK = /^[ \t\r]*$/;
 
@@ -110,7 +108,8 @@ export function cutPoints(markdown: string): number[] {
       // indented four columns or more (or by a tab) may be inside it too (`-   a`, then a fence four columns in).
       const inner = line.replace(CONTAINERS, '');
       if (indent === 0 && ATX.test(line)) inContainer = false;
-      if (CONTAINER_START.test(line)) inContainer = true;
+      // The line opens an item, a quote or a note: a container's marker within three spaces.
+      if (inner !== line && indent >= 0 && indent <= 3) inContainer = true;
       if ((inner !== line || (inContainer && indent !== 0)) && spansBlankLines(inner.trimStart())) return cuts;
       if (indent >= 0 && indent <= 3 && startsConstruct(rest)) {
         // Indented, it may be a list item's; inside a block we cannot classify, it may or may not open a block.
