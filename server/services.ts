@@ -250,6 +250,7 @@ export class Services {
         },
       );
     }
+    const conversionId = randomUUID();
     try {
       const template = { key: templateKey(templateRecord), bytes: await this.templateBytes(templateRecord) };
       let result;
@@ -259,6 +260,8 @@ export class Services {
           template,
           mapping: mapping.rules,
           created: now,
+          // The worker stores the output before it answers (the pool removes it when the conversion fails).
+          output: this.store.outputPath(conversionId),
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.images ? { images: request.images } : {}),
         });
@@ -278,12 +281,15 @@ export class Services {
         throw error;
       }
       // Cancelled while the result came back: not stored, not charged.
-      if (request.signal?.aborted) throw new ApiError('conversion_cancelled', 'The conversion was cancelled.');
+      if (request.signal?.aborted) {
+        this.store.discardOutput(conversionId);
+        throw new ApiError('conversion_cancelled', 'The conversion was cancelled.');
+      }
       const key = request.keyId ? this.store.listKeys().find((k) => k.id === request.keyId) : undefined;
       reservation.commit();
       const record = await this.store.addConversion(
         {
-          conversion_id: randomUUID(),
+          conversion_id: conversionId,
           status: 'completed',
           filename: outputFilename(request.filename),
           warnings: result.warnings,
@@ -296,6 +302,7 @@ export class Services {
           warning_details: result.warningDetails,
         },
         result.docx,
+        true,
       );
       return { record, docx: result.docx };
     } catch (error) {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -61,6 +62,10 @@ export interface PoolJob {
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
    * worker ended; a running small one's result dropped, its worker ended only if it runs past `cancelGraceMs`. */
   signal?: AbortSignal;
+  /** Where the worker stores the document before it answers (the server's outputs: a conversion's file), atomically
+   * and flushed to disk. The caller owns the file once `run` resolves; when it rejects, the file is not left there
+   * (removed once the worker that was writing it has stopped; a start's orphan sweep takes what a crash leaves). */
+  output?: string;
 }
 
 export interface PoolResult {
@@ -147,6 +152,17 @@ const cancelledError = (): ConvertCancelledError => new ConvertCancelledError('T
 /** The worker running a conversion died (or the pool closed) before answering. */
 export class ConvertWorkerError extends Error {
   override name = 'ConvertWorkerError';
+}
+
+/** The document was made but could not be stored at the job's `output`: `code` is the system's (ENOSPC, EACCES…). */
+export class ConvertStorageError extends Error {
+  override name = 'ConvertStorageError';
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
 }
 
 /** A conversion, or a template to inspect (which never touches the workers' template caches). */
@@ -268,7 +284,10 @@ export class ConvertPool {
     this.entry = workerEntry();
   }
 
-  /** Converts in a worker. Rejects with ConvertInputError, ConvertLimitError, ConvertBusyError or ConvertWorkerError. */
+  /**
+   * Converts in a worker. Rejects with ConvertInputError, ConvertLimitError, ConvertBusyError, ConvertCancelledError,
+   * ConvertStorageError (with `output`) or ConvertWorkerError.
+   */
   run(job: PoolJob): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
     const large = job.markdown.length >= this.largeJobChars;
@@ -521,6 +540,7 @@ export class ConvertPool {
       evict,
       ...(known >= 0 ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
+      ...(task.job.output !== undefined ? { output: task.job.output } : {}),
     };
     const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
     slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
@@ -664,9 +684,15 @@ export class ConvertPool {
         this.finish(slot, new ConvertWorkerError('the worker answered a job of another kind'));
       }
     } else {
-      // The worker forgot the template of a failed job (it may not have read); so does the mirror.
-      if (task.kind === 'convert') this.forget(slot, task.job.template.key);
-      if (message.kind === 'input')
+      // The worker forgot the template of a failed job (it may not have read); so does the mirror. A document it made
+      // but could not store leaves the template read.
+      if (task.kind === 'convert' && message.kind !== 'storage') this.forget(slot, task.job.template.key);
+      if (message.kind === 'storage')
+        this.finish(
+          slot,
+          new ConvertStorageError(`the document could not be stored: ${message.message}`, message.code),
+        );
+      else if (message.kind === 'input')
         this.finish(
           slot,
           new ConvertInputError((message.code ?? 'markdown_invalid') as ConvertInputError['code'], message.message),
@@ -728,6 +754,14 @@ export class ConvertPool {
     // A large conversions' worker still in the pool (not ended by a limit) goes when it has had nothing to do a while.
     if (slot.large && this.slots.includes(slot))
       slot.idle = setTimeout(() => this.retire(slot), this.largeIdleMs).unref();
+    // A conversion that does not reach its caller leaves no file: removed now when its worker answered, else once the
+    // worker being ended has stopped (it may be in the middle of writing it).
+    const output = task.kind === 'convert' ? task.job.output : undefined;
+    if (output !== undefined && (error || task.cancelled)) {
+      const discard = (): void => void rm(output, { force: true }).catch(() => undefined);
+      if (this.slots.includes(slot)) discard();
+      else slot.worker.terminate().then(discard, discard);
+    }
     // A cancelled conversion's caller has had its answer; what the worker sends after is dropped.
     if (task.cancelled) return;
     if (error) task.reject(error);

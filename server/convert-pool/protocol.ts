@@ -14,6 +14,8 @@ export interface JobMessage {
   evict: string[];
   /** Where the document's images come from (docs/images.md); absent: placeholders. */
   images?: ImageInput;
+  /** Where the worker stores the document (atomically, flushed to disk) before it answers; absent: nowhere. */
+  output?: string;
 }
 
 /** Template keys a worker must forget now (a template replaced or deleted); no answer. */
@@ -35,6 +37,8 @@ export type FailureKind =
   | 'input'
   /** The input exhausted a limit of the engine itself (the stack, a string's length). */
   | 'too_complex'
+  /** The document was made but could not be stored at the job's `output` (`code`: the system's, e.g. ENOSPC). */
+  | 'storage'
   /** Anything else: a bug. */
   | 'internal';
 

@@ -1,16 +1,24 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 const TEMP_SUFFIX = '.tmp';
 
-/** Writes a file atomically: a temporary file in the same folder, flushed to disk, then renamed over the target. */
+function tempFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+}
+
+/**
+ * Writes a file atomically: a temporary file in the same folder, flushed to disk, then renamed over the target.
+ * The flush is fdatasync: the data and what reading it needs (its size), not the times.
+ */
 export async function writeFileAtomic(path: string, data: Uint8Array | string, mode = 0o600): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const temp = tempFor(path);
   const handle = await open(temp, 'wx', mode);
   try {
     await handle.writeFile(data);
-    await handle.sync();
+    await handle.datasync();
   } catch (error) {
     await handle.close();
     await rm(temp, { force: true });
@@ -21,6 +29,30 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string, m
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * writeFileAtomic for a thread that may block (a conversion worker, never the event loop): the same steps as
+ * system calls made one after another, without a trip through libuv's thread pool for each.
+ */
+export function writeFileAtomicSync(path: string, data: Uint8Array, mode = 0o600): void {
+  const temp = tempFor(path);
+  const fd = openSync(temp, 'wx', mode);
+  try {
+    for (let written = 0; written < data.length;) written += writeSync(fd, data, written);
+    fdatasyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
     throw error;
   }
 }

@@ -375,10 +375,28 @@ export class Store {
   // Conversions
 
   /** Stores an output file, then its record (with the usage count the caller committed): one small file written. */
-  async addConversion(record: Omit<ConversionRecord, 'file' | 'size'>, bytes: Uint8Array): Promise<ConversionRecord> {
+  /** Where a conversion's output is stored (a conversion worker may write it there: ConvertPool's `output`). */
+  outputPath(conversionId: string): string {
+    return join(dataPaths(this.dataDir).outputs, `${conversionId}.docx`);
+  }
+
+  /** Removes an output written for a conversion that is not recorded after all (a cancel after the worker wrote it). */
+  discardOutput(conversionId: string): void {
+    removeQuietly(this.outputPath(conversionId));
+  }
+
+  /**
+   * Records a conversion, its output written first (by this, or already at outputPath when `written`): the record
+   * never names a file that is not on disk. On failure the output is removed and the records are as they were.
+   */
+  async addConversion(
+    record: Omit<ConversionRecord, 'file' | 'size'>,
+    bytes: Uint8Array,
+    written = false,
+  ): Promise<ConversionRecord> {
     const file = `${record.conversion_id}.docx`;
-    const path = join(dataPaths(this.dataDir).outputs, file);
-    await writeFileAtomic(path, bytes);
+    const path = this.outputPath(record.conversion_id);
+    if (!written) await writeFileAtomic(path, bytes);
     const full: ConversionRecord = { ...record, file, size: bytes.length };
     const month = record.created_at.slice(0, 7);
     const pending = (this.counted.get(month) ?? 0) > 0;

@@ -11,7 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { DEFAULT_RULES, defaultTemplate } from '../../server/convert/index.ts';
-import { ConvertBusyError, ConvertLimitError, ConvertPool, type PoolOptions } from '../../server/convert-pool/pool.ts';
+import {
+  ConvertBusyError,
+  ConvertLimitError,
+  ConvertPool,
+  ConvertStorageError,
+  type PoolOptions,
+} from '../../server/convert-pool/pool.ts';
 import { buildApp } from '../../server/http/app.ts';
 import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
@@ -691,6 +697,74 @@ describe('cancelled conversions', () => {
       expect(pool.counters.replaced).toBe(1);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('the output file (PoolJob.output: the server stores through the worker)', () => {
+  /** Its files, temporary ones included, with their sizes. */
+  const listing = (dir: string) => Object.fromEntries(readdirSync(dir).map((n) => [n, statSync(join(dir, n)).size]));
+
+  it('is written, whole and alone, before the pool answers; the answer still carries the bytes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
+    const pool = new ConvertPool({ size: 1 });
+    try {
+      const output = join(dir, 'a.docx');
+      const result = await pool.run({ ...job('# Stored\n\nBy the worker.'), output });
+      expect(listing(dir)).toEqual({ 'a.docx': result.docx.length });
+      expect(new Uint8Array(readFileSync(output))).toEqual(result.docx);
+      expect((statSync(output).mode & 0o777).toString(8)).toBe('600');
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('that cannot be written fails the conversion with ConvertStorageError and its system code; nothing is left; the worker goes on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
+    const pool = new ConvertPool({ size: 1 });
+    try {
+      await pool.run(job('# warm'));
+      const worker = pool.workers[0];
+      const error = await pool
+        .run({ ...job('# Nowhere'), output: join(dir, 'missing-folder', 'a.docx') })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConvertStorageError);
+      expect(error).toHaveProperty('code', 'ENOENT');
+      expect(listing(dir)).toEqual({});
+      // Not a worker fault: the same warm worker converts the next one, which is stored.
+      await pool.run({ ...job('# Next'), output: join(dir, 'b.docx') });
+      expect(Object.keys(listing(dir))).toEqual(['b.docx']);
+      expect(pool.workers).toEqual([worker]);
+      expect(pool.counters.replaced).toBe(0);
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('of a conversion cancelled while it runs is removed once the worker has written it, whether or not its worker is ended', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
+    const pool = new ConvertPool({ size: 1, cancelGraceMs: 60_000, largeJobChars: 200_000 });
+    try {
+      await pool.run(job('# warm'));
+      for (const [name, markdown] of [
+        ['small.docx', generateMarkdown(60 * 1024)], // left to finish: its result (and file) dropped
+        ['large.docx', generateMarkdown(220 * 1024)], // its worker ended at once
+      ] as const) {
+        const abort = new AbortController();
+        const pending = pool.run({ ...job(markdown, abort.signal), output: join(dir, name) }).catch((e: unknown) => e);
+        while (pool.load.running === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+        abort.abort();
+        expect(await pending).toHaveProperty('name', 'ConvertCancelledError');
+        // Once the pool has the worker's answer (or the worker has stopped), the file is gone for good.
+        await pool.run(job('# after'));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(listing(dir), name).toEqual({});
+      }
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
