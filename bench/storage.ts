@@ -3,7 +3,7 @@
  * and its record) on a data directory of schema 2, against rewriting a schema-1 db.json holding every record (what
  * each conversion cost before). Median of N.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,42 +38,67 @@ function record(i: number, created: Date): ConversionRecord {
   };
 }
 
-export async function measureStorage(counts: readonly number[] = [100, 100_000], runs = 30): Promise<StorageResult[]> {
-  const results: StorageResult[] = [];
-  for (const count of counts) {
-    const dir = mkdtempSync(join(tmpdir(), 'dw-bench-storage-'));
-    try {
+/** Writes a file and flushes it to disk, so a data directory laid out here leaves nothing for later fsyncs to flush. */
+function writeFlushed(path: string, text: string): void {
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The data directories are laid out first (each file flushed to disk: otherwise the first fsyncs measured would
+ * also write out the 65 MB of records just laid out at 100,000), their stores opened, a few writes made untimed;
+ * then the timed writes alternate between the stores, so a slow moment of the disk falls on both alike.
+ */
+export async function measureStorage(counts: readonly number[] = [100, 100_000], runs = 40): Promise<StorageResult[]> {
+  const dirs: string[] = [];
+  try {
+    const now = Date.now();
+    const opened: { count: number; dir: string; store: Store; history: ConversionRecord[]; times: number[] }[] = [];
+    for (const count of counts) {
+      const dir = mkdtempSync(join(tmpdir(), 'dw-bench-storage-'));
+      dirs.push(dir);
       (await Store.open(dir)).close();
       // `count` records over the past year, laid out as the server writes them.
-      const now = Date.now();
       const history = Array.from({ length: count }, (_, i) =>
         record(i, new Date(now - 365 * 86_400_000 + Math.floor((i * 365 * 86_400_000) / count))),
       );
       mkdirSync(join(dir, 'conversions'), { recursive: true });
       for (const { name, data } of toSegments(history))
-        writeFileSync(join(dir, 'conversions', name), JSON.stringify(data));
-      const store = await Store.open(dir);
-      const times: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const { file: _file, size: _size, ...fresh } = record(count + i, new Date());
-        const started = performance.now();
-        await store.addConversion(fresh, new Uint8Array(9000));
-        times.push(performance.now() - started);
-      }
-      store.close();
-      const legacy = JSON.stringify({ schema_version: 1, conversions: history });
+        writeFlushed(join(dir, 'conversions', name), JSON.stringify(data));
+      opened.push({ count, dir, store: await Store.open(dir), history, times: [] });
+    }
+    const add = async (entry: (typeof opened)[number], i: number): Promise<number> => {
+      const { file: _file, size: _size, ...fresh } = record(entry.count + i, new Date());
+      const started = performance.now();
+      await entry.store.addConversion(fresh, new Uint8Array(9000));
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 5; i++) for (const entry of opened) await add(entry, i);
+    for (let i = 5; i < runs + 5; i++) {
+      const order = i % 2 === 0 ? opened : [...opened].reverse();
+      for (const entry of order) entry.times.push(await add(entry, i));
+    }
+    const results: StorageResult[] = [];
+    for (const entry of opened) {
+      entry.store.close();
+      const legacy = JSON.stringify({ schema_version: 1, conversions: entry.history });
       const legacyTimes: number[] = [];
       for (let i = 0; i < Math.min(runs, 7); i++) {
         const started = performance.now();
-        await writeFileAtomic(join(dir, 'legacy-db.json'), JSON.stringify(JSON.parse(legacy)));
+        await writeFileAtomic(join(entry.dir, 'legacy-db.json'), JSON.stringify(JSON.parse(legacy)));
         legacyTimes.push(performance.now() - started);
       }
-      results.push({ records: count, writeMs: median(times), schema1WriteMs: median(legacyTimes) });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+      results.push({ records: entry.count, writeMs: median(entry.times), schema1WriteMs: median(legacyTimes) });
     }
+    return results;
+  } finally {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
-  return results;
 }
 
 export function printStorage(results: readonly StorageResult[]): void {
