@@ -20,7 +20,7 @@ const XML_PREFIX = 'xml';
 const IMAGE_REL = `${NS.r}/image`;
 
 /** Thrown when the body holds something this writer leaves to the DOM merge. */
-class Unsupported extends Error {}
+export class Unsupported extends Error {}
 
 /**
  * The writer gave up on an element after letting go of the docx objects of those before it (StreamOptions.release):
@@ -59,13 +59,13 @@ function plainValue(value: unknown): string {
   return text.replace(LINE_END, '\n');
 }
 
-const textOf = (value: unknown): string =>
+export const textOf = (value: unknown): string =>
   typeof value === 'string' ? stringValue(value) : value === undefined ? '' : plainValue(value);
-function attributeValue(value: unknown): string {
+export function attributeValue(value: unknown): string {
   if (typeof value === 'string' && !SPECIAL.test(value)) return value;
   return textOf(value).replace(ATTR_SPACE, ' ');
 }
-const encodeText = (text: string): string =>
+export const encodeText = (text: string): string =>
   /[<&>]/.test(text) ? text.replace(/[<&>]/g, (c) => TEXT_ESCAPES[c] ?? c) : text;
 const encodeAttribute = (text: string): string =>
   /[<>&"]/.test(text) ? text.replace(/[<>&"]/g, (c) => ATTR_ESCAPES[c] ?? c) : text;
@@ -247,7 +247,7 @@ export function streamBody(file: Document, compiler: DocxCompiler, options: Stre
   };
 }
 
-function firstKey(item: object): string | undefined {
+export function firstKey(item: object): string | undefined {
   for (const key in item) if (Object.hasOwn(item, key)) return key;
   return undefined;
 }
@@ -255,12 +255,12 @@ function firstKey(item: object): string | undefined {
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 
 /** Text in docx's content (a string or a number), as its writer resolves it. */
-class TextItem {
+export class TextItem {
   constructor(readonly value: unknown) {}
 }
 
 /** An element of docx's prepared objects as docx's writer resolves it (see Writer.element). */
-interface Resolved {
+export interface Resolved {
   name: string;
   attributes: [string, unknown][] | undefined;
   /** '' for nothing, objects for elements, TextItems for text. */
@@ -272,7 +272,7 @@ interface Resolved {
  * xmldom would refuse) and the content, quirks included (a string in the content takes the place of what came just
  * before it). Undefined for an object without a name (docx writes nothing).
  */
-function resolved(data: object): Resolved | undefined {
+export function resolved(data: object): Resolved | undefined {
   const name = firstKey(data);
   if (name === undefined) return undefined;
   const values = (data as Record<string, unknown>)[name];
@@ -556,9 +556,12 @@ interface DocxParts {
 }
 
 /** The parts the package step reads of docx's output once the body is streamed (see streamedParts). */
-export interface StreamedParts {
+export interface StreamedParts<T = never> {
   /** The parts, built as xmldom would read docx's text of them. */
   documents: Map<string, XmlDocument>;
+  /** The list numbering (when `lists`) as the `numberingText` given made it, instead of a document; `document` builds
+   * the document, where that text cannot be merged after all. */
+  numbering?: { text: T; document: () => XmlDocument };
   /** The images' bytes by their paths (word/media/…). */
   media: Map<string, Uint8Array>;
 }
@@ -570,7 +573,12 @@ export interface StreamedParts {
  * replace; it lays out the notes before the numbering (a list in a note adds to it), as here. Undefined when the notes
  * hold an image (docx's compile numbers those) or something the builder does not know: the caller compiles then.
  */
-export function streamedParts(file: Document, compiler: DocxCompiler, lists: boolean): StreamedParts | undefined {
+export function streamedParts<T>(
+  file: Document,
+  compiler: DocxCompiler,
+  lists: boolean,
+  numberingText?: (prepared: unknown) => T | undefined,
+): StreamedParts<T> | undefined {
   const docx = file as unknown as DocxFile & DocxParts;
   const formatter = (compiler as unknown as { formatter: { format(input: unknown, context: unknown): unknown } })
     .formatter;
@@ -595,14 +603,16 @@ export function streamedParts(file: Document, compiler: DocxCompiler, lists: boo
         buildPart(formatter.format(docx.Document.Relationships, context(docx.Document)), RELS_DECLARATION),
       ],
     ]);
-    if (lists)
-      documents.set(
-        'word/numbering.xml',
-        buildPart(formatter.format(docx.Numbering, context(docx.Document)), DECLARATION),
-      );
+    let numbering: StreamedParts<T>['numbering'];
+    if (lists) {
+      const prepared = formatter.format(docx.Numbering, context(docx.Document));
+      const text = numberingText?.(prepared);
+      if (text !== undefined) numbering = { text, document: () => buildPart(prepared, DECLARATION) };
+      else documents.set('word/numbering.xml', buildPart(prepared, DECLARATION));
+    }
     const media = new Map<string, Uint8Array>();
     for (const [, image] of docx.Media.Entries) media.set(`word/media/${image.fileName}`, image.data);
-    return { documents, media };
+    return { documents, media, ...(numbering ? { numbering } : {}) };
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;

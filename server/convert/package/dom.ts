@@ -43,7 +43,11 @@ function parseWithoutLocator(xml: string): XmlDocument | null {
 
 /** Writes a part back, with its XML declaration. */
 export function serializePart(doc: XmlDocument): string {
-  const xml = optimisationsEnabled() ? serializeDocument(doc) : new XMLSerializer().serializeToString(doc);
+  return withDeclaration(optimisationsEnabled() ? serializeDocument(doc) : new XMLSerializer().serializeToString(doc));
+}
+
+/** A part's text with the XML declaration in front when it has none (as serializePart writes every part). */
+export function withDeclaration(xml: string): string {
   return xml.startsWith('<?xml') ? xml : `${DECLARATION}${xml}`;
 }
 

@@ -12,7 +12,7 @@ import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
 import { DOCX_DECLARATION, templateShell } from './body-text.ts';
-import { docxDeclarations, lateText, streamBody, streamedParts } from './body-stream.ts';
+import { docxDeclarations, lateText, StreamGaveUp, streamBody, streamedParts, Unsupported } from './body-stream.ts';
 import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
 import {
   children,
@@ -30,6 +30,7 @@ import { appendFootnotes, footnoteIdBase, mergeFootnotes, pruneNotes } from './f
 import { drawingIds, moveMediaParts, renameEmbeds, renumberDrawingsFrom } from './media.ts';
 import { declareNamespaces, declaredOn, NS } from './namespaces.ts';
 import { mergeNumbering, mergeNumberingSites, numberingSites, type NumberingSite } from './numbering.ts';
+import { generatedNumberingText, mergeNumberingText } from './numbering-text.ts';
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { serializeAround } from './serialize.ts';
@@ -168,7 +169,9 @@ export function packageDocument(
   const text = stream && shell ? { stream, shell } : undefined;
   // With the body streamed, only the parts read below are written (body-stream.ts's streamedParts), not all of docx's.
   const lists = text !== undefined && (text.stream.sites.length > 0 || Object.keys(compiled.footnotes).length > 0);
-  const parts = text ? streamedParts(file, docxCompiler(), lists) : undefined;
+  const parts = text
+    ? streamedParts(file, docxCompiler(), lists, release ? generatedNumberingText : undefined)
+    : undefined;
   const generated = new Map<string, string | Uint8Array>(parts ? parts.media : compileParts(file));
   const noteCount = Object.keys(compiled.footnotes).length;
   if (release) compiled.footnotes = {};
@@ -287,10 +290,23 @@ export function packageDocument(
   const noteSites = text ? numberingSites(hasNotes ? ourNotes : []) : [];
   // Without a list in the body or the notes nothing is merged (mergeNumberingSites): no part is read for it.
   const noLists = text !== undefined && bodyNumbering.length === 0 && noteSites.length === 0;
-  const genNumbering = noLists ? null : generatedPart('word/numbering.xml');
+  // Merged as text where it can be (numbering-text.ts), else as a DOM (from the template's part parsed afresh).
+  const sites = [...bodyNumbering, ...noteSites];
+  const templateNumbering = noLists ? undefined : template.parts.get(numberingPath);
+  const numberingXml =
+    templateNumbering !== undefined && parts?.numbering
+      ? mergeNumberingText(templateNumbering, numberingPath, parts.numbering.text, sites, ready.styles)
+      : undefined;
+  if (numberingXml !== undefined) out.set(numberingPath, numberingXml);
+  const genNumbering =
+    noLists || numberingXml !== undefined
+      ? null
+      : parts?.numbering
+        ? generatedNumbering(parts.numbering.document)
+        : generatedPart('word/numbering.xml');
   if (genNumbering) {
     const numbering = text
-      ? mergeNumberingSites(templatePart(numberingPath), genNumbering, [...bodyNumbering, ...noteSites], ready.styles)
+      ? mergeNumberingSites(templatePart(numberingPath), genNumbering, sites, ready.styles)
       : mergeNumbering(
           templatePart(numberingPath),
           genNumbering,
@@ -428,5 +444,18 @@ function renameSupportStyles(nodes: readonly Element[], styles: Template['styles
       if (to !== undefined) id = to;
     }
     if (id !== wAttr(el, 'val')) setWAttr(el, 'val', id);
+  }
+}
+
+/**
+ * docx's numbering as a document, where its text (numbering-text.ts) could not be merged into the template's part.
+ * That text was written from the same objects, so this builds; if it did not, the document is laid out again.
+ */
+function generatedNumbering(document: () => XmlDocument): XmlDocument {
+  try {
+    return document();
+  } catch (error) {
+    if (error instanceof Unsupported) throw new StreamGaveUp();
+    throw error;
   }
 }

@@ -99,13 +99,13 @@ function childElements(el: Element): Element[] {
 function usedNamespaces(
   root: Element,
   below?: { el: Element; attr: Attr }[],
-  inserted?: InsertedContent,
+  inserted?: ReadonlyMap<Node, ReadonlyMap<string, string>>,
   used: Map<string, string> = new Map(),
 ): Map<string, string> {
   const stack: Node[] = [root];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.nodeType !== 1) {
-      if (inserted) for (const [prefix, uri] of inserted.used) if (!used.has(prefix)) used.set(prefix, uri);
+      for (const [prefix, uri] of inserted?.get(node) ?? []) if (!used.has(prefix)) used.set(prefix, uri);
       continue;
     }
     const el = node as Element;
@@ -116,13 +116,15 @@ function usedNamespaces(
       if (!a || !a.prefix || !a.namespaceURI || a.namespaceURI === XMLNS || a.namespaceURI === XML) continue;
       if (!used.has(a.prefix)) used.set(a.prefix, a.namespaceURI);
     }
-    for (let n = el.lastChild; n; n = n.previousSibling)
-      if (n.nodeType === 1 || (inserted && n === inserted.at)) stack.push(n);
+    for (let n = el.lastChild; n; n = n.previousSibling) if (n.nodeType === 1 || inserted?.has(n)) stack.push(n);
   }
   return used;
 }
 
-/** Elements written apart from a part's tree (the body's content), standing at a placeholder node `at` in it. */
+/**
+ * Elements written apart from a part's tree (the body's content, our list definitions), standing at a placeholder
+ * node `at` in it (a part may have several).
+ */
 export interface InsertedContent {
   at: Node;
   /** The namespaces they use, first use first. */
@@ -144,12 +146,13 @@ export function declaredOn(root: Element): Map<string, string> {
  * extension namespace it uses (keeping the entries it had that are still declared). The one place that writes
  * namespace declarations: every part the package writes into goes through it.
  */
-export function declareNamespaces(doc: XmlDocument, inserted?: InsertedContent): void {
+export function declareNamespaces(doc: XmlDocument, inserted?: InsertedContent | readonly InsertedContent[]): void {
   const root = doc.documentElement;
   if (!root) return;
   const declared = rootDeclarations(root);
   const below: { el: Element; attr: Attr }[] | undefined = optimisationsEnabled() ? [] : undefined;
-  const used = usedNamespaces(root, below, inserted);
+  const places = inserted === undefined ? [] : Array.isArray(inserted) ? inserted : [inserted as InsertedContent];
+  const used = usedNamespaces(root, below, new Map(places.map(({ at, used }) => [at, used])));
   for (const [prefix, uri] of used) {
     if (declared.has(prefix)) continue;
     root.setAttributeNS(XMLNS, `xmlns:${prefix}`, uri);

@@ -67,6 +67,91 @@ export function numberingSites(referrers: readonly Element[]): NumberingSite[] {
   });
 }
 
+/**
+ * What a merge adds to the target numbering part, worked out once for both ways of writing it (the DOM here, the
+ * text in numbering-text.ts). Ids are the target's next free ones; `from` names docx's definition by its own id.
+ */
+export interface NumberingPlan {
+  /** docx's abstract numberings the lists use, in docx's order, with their new ids: inserted before the first w:num. */
+  abstracts: { from: string; id: string }[];
+  /** New w:num elements, in this order, before w:numIdMacAtCleanup (else last): a list whose style carries numbering
+   * gets one on the style's abstract numbering (`styled`: docx's w:lvlOverride children of `from` copied); the other
+   * lists docx's own (`from` with `id`, its abstract reference renumbered to `abstractId` when that is one of ours). */
+  nums: (
+    | { styled: true; from: string; id: string; abstractNumId: string }
+    | { styled: false; from: string; id: string; abstractId: string | undefined }
+  )[];
+}
+
+/** docx's numbering as a merge reads it: its w:num ids with the abstract numbering each refers to, its abstract ids. */
+export interface GeneratedNumbering {
+  /** docx's w:num ids, in its order, each with its w:abstractNumId's value. */
+  nums: ReadonlyMap<string, string>;
+  /** docx's w:abstractNum ids, in its order. */
+  abstracts: readonly string[];
+}
+
+/**
+ * Plans the merge of docx's numbering into `target` (the template's part, or docx's own emptied when the template
+ * has none) and renumbers the sites; `template` is the template's part (null: none), read for the numbering its
+ * paragraph styles carry.
+ */
+export function planNumbering(
+  target: XmlDocument,
+  template: XmlDocument | null,
+  generated: GeneratedNumbering,
+  numPrs: readonly NumberingSite[],
+  styles: XmlDocument | null,
+): NumberingPlan {
+  const styleNumbering = styleNumberingOf(styles, template);
+  let abstractNext = maxId(abstractsOf(target), 'abstractNumId');
+  let numNext = maxId(numsOf(target), 'numId');
+  const nums: NumberingPlan['nums'] = [];
+  const styledNumIds = new Map<string, string>();
+  const plain: NumberingSite[] = [];
+  for (const site of numPrs) {
+    const old = site.numId ?? '';
+    if (site.numId === null || !generated.nums.has(old)) continue;
+    const styleId = site.styleId;
+    const own = styleId ? styleNumbering(styleId) : undefined;
+    const level = (own?.ilvl ?? 0) + (Number(site.ilvl ?? '') || 0);
+    // A level the template's numbering does not define (a nested item under a single-level style) keeps ours.
+    if (!own || !own.levels.has(level)) {
+      plain.push(site);
+      continue;
+    }
+    // The style's numbering, restarted for this list.
+    let id = styledNumIds.get(old);
+    if (id === undefined) {
+      id = String(++numNext);
+      styledNumIds.set(old, id);
+      nums.push({ styled: true, from: old, id, abstractNumId: own.abstractNumId });
+    }
+    site.setNumId(id);
+    if (site.ilvl !== null && own.ilvl > 0) site.setIlvl(String(level));
+  }
+  // docx's own definitions, in docx's order, for the other lists.
+  const used = new Set(plain.map((site) => site.numId ?? ''));
+  const usedNums = [...generated.nums].filter(([id]) => used.has(id));
+  const usedAbstracts = new Set(usedNums.map(([, abstract]) => abstract));
+  const abstractIds = new Map<string, string>();
+  const abstracts: NumberingPlan['abstracts'] = [];
+  for (const old of generated.abstracts) {
+    if (!usedAbstracts.has(old) || abstractIds.has(old)) continue;
+    const id = String(++abstractNext);
+    abstractIds.set(old, id);
+    abstracts.push({ from: old, id });
+  }
+  const numIds = new Map<string, string>();
+  for (const [old, abstract] of usedNums) {
+    const id = String(++numNext);
+    numIds.set(old, id);
+    nums.push({ styled: false, from: old, id, abstractId: abstractIds.get(abstract) });
+  }
+  for (const site of plain) site.setNumId(numIds.get(site.numId ?? '') ?? site.numId ?? '');
+  return { abstracts, nums };
+}
+
 /** mergeNumbering over numbering references however they are held (see NumberingSite). */
 export function mergeNumberingSites(
   template: XmlDocument | null,
@@ -82,64 +167,39 @@ export function mergeNumberingSites(
   const target = template ?? generated;
   const root = target.documentElement;
   if (!root) return null;
-  const styleNumbering = styleNumberingOf(styles, template);
-  let abstractNext = maxId(abstractsOf(target), 'abstractNumId');
-  let numNext = maxId(numsOf(target), 'numId');
-  const newNums: Element[] = [];
-  const styledNumIds = new Map<string, string>();
-  const plain: NumberingSite[] = [];
-  for (const site of numPrs) {
-    const old = site.numId ?? '';
-    const genNum = genNums.get(old);
-    if (site.numId === null || !genNum) continue;
-    const styleId = site.styleId;
-    const own = styleId ? styleNumbering(styleId) : undefined;
-    const level = (own?.ilvl ?? 0) + (Number(site.ilvl ?? '') || 0);
-    // A level the template's numbering does not define (a nested item under a single-level style) keeps ours.
-    if (!own || !own.levels.has(level)) {
-      plain.push(site);
-      continue;
-    }
-    // The style's numbering, restarted for this list.
-    let id = styledNumIds.get(old);
-    if (id === undefined) {
-      id = String(++numNext);
-      styledNumIds.set(old, id);
-      const num = wElement(target, 'num', { numId: id });
-      num.appendChild(wElement(target, 'abstractNumId', { val: own.abstractNumId }));
-      for (const override of children(genNum).filter((c) => isW(c, 'lvlOverride')))
-        num.appendChild(target.importNode(override, true));
-      newNums.push(num);
-    }
-    site.setNumId(id);
-    if (site.ilvl !== null && own.ilvl > 0) site.setIlvl(String(level));
-  }
-  // docx's own definitions, in docx's order, for the other lists.
-  const used = new Set(plain.map((site) => site.numId ?? ''));
-  const usedNums = [...genNums].filter(([id]) => used.has(id));
-  const usedAbstracts = new Set(usedNums.map(([, n]) => val(wChild(n, 'abstractNumId'))));
-  const abstractIds = new Map<string, string>();
-  const newAbstracts: Element[] = [];
-  for (const [old, abstract] of genAbstracts) {
-    if (!usedAbstracts.has(old)) continue;
-    const id = String(++abstractNext);
-    abstractIds.set(old, id);
+  const plan = planNumbering(
+    target,
+    template,
+    {
+      nums: new Map([...genNums].map(([id, n]) => [id, val(wChild(n, 'abstractNumId'))])),
+      abstracts: [...genAbstracts.keys()],
+    },
+    numPrs,
+    styles,
+  );
+  const newAbstracts = plan.abstracts.flatMap(({ from, id }) => {
+    const abstract = genAbstracts.get(from);
+    if (!abstract) return [];
     const copy = adopt(target, abstract);
     setWAttr(copy, 'abstractNumId', id);
-    newAbstracts.push(copy);
-  }
-  const numIds = new Map<string, string>();
-  for (const [old, genNum] of usedNums) {
-    const id = String(++numNext);
-    numIds.set(old, id);
+    return [copy];
+  });
+  const newNums = plan.nums.flatMap((planned) => {
+    const genNum = genNums.get(planned.from);
+    if (!genNum) return [];
+    if (planned.styled) {
+      const num = wElement(target, 'num', { numId: planned.id });
+      num.appendChild(wElement(target, 'abstractNumId', { val: planned.abstractNumId }));
+      for (const override of children(genNum).filter((c) => isW(c, 'lvlOverride')))
+        num.appendChild(target.importNode(override, true));
+      return [num];
+    }
     const num = adopt(target, genNum);
-    setWAttr(num, 'numId', id);
+    setWAttr(num, 'numId', planned.id);
     const ref = wChild(num, 'abstractNumId');
-    const abstractId = abstractIds.get(val(ref));
-    if (ref && abstractId !== undefined) setWAttr(ref, 'val', abstractId);
-    newNums.push(num);
-  }
-  for (const site of plain) site.setNumId(numIds.get(site.numId ?? '') ?? site.numId ?? '');
+    if (ref && planned.abstractId !== undefined) setWAttr(ref, 'val', planned.abstractId);
+    return [num];
+  });
   // Schema order: abstractNum*, num*, numIdMacAtCleanup?.
   const cleanup = children(root).find((c) => isW(c, 'numIdMacAtCleanup')) ?? null;
   const firstNum = children(root).find((c) => isW(c, 'num')) ?? cleanup;

@@ -34,7 +34,9 @@ const encode = (c: string): string =>
           ? '&quot;'
           : `&#${String(c.charCodeAt(0))};`;
 
-const attribute = (name: string, value: string): string => ` ${name}="${value.replace(/[<>&"\t\n\r]/g, encode)}"`;
+const ATTRIBUTE_SPECIAL = /[<>&"\t\n\r]/;
+const attribute = (name: string, value: string): string =>
+  ` ${name}="${ATTRIBUTE_SPECIAL.test(value) ? value.replace(/[<>&"\t\n\r]/g, encode) : value}"`;
 
 /** xmldom's needNamespaceDefine. */
 function needsDefinition(prefixOrNull: string | null, uri: string | null, visible: readonly Visible[]): boolean {
@@ -108,7 +110,7 @@ function openElement(el: Element, visible: Visible[], out: string[]): string {
   return tag;
 }
 
-function serializeFast(doc: XmlDocument, splitAt?: Node): string[] {
+function serializeFast(doc: XmlDocument, splitAt?: ReadonlySet<Node>): string[] {
   if ((doc as { type?: string }).type === 'html') throw new Unsupported();
   const root = doc.documentElement;
   let visible: Visible[] = [];
@@ -120,10 +122,10 @@ function serializeFast(doc: XmlDocument, splitAt?: Node): string[] {
 }
 
 /**
- * Writes nodes in order with `visible` namespaces in scope. At `splitAt` (a node) the text is cut: the pieces before
- * and after it are returned, the node itself not written.
+ * Writes nodes in order with `visible` namespaces in scope. At each node of `splitAt` the text is cut: the pieces
+ * between them are returned, the nodes themselves not written.
  */
-function write(nodes: readonly Node[], visible: Visible[], splitAt?: Node): string[] {
+function write(nodes: readonly Node[], visible: Visible[], splitAt?: ReadonlySet<Node>): string[] {
   const pieces: string[] = [];
   let out: string[] = [];
   // null in `stack`: close the element on top of `closes`.
@@ -143,7 +145,7 @@ function write(nodes: readonly Node[], visible: Visible[], splitAt?: Node): stri
       continue;
     }
     const n = item;
-    if (n === splitAt) {
+    if (splitAt?.has(n)) {
       pieces.push(out.join(''));
       out = [];
       continue;
@@ -198,8 +200,22 @@ export function serializeAround(doc: XmlDocument, at: Node): [string, string] | 
   const root = doc.documentElement;
   if (!root?.prefix) return undefined;
   try {
-    const [before, after, ...rest] = write([root], [], at);
+    const [before, after, ...rest] = write([root], [], new Set([at]));
     return before !== undefined && after !== undefined && rest.length === 0 ? [before, after] : undefined;
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * A whole part as serializeDocument writes it, cut at each of `at` (in document order; not written): the pieces
+ * before, between and after them, or undefined for a part this serializer leaves to xmldom.
+ */
+export function serializeAroundAll(doc: XmlDocument, at: readonly Node[]): string[] | undefined {
+  try {
+    const pieces = serializeFast(doc, new Set(at));
+    return pieces.length === at.length + 1 ? pieces : undefined;
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
