@@ -374,7 +374,6 @@ export class Store {
 
   // Conversions
 
-  /** Stores an output file, then its record (with the usage count the caller committed): one small file written. */
   /** Where a conversion's output is stored (a conversion worker may write it there: ConvertPool's `output`). */
   outputPath(conversionId: string): string {
     return join(dataPaths(this.dataDir).outputs, `${conversionId}.docx`);
@@ -386,8 +385,9 @@ export class Store {
   }
 
   /**
-   * Records a conversion, its output written first (by this, or already at outputPath when `written`): the record
-   * never names a file that is not on disk. On failure the output is removed and the records are as they were.
+   * Stores a conversion: its output file first (by this, or already at outputPath when `written`), then its record
+   * (with the usage count the caller committed: one small file written), so a record never names a file that is not
+   * on disk. On failure the output is removed and the records are as they were.
    */
   async addConversion(
     record: Omit<ConversionRecord, 'file' | 'size'>,

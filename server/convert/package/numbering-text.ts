@@ -170,7 +170,16 @@ interface TemplateNumbering {
 const templates = new WeakMap<Uint8Array, TemplateNumbering>();
 const AROUND_KEPT = 8;
 
-function templateNumbering(data: Uint8Array | string, path: string): TemplateNumbering {
+/**
+ * The largest numbering part merged as text. Its parse is kept with the template (about 55 times the part's size in
+ * memory, for as long as a worker keeps the template): a part of 64 KB keeps ~3.5 MB. Real templates' parts are a
+ * few KB to ~40 KB (the corpus's largest: 39 KB); a larger one (a hostile upload of thousands of definitions) is
+ * merged as a DOM, parsed per conversion and let go, as before.
+ */
+const TEXT_MERGE_MAX_BYTES = 64 * 1024;
+
+function templateNumbering(data: Uint8Array | string, path: string): TemplateNumbering | undefined {
+  if (data.length > TEXT_MERGE_MAX_BYTES) return undefined;
   let known = typeof data === 'string' ? undefined : templates.get(data);
   if (!known) {
     const doc = parsePart(data, path);
@@ -206,6 +215,12 @@ function around(
     const atNums = doc.createTextNode('');
     root.insertBefore(atAbstracts, firstNum);
     root.insertBefore(atNums, cleanup);
+    // A w:numIdMacAtCleanup before the first w:num puts our list instances before our abstract numberings (the DOM
+    // merge's order): not a layout this writes.
+    let first: unknown = null;
+    for (let n = root.firstChild; n && first === null; n = n.nextSibling)
+      if (n === atAbstracts || n === atNums) first = n;
+    if (first !== atAbstracts) return null;
     declareNamespaces(doc, [
       { at: atAbstracts, used: abstractUsed },
       { at: atNums, used: numUsed },
@@ -231,6 +246,7 @@ export function mergeNumberingText(
   styles: XmlDocument | null,
 ): string | undefined {
   const known = templateNumbering(data, path);
+  if (!known) return undefined;
   const template = known.doc;
   const root = template?.documentElement;
   if (!template || !root) return undefined;

@@ -156,9 +156,15 @@ describe('the numbering merged as text', () => {
     expect(styledLists).toBeGreaterThan(0);
   });
 
-  it('declines a part whose w15 is bound elsewhere or whose w namespace has another prefix; the DOM merge writes it', () => {
+  it('declines a part whose w15 is bound elsewhere, whose w namespace has another prefix, whose w:numIdMacAtCleanup comes before its w:num, or over 64 KB; the DOM merge writes it', () => {
     const { numbering = '' } = partsOf(defaultTemplate());
+    expect(numbering).toContain('<w:num ');
     for (const [label, part] of [
+      [
+        'w:numIdMacAtCleanup before the first w:num',
+        numbering.replace('<w:num ', '<w:numIdMacAtCleanup w:val="3"/><w:num '),
+      ],
+      ['over 64 KB', numbering.replace('</w:numbering>', `<!--${'x'.repeat(70_000)}--></w:numbering>`)],
       ['w15 elsewhere', numbering.replace(`xmlns:w15="${W15}"`, 'xmlns:w15="urn:elsewhere"')],
       [
         'w as ns0',
