@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { tempPathFor } from '../store/files.ts';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -174,6 +175,8 @@ type Task =
       large: boolean;
       /** CPU time (or time by the clock) it used on a small conversions' worker before it was moved, in ms. */
       spentMs?: number;
+      /** The exit of the worker it ran on before it was moved (that worker may have written its output). */
+      movedFrom?: Promise<unknown>;
       resolve: (result: PoolResult) => void;
       reject: (error: Error) => void;
     }
@@ -212,6 +215,10 @@ interface Slot {
   templates: string[];
   /** The last 'error' the worker emitted (its exit follows). */
   error: (Error & { code?: string }) | null;
+  /** The temporary file of the output the worker is writing, until it answers (removed if it exits first). */
+  writing?: string;
+  /** Resolves when the worker's thread has exited. */
+  exited: Promise<void>;
 }
 
 function fromEnv(name: string, min: number): number | undefined {
@@ -325,6 +332,7 @@ export class ConvertPool {
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       task.reject(error);
+      this.discard(task, task.kind === 'convert' ? task.movedFrom : undefined);
       return;
     }
     const slot = this.slots.find((s) => s.task?.origin === task);
@@ -412,7 +420,10 @@ export class ConvertPool {
     if (this.closed) return;
     this.closed = true;
     const error = new ConvertWorkerError('The server is shutting down.');
-    for (const task of this.queue.splice(0)) task.reject(error);
+    for (const task of this.queue.splice(0)) {
+      task.reject(error);
+      this.discard(task, task.kind === 'convert' ? task.movedFrom : undefined);
+    }
     const slots = this.slots.splice(0);
     for (const slot of slots) {
       this.finish(slot, error);
@@ -494,7 +505,16 @@ export class ConvertPool {
       workerData: { nice: large ? LARGE_NICE : SMALL_NICE },
     });
     worker.unref();
-    const slot: Slot = { worker, large, ready: false, task: null, templates: [], error: null };
+    let exited = (): void => undefined;
+    const slot: Slot = {
+      worker,
+      large,
+      ready: false,
+      task: null,
+      templates: [],
+      error: null,
+      exited: new Promise((resolve) => (exited = resolve)),
+    };
     worker.on('message', (message: ResultMessage | InspectResultMessage | ReadyMessage) => {
       if ('ready' in message) this.onReady(slot, message.tid);
       else this.onMessage(slot, message);
@@ -502,7 +522,12 @@ export class ConvertPool {
     worker.on('error', (error: Error) => {
       slot.error = error;
     });
-    worker.on('exit', () => this.onExit(slot));
+    worker.on('exit', () => {
+      exited();
+      // Ended in the middle of storing an output (a limit, a cancel, a move): its temporary file goes.
+      if (slot.writing !== undefined) removeQuietly(slot.writing);
+      this.onExit(slot);
+    });
     this.slots.push(slot);
     this.counters.started += 1;
     return slot;
@@ -540,8 +565,9 @@ export class ConvertPool {
       evict,
       ...(known >= 0 ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
-      ...(task.job.output !== undefined ? { output: task.job.output } : {}),
+      ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };
+    slot.writing = message.outputTemp;
     const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
     slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
     if (known < 0) this.counters.templatesSent += 1;
@@ -633,10 +659,15 @@ export class ConvertPool {
     clearTimeout(slot.task?.timer);
     slot.task = null;
     this.end(slot);
+    // The worker may have stored the output just before it was ended: the next run writes it again, and a conversion
+    // that never gets that far removes it once this worker has exited.
+    origin.movedFrom = slot.exited;
     this.counters.moved += 1;
     const full = this.full(true, 'large conversions');
-    if (full) origin.reject(full);
-    else {
+    if (full) {
+      origin.reject(full);
+      this.discard(origin, origin.movedFrom);
+    } else {
       origin.large = true;
       origin.spentMs = spent;
       this.queue.push(origin);
@@ -664,6 +695,8 @@ export class ConvertPool {
   }
 
   private onMessage(slot: Slot, message: ResultMessage | InspectResultMessage): void {
+    // It answered: its temporary file is renamed or removed.
+    slot.writing = undefined;
     const task = slot.task;
     if (!task || task.id !== message.id) return;
     if (message.ok) {
@@ -744,6 +777,17 @@ export class ConvertPool {
     void slot.worker.terminate();
   }
 
+  /**
+   * Removes the output of a conversion that does not reach its caller: once `after` (the exit of a worker that may
+   * still be writing it) has come, else now (its worker has answered, or it never ran).
+   */
+  private discard(task: Task, after?: Promise<unknown>): void {
+    if (task.kind !== 'convert' || task.job.output === undefined) return;
+    const output = task.job.output;
+    if (after) void after.then(() => removeQuietly(output));
+    else removeQuietly(output);
+  }
+
   /** Settles the slot's task, if any, and marks the slot free. */
   private finish(slot: Slot, error: Error | null, result?: PoolResult | TemplateInspection): void {
     const task = slot.task;
@@ -756,12 +800,7 @@ export class ConvertPool {
       slot.idle = setTimeout(() => this.retire(slot), this.largeIdleMs).unref();
     // A conversion that does not reach its caller leaves no file: removed now when its worker answered, else once the
     // worker being ended has stopped (it may be in the middle of writing it).
-    const output = task.kind === 'convert' ? task.job.output : undefined;
-    if (output !== undefined && (error || task.cancelled)) {
-      const discard = (): void => void rm(output, { force: true }).catch(() => undefined);
-      if (this.slots.includes(slot)) discard();
-      else slot.worker.terminate().then(discard, discard);
-    }
+    if (error || task.cancelled) this.discard(task.origin, this.slots.includes(slot) ? undefined : slot.exited);
     // A cancelled conversion's caller has had its answer; what the worker sends after is dropped.
     if (task.cancelled) return;
     if (error) task.reject(error);
@@ -781,4 +820,8 @@ export class ConvertPool {
     const index = slot.templates.indexOf(key);
     if (index >= 0) slot.templates.splice(index, 1);
   }
+}
+
+function removeQuietly(path: string): void {
+  void rm(path, { force: true }).catch(() => undefined);
 }

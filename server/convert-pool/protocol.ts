@@ -16,6 +16,8 @@ export interface JobMessage {
   images?: ImageInput;
   /** Where the worker stores the document (atomically, flushed to disk) before it answers; absent: nowhere. */
   output?: string;
+  /** The temporary file it writes first (the pool names it, to remove it if the worker is ended mid-write). */
+  outputTemp?: string;
 }
 
 /** Template keys a worker must forget now (a template replaced or deleted); no answer. */

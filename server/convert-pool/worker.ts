@@ -105,7 +105,7 @@ function run(job: JobMessage): ResultMessage {
     // for the ~0.5 ms a flush takes, where the event loop would wait for five trips through libuv's thread pool.
     if (job.output !== undefined) {
       try {
-        writeFileAtomicSync(job.output, result.docx);
+        writeFileAtomicSync(job.output, result.docx, 0o600, job.outputTemp);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         return { id: job.id, ok: false, kind: 'storage', ...(code ? { code } : {}), message: (error as Error).message };

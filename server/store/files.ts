@@ -5,7 +5,8 @@ import { basename, dirname, join } from 'node:path';
 
 const TEMP_SUFFIX = '.tmp';
 
-function tempFor(path: string): string {
+/** A fresh name for a temporary file beside `path` (one the start's sweep removes: removeTempFiles). */
+export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
 }
 
@@ -14,7 +15,7 @@ function tempFor(path: string): string {
  * The flush is fdatasync: the data and what reading it needs (its size), not the times.
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string, mode = 0o600): Promise<void> {
-  const temp = tempFor(path);
+  const temp = tempPathFor(path);
   const handle = await open(temp, 'wx', mode);
   try {
     await handle.writeFile(data);
@@ -37,8 +38,7 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string, m
  * writeFileAtomic for a thread that may block (a conversion worker, never the event loop): the same steps as
  * system calls made one after another, without a trip through libuv's thread pool for each.
  */
-export function writeFileAtomicSync(path: string, data: Uint8Array, mode = 0o600): void {
-  const temp = tempFor(path);
+export function writeFileAtomicSync(path: string, data: Uint8Array, mode = 0o600, temp = tempPathFor(path)): void {
   const fd = openSync(temp, 'wx', mode);
   try {
     for (let written = 0; written < data.length;) written += writeSync(fd, data, written);

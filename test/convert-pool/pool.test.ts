@@ -4,7 +4,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -767,6 +767,81 @@ describe('the output file (PoolJob.output: the server stores through the worker)
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('an output being written when its worker is ended', () => {
+  it('leaves nothing: a large conversion cancelled the moment its temporary file appears (48 MB of images to write)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
+    // Incompressible images, so the worker spends tens of ms writing: the cancel lands while it writes.
+    const gif = (): Uint8Array => {
+      const bytes = randomBytes(9.5 * 1024 * 1024);
+      bytes.write('GIF89a', 0, 'latin1');
+      bytes.writeUInt16LE(1000, 6);
+      bytes.writeUInt16LE(800, 8);
+      bytes[bytes.length - 1] = 0x3b;
+      return new Uint8Array(bytes);
+    };
+    const files = new Map(Array.from({ length: 5 }, (_, i) => [`i${i}.gif`, gif()] as const));
+    const markdown = [...files.keys()].map((name) => `![x](${name})`).join('\n\n');
+    const pool = new ConvertPool({ size: 1, largeJobChars: 10, timeoutMs: 60_000 });
+    try {
+      await pool.run({ ...job(markdown), images: { files }, output: join(dir, 'warm.docx') });
+      for (let i = 0; i < 3; i++) {
+        const abort = new AbortController();
+        const watcher = watch(dir, (_event, name) => {
+          if (name?.startsWith('.') && !abort.signal.aborted) abort.abort();
+        });
+        const outcome = await pool
+          .run({ ...job(markdown, abort.signal), images: { files }, output: join(dir, `c${i}.docx`) })
+          .then(
+            () => 'converted',
+            (error: unknown) => (error as Error).name,
+          );
+        watcher.close();
+        expect(outcome).toBe('ConvertCancelledError');
+        // Once the ended worker has exited, neither its temporary file nor a finished output is left.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect(readdirSync(dir), `run ${i}`).toEqual(['warm.docx']);
+      }
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('a conversion moved to the large workers after its first worker stored its output', () => {
+  it('leaves no output when it is then cancelled while it waits there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
+    const pool = new ConvertPool({ size: 1, smallBudgetMs: 50, timeoutMs: 60_000, largeJobChars: 150_000 });
+    try {
+      await pool.run(job('# warm'));
+      // A large one holds the only large worker, so the moved conversion waits in that queue.
+      const large = pool.run(job(generateMarkdown(300 * 1024))).catch((error: unknown) => error);
+      const output = join(dir, 'moved.docx');
+      const abort = new AbortController();
+      const small = await new Promise<Promise<unknown>>((resolve) =>
+        setImmediate(() => {
+          const pending = pool
+            .run({ ...job(generateMarkdown(60 * 1024), abort.signal), output })
+            .catch((error: unknown) => error);
+          // The event loop is held while the small conversion finishes and stores its output; the budget check's
+          // timer then runs before its answer is read (timers come first): it is moved, and cancelled while it waits.
+          setTimeout(() => abort.abort(), 120);
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4_000);
+          resolve(pending);
+        }),
+      );
+      expect(await small).toHaveProperty('name', 'ConvertCancelledError');
+      expect(pool.counters.moved).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(readdirSync(dir)).toEqual([]);
+      await large;
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('template caches', () => {
