@@ -701,29 +701,37 @@ describe('cancelled conversions', () => {
   });
 });
 
+/** A pool and a fresh folder for its outputs, both gone afterwards. */
+async function withOutputPool(
+  options: PoolOptions,
+  test: (pool: ConvertPool, dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
+  const pool = new ConvertPool(options);
+  try {
+    await test(pool, dir);
+  } finally {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the output file (PoolJob.output: the server stores through the worker)', () => {
   /** Its files, temporary ones included, with their sizes. */
   const listing = (dir: string) => Object.fromEntries(readdirSync(dir).map((n) => [n, statSync(join(dir, n)).size]));
 
   it('is written, whole and alone, before the pool answers; the answer still carries the bytes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
-    const pool = new ConvertPool({ size: 1 });
-    try {
+    await withOutputPool({ size: 1 }, async (pool, dir) => {
       const output = join(dir, 'a.docx');
       const result = await pool.run({ ...job('# Stored\n\nBy the worker.'), output });
       expect(listing(dir)).toEqual({ 'a.docx': result.docx.length });
       expect(new Uint8Array(readFileSync(output))).toEqual(result.docx);
       expect((statSync(output).mode & 0o777).toString(8)).toBe('600');
-    } finally {
-      await pool.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('that cannot be written fails the conversion with ConvertStorageError and its system code; nothing is left; the worker goes on', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
-    const pool = new ConvertPool({ size: 1 });
-    try {
+    await withOutputPool({ size: 1 }, async (pool, dir) => {
       await pool.run(job('# warm'));
       const worker = pool.workers[0];
       const error = await pool
@@ -737,16 +745,11 @@ describe('the output file (PoolJob.output: the server stores through the worker)
       expect(Object.keys(listing(dir))).toEqual(['b.docx']);
       expect(pool.workers).toEqual([worker]);
       expect(pool.counters.replaced).toBe(0);
-    } finally {
-      await pool.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('of a conversion cancelled while it runs is removed once the worker has written it, whether or not its worker is ended', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
-    const pool = new ConvertPool({ size: 1, cancelGraceMs: 60_000, largeJobChars: 200_000 });
-    try {
+    await withOutputPool({ size: 1, cancelGraceMs: 60_000, largeJobChars: 200_000 }, async (pool, dir) => {
       await pool.run(job('# warm'));
       for (const [name, markdown] of [
         ['small.docx', generateMarkdown(60 * 1024)], // left to finish: its result (and file) dropped
@@ -762,16 +765,12 @@ describe('the output file (PoolJob.output: the server stores through the worker)
         await new Promise((resolve) => setTimeout(resolve, 200));
         expect(listing(dir), name).toEqual({});
       }
-    } finally {
-      await pool.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('an output being written when its worker is ended', () => {
   it('leaves nothing: a large conversion cancelled the moment its temporary file appears (48 MB of images to write)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
     // Incompressible images, so the worker spends tens of ms writing: the cancel lands while it writes.
     const gif = (): Uint8Array => {
       const bytes = randomBytes(9.5 * 1024 * 1024);
@@ -783,8 +782,7 @@ describe('an output being written when its worker is ended', () => {
     };
     const files = new Map(Array.from({ length: 5 }, (_, i) => [`i${i}.gif`, gif()] as const));
     const markdown = [...files.keys()].map((name) => `![x](${name})`).join('\n\n');
-    const pool = new ConvertPool({ size: 1, largeJobChars: 10, timeoutMs: 60_000 });
-    try {
+    await withOutputPool({ size: 1, largeJobChars: 10, timeoutMs: 60_000 }, async (pool, dir) => {
       await pool.run({ ...job(markdown), images: { files }, output: join(dir, 'warm.docx') });
       for (let i = 0; i < 3; i++) {
         const abort = new AbortController();
@@ -803,44 +801,39 @@ describe('an output being written when its worker is ended', () => {
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         expect(readdirSync(dir), `run ${i}`).toEqual(['warm.docx']);
       }
-    } finally {
-      await pool.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 });
 
 describe('a conversion moved to the large workers after its first worker stored its output', () => {
   it('leaves no output when it is then cancelled while it waits there', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-output-'));
-    const pool = new ConvertPool({ size: 1, smallBudgetMs: 50, timeoutMs: 60_000, largeJobChars: 150_000 });
-    try {
-      await pool.run(job('# warm'));
-      // A large one holds the only large worker, so the moved conversion waits in that queue.
-      const large = pool.run(job(generateMarkdown(300 * 1024))).catch((error: unknown) => error);
-      const output = join(dir, 'moved.docx');
-      const abort = new AbortController();
-      const small = await new Promise<Promise<unknown>>((resolve) =>
-        setImmediate(() => {
-          const pending = pool
-            .run({ ...job(generateMarkdown(60 * 1024), abort.signal), output })
-            .catch((error: unknown) => error);
-          // The event loop is held while the small conversion finishes and stores its output; the budget check's
-          // timer then runs before its answer is read (timers come first): it is moved, and cancelled while it waits.
-          setTimeout(() => abort.abort(), 120);
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4_000);
-          resolve(pending);
-        }),
-      );
-      expect(await small).toHaveProperty('name', 'ConvertCancelledError');
-      expect(pool.counters.moved).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(readdirSync(dir)).toEqual([]);
-      await large;
-    } finally {
-      await pool.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withOutputPool(
+      { size: 1, smallBudgetMs: 50, timeoutMs: 60_000, largeJobChars: 150_000 },
+      async (pool, dir) => {
+        await pool.run(job('# warm'));
+        // A large one holds the only large worker, so the moved conversion waits in that queue.
+        const large = pool.run(job(generateMarkdown(300 * 1024))).catch((error: unknown) => error);
+        const output = join(dir, 'moved.docx');
+        const abort = new AbortController();
+        const small = await new Promise<Promise<unknown>>((resolve) =>
+          setImmediate(() => {
+            const pending = pool
+              .run({ ...job(generateMarkdown(60 * 1024), abort.signal), output })
+              .catch((error: unknown) => error);
+            // The event loop is held while the small conversion finishes and stores its output; the budget check's
+            // timer then runs before its answer is read (timers come first): it is moved, and cancelled while it waits.
+            setTimeout(() => abort.abort(), 120);
+            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4_000);
+            resolve(pending);
+          }),
+        );
+        expect(await small).toHaveProperty('name', 'ConvertCancelledError');
+        expect(pool.counters.moved).toBe(1);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect(readdirSync(dir)).toEqual([]);
+        await large;
+      },
+    );
   }, 120_000);
 });
 
