@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tempPathFor } from '../store/files.ts';
+import { removeQuietly, tempPathFor } from '../store/files.ts';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -820,8 +819,4 @@ export class ConvertPool {
     const index = slot.templates.indexOf(key);
     if (index >= 0) slot.templates.splice(index, 1);
   }
-}
-
-function removeQuietly(path: string): void {
-  void rm(path, { force: true }).catch(() => undefined);
 }

@@ -57,6 +57,18 @@ export function writeFileAtomicSync(path: string, data: Uint8Array, mode = 0o600
   }
 }
 
+/**
+ * Removes a file written for a change that could not be recorded (or is not recorded after all); a failure here
+ * leaves an orphan for the next start's sweep.
+ */
+export function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Swept at the next start.
+  }
+}
+
 /** Removes temporary files an interrupted write left behind (run at start, while holding the lock). */
 export async function removeTempFiles(dir: string): Promise<number> {
   let removed = 0;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -15,7 +15,7 @@ import {
   type Settings,
   type TemplateRecord,
 } from './database.ts';
-import { removeTempFiles, writeFileAtomic } from './files.ts';
+import { removeQuietly, removeTempFiles, writeFileAtomic } from './files.ts';
 import { MissingConversionsError, openRecords, type MigrationProbe } from './layout.ts';
 import { acquireLock, DataDirLockedError } from './lock.ts';
 import { dataPaths } from './paths.ts';
@@ -552,15 +552,6 @@ function refuseWithoutDatabase(dataDir: string): void {
       dataDir,
       `The database ${paths.database} is missing, but ${stored.length} stored file${stored.length === 1 ? '' : 's'} remain in ${paths.templates} and ${paths.outputs}; restore db.json (a db.json.*.bak copy, if there is one), or move those folders away to start afresh.`,
     );
-  }
-}
-
-/** Removes a file written for a change that could not be recorded; a failure here leaves an orphan for the next start. */
-function removeQuietly(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // Swept at the next start.
   }
 }
 
