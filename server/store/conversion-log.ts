@@ -120,17 +120,17 @@ export class ConversionLog {
   }
 
   /**
-   * The earliest created_at of the records (ms; Infinity with none, and for dates that do not parse, which nothing
-   * expires): read once from every record, then kept as records come and go, so a check that nothing expired
-   * (before each list of conversions) costs the same at 100,000 records as at 100.
+   * The records created before `cutoff` (ms; a date that does not parse is never before it). The earliest date is
+   * read once from every record, then kept as records come and go, so finding nothing (the retention purge before
+   * each list of conversions) costs the same at 100,000 records as at 100.
    */
-  earliestCreated(): number {
+  createdBefore(cutoff: number): ConversionRecord[] {
     if (this.earliest === undefined) {
       let earliest = Infinity;
       for (const record of this.records) earliest = Math.min(earliest, createdMs(record));
       this.earliest = earliest;
     }
-    return this.earliest;
+    return this.earliest < cutoff ? this.records.filter((record) => createdMs(record) < cutoff) : [];
   }
 
   /** Conversions this log counted in a month. */

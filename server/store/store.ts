@@ -446,8 +446,7 @@ export class Store {
   /** Deletes conversions older than the retention limit; returns how many. */
   async purgeExpired(now: Date): Promise<number> {
     const cutoff = now.getTime() - this.settings().retention_days * 86_400_000;
-    if (!(this.log.earliestCreated() < cutoff)) return 0;
-    const expired = this.log.all().filter((c) => Date.parse(c.created_at) < cutoff);
+    const expired = this.log.createdBefore(cutoff);
     if (expired.length === 0) return 0;
     const removed = await this.log.remove(new Set(expired.map((c) => c.conversion_id)));
     for (const c of removed) await rm(join(dataPaths(this.dataDir).outputs, c.file), { force: true });
