@@ -6,9 +6,9 @@
 // conversion's 20 (docs/performance.md, "The seventh round"). Anything it does not know gives the DOM merge the work.
 import type { Document as XmlDocument } from '@xmldom/xmldom';
 import { attributeValue, encodeText, firstKey, resolved, TextItem, textOf, Unsupported } from './body-stream.ts';
-import { children, isW, parsePart, withDeclaration } from './dom.ts';
+import { parsePart, withDeclaration } from './dom.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
-import { planNumbering, type NumberingSite } from './numbering.ts';
+import { insertionPoints, planNumbering, type NumberingSite } from './numbering.ts';
 import { attributeText, serializeAroundAll } from './serialize.ts';
 
 /** Where an id is decided later in a definition's text (no value holds it: docx drops control characters). */
@@ -161,6 +161,8 @@ function filled(definition: Definition, values: (string | undefined)[]): string 
 interface TemplateNumbering {
   /** Parsed once and only read (the plan's ids and the numbering its styles carry); null: not one this writes. */
   doc: XmlDocument | null;
+  /** The namespaces its root declares (prefix → URI). */
+  declared: ReadonlyMap<string, string>;
   /** The part's text cut where our definitions go, by the namespaces they use (declared on its root); null where the
    * serialiser leaves the part to xmldom. A few per template: the namespaces docx's definitions use hardly vary. */
   around: Map<string, string[] | null>;
@@ -184,8 +186,9 @@ function templateNumbering(data: Uint8Array | string, path: string): TemplateNum
   if (!known) {
     const doc = parsePart(data, path);
     const root = doc.documentElement;
-    const usable = root !== null && root.lookupPrefix(NS.w) === 'w' && declaredOn(root).get('w') === NS.w;
-    known = { doc: usable ? doc : null, around: new Map() };
+    const declared = root ? declaredOn(root) : new Map<string, string>();
+    const usable = root !== null && root.lookupPrefix(NS.w) === 'w' && declared.get('w') === NS.w;
+    known = { doc: usable ? doc : null, declared, around: new Map() };
     if (typeof data !== 'string') templates.set(data, known);
   }
   return known;
@@ -208,13 +211,12 @@ function around(
     const doc = parsePart(data, path);
     const root = doc.documentElement;
     if (!root) return null;
-    // Where the DOM merge inserts them. Schema order: abstractNum*, num*, numIdMacAtCleanup?.
-    const cleanup = children(root).find((c) => isW(c, 'numIdMacAtCleanup')) ?? null;
-    const firstNum = children(root).find((c) => isW(c, 'num')) ?? cleanup;
+    // Where the DOM merge inserts them.
+    const at = insertionPoints(root);
     const atAbstracts = doc.createTextNode('');
     const atNums = doc.createTextNode('');
-    root.insertBefore(atAbstracts, firstNum);
-    root.insertBefore(atNums, cleanup);
+    root.insertBefore(atAbstracts, at.abstracts);
+    root.insertBefore(atNums, at.nums);
     // A w:numIdMacAtCleanup before the first w:num puts our list instances before our abstract numberings (the DOM
     // merge's order): not a layout this writes.
     let first: unknown = null;
@@ -250,7 +252,7 @@ export function mergeNumberingText(
   const template = known.doc;
   const root = template?.documentElement;
   if (!template || !root) return undefined;
-  const declared = declaredOn(root);
+  const declared = known.declared;
   const conflicts = (used: ReadonlyMap<string, string>): boolean =>
     [...used].some(([prefix, uri]) => declared.has(prefix) && declared.get(prefix) !== uri);
   for (const definition of [...generated.abstracts.values(), ...generated.nums.values()])

@@ -68,6 +68,16 @@ export function numberingSites(referrers: readonly Element[]): NumberingSite[] {
 }
 
 /**
+ * Where a merge inserts into a numbering part's root, in schema order (abstractNum*, num*, numIdMacAtCleanup?): new
+ * abstract numberings before its first w:num (else its w:numIdMacAtCleanup, else last), new instances before its
+ * w:numIdMacAtCleanup (else last). Null: at the end.
+ */
+export function insertionPoints(root: Element): { abstracts: Element | null; nums: Element | null } {
+  const cleanup = children(root).find((c) => isW(c, 'numIdMacAtCleanup')) ?? null;
+  return { abstracts: children(root).find((c) => isW(c, 'num')) ?? cleanup, nums: cleanup };
+}
+
+/**
  * What a merge adds to the target numbering part, worked out once for both ways of writing it (the DOM here, the
  * text in numbering-text.ts). Ids are the target's next free ones; `from` names docx's definition by its own id.
  */
@@ -137,7 +147,7 @@ export function planNumbering(
   const abstractIds = new Map<string, string>();
   const abstracts: NumberingPlan['abstracts'] = [];
   for (const old of generated.abstracts) {
-    if (!usedAbstracts.has(old) || abstractIds.has(old)) continue;
+    if (!usedAbstracts.has(old)) continue;
     const id = String(++abstractNext);
     abstractIds.set(old, id);
     abstracts.push({ from: old, id });
@@ -200,11 +210,9 @@ export function mergeNumberingSites(
     if (ref && planned.abstractId !== undefined) setWAttr(ref, 'val', planned.abstractId);
     return [num];
   });
-  // Schema order: abstractNum*, num*, numIdMacAtCleanup?.
-  const cleanup = children(root).find((c) => isW(c, 'numIdMacAtCleanup')) ?? null;
-  const firstNum = children(root).find((c) => isW(c, 'num')) ?? cleanup;
-  for (const a of newAbstracts) root.insertBefore(a, firstNum);
-  for (const n of newNums) root.insertBefore(n, cleanup);
+  const at = insertionPoints(root);
+  for (const a of newAbstracts) root.insertBefore(a, at.abstracts);
+  for (const n of newNums) root.insertBefore(n, at.nums);
   declareNamespaces(target);
   return target;
 }
