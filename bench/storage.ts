@@ -3,13 +3,13 @@
  * and its record) on a data directory of schema 2, against rewriting a schema-1 db.json holding every record (what
  * each conversion cost before). Median of N.
  */
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { toSegments } from '../server/store/conversion-log.ts';
 import type { ConversionRecord } from '../server/store/database.ts';
-import { writeFileAtomic } from '../server/store/files.ts';
+import { writeFileAtomic, writeFileAtomicSync } from '../server/store/files.ts';
 import { Store } from '../server/store/store.ts';
 import { median } from './measure.ts';
 
@@ -38,17 +38,6 @@ function record(i: number, created: Date): ConversionRecord {
   };
 }
 
-/** Writes a file and flushes it to disk, so a data directory laid out here leaves nothing for later fsyncs to flush. */
-function writeFlushed(path: string, text: string): void {
-  const fd = openSync(path, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * The data directories are laid out first (each file flushed to disk: otherwise the first fsyncs measured would
  * also write out the 65 MB of records just laid out at 100,000), their stores opened, a few writes made untimed;
@@ -69,7 +58,7 @@ export async function measureStorage(counts: readonly number[] = [100, 100_000],
       );
       mkdirSync(join(dir, 'conversions'), { recursive: true });
       for (const { name, data } of toSegments(history))
-        writeFlushed(join(dir, 'conversions', name), JSON.stringify(data));
+        writeFileAtomicSync(join(dir, 'conversions', name), Buffer.from(JSON.stringify(data)));
       opened.push({ count, dir, store: await Store.open(dir), history, times: [] });
     }
     const add = async (entry: (typeof opened)[number], i: number): Promise<number> => {
