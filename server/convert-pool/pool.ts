@@ -331,7 +331,7 @@ export class ConvertPool {
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       task.reject(error);
-      this.discard(task, task.kind === 'convert' ? task.movedFrom : undefined);
+      this.discard(task);
       return;
     }
     const slot = this.slots.find((s) => s.task?.origin === task);
@@ -421,7 +421,7 @@ export class ConvertPool {
     const error = new ConvertWorkerError('The server is shutting down.');
     for (const task of this.queue.splice(0)) {
       task.reject(error);
-      this.discard(task, task.kind === 'convert' ? task.movedFrom : undefined);
+      this.discard(task);
     }
     const slots = this.slots.splice(0);
     for (const slot of slots) {
@@ -665,7 +665,7 @@ export class ConvertPool {
     const full = this.full(true, 'large conversions');
     if (full) {
       origin.reject(full);
-      this.discard(origin, origin.movedFrom);
+      this.discard(origin);
     } else {
       origin.large = true;
       origin.spentMs = spent;
@@ -777,13 +777,14 @@ export class ConvertPool {
   }
 
   /**
-   * Removes the output of a conversion that does not reach its caller: once `after` (the exit of a worker that may
-   * still be writing it) has come, else now (its worker has answered, or it never ran).
+   * Removes the output of a conversion that does not reach its caller, once no worker may still be writing it: `after`
+   * (the exit of the worker being ended that ran it) and, when it was moved, the exit of its first worker.
    */
   private discard(task: Task, after?: Promise<unknown>): void {
     if (task.kind !== 'convert' || task.job.output === undefined) return;
     const output = task.job.output;
-    if (after) void after.then(() => removeQuietly(output));
+    const writers = [after, task.movedFrom].filter((exit) => exit !== undefined);
+    if (writers.length > 0) void Promise.all(writers).then(() => removeQuietly(output));
     else removeQuietly(output);
   }
 
