@@ -362,7 +362,7 @@ export function packageDocument(
   if (text) {
     const { stream } = text;
     const { document: shellDocument, marker } = text.shell;
-    declareNamespaces(shellDocument, { at: marker, used: stream.namespaces });
+    declareNamespaces(shellDocument, [{ at: marker, used: stream.namespaces }]);
     const final = shellDocument.documentElement ? declaredOn(shellDocument.documentElement) : new Map();
     for (const d of stream.innerDeclarations) d.set(final.get(d.prefix) === d.uri ? '' : d.text);
     for (const late of stream.late) late.set(lateText(late));

@@ -146,13 +146,12 @@ export function declaredOn(root: Element): Map<string, string> {
  * extension namespace it uses (keeping the entries it had that are still declared). The one place that writes
  * namespace declarations: every part the package writes into goes through it.
  */
-export function declareNamespaces(doc: XmlDocument, inserted?: InsertedContent | readonly InsertedContent[]): void {
+export function declareNamespaces(doc: XmlDocument, inserted: readonly InsertedContent[] = []): void {
   const root = doc.documentElement;
   if (!root) return;
   const declared = rootDeclarations(root);
   const below: { el: Element; attr: Attr }[] | undefined = optimisationsEnabled() ? [] : undefined;
-  const places = inserted === undefined ? [] : Array.isArray(inserted) ? inserted : [inserted as InsertedContent];
-  const used = usedNamespaces(root, below, new Map(places.map(({ at, used }) => [at, used])));
+  const used = usedNamespaces(root, below, new Map(inserted.map(({ at, used }) => [at, used])));
   for (const [prefix, uri] of used) {
     if (declared.has(prefix)) continue;
     root.setAttributeNS(XMLNS, `xmlns:${prefix}`, uri);
