@@ -15,7 +15,17 @@ const numsOf = (doc: XmlDocument | null): Element[] =>
   doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'num')) : [];
 const abstractsOf = (doc: XmlDocument | null): Element[] =>
   doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'abstractNum')) : [];
-const maxId = (els: Element[], attr: string): number => Math.max(0, ...els.map((e) => Number(wAttr(e, attr)) || 0));
+/** Word reads list ids as 32-bit integers. */
+const MAX_ID = 2 ** 31 - 1;
+/**
+ * The largest id of `els` our new ones must come after. An id past 32 bits (a hostile or broken template) is left
+ * out: ours stay plain decimals Word reads (counting past it would write `1e+23`), and can never reach it.
+ */
+const maxId = (els: Element[], attr: string): number =>
+  els.reduce((max, e) => {
+    const id = Number(wAttr(e, attr));
+    return Number.isInteger(id) && id > max && id <= MAX_ID ? id : max;
+  }, 0);
 const val = (el: Element | undefined): string => (el ? wAttr(el, 'val') : '');
 
 /**

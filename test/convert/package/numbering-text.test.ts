@@ -190,4 +190,24 @@ describe('the numbering merged as text', () => {
       expect(dom, label).not.toBeNull();
     }
   });
+
+  it('numbers past a template whose ids are past 32 bits, with plain decimal ids of its own, both ways', () => {
+    const { numbering = '' } = partsOf(defaultTemplate());
+    const huge = numbering
+      .replace(/w:numId="\d+"/, 'w:numId="99999999999999999999999"')
+      .replace(/w:abstractNumId="\d+"/, 'w:abstractNumId="88888888888888888888888"');
+    const fromDocx = generated();
+    const ids = [...fromDocx.text.nums.keys()];
+    const text = mergeNumberingText(strToU8(huge), 'word/numbering.xml', fromDocx.text, sites(ids, '').sites, null);
+    const dom = mergeNumberingSites(
+      parsePart(huge, 'word/numbering.xml'),
+      generated().document(),
+      sites(ids, '').sites,
+      null,
+    );
+    expect(text).toBe(serializePart(dom as XmlDocument));
+    const values = [...(text ?? '').matchAll(/w:(?:numId|abstractNumId)="([^"]*)"/g)].map((m) => m[1] ?? '');
+    expect(values.filter((v) => !/^\d+$/.test(v))).toEqual([]);
+    expect(values.filter((v) => v.length < 12).every((v) => Number(v) < 2 ** 31)).toBe(true);
+  });
 });
