@@ -67,6 +67,11 @@ export interface LoadRow {
   peakRssMB: number;
   /** CPU time of the server process (every thread: event loop, workers, V8's) per answered request, in ms. */
   cpuMsPerRequest: number;
+  /**
+   * Cores other programs kept busy meanwhile (the machine's busy time from /proc/stat, less the server's and this
+   * process's, over the run's time): a run beside other work measures the machine, not the server. NaN: unknown.
+   */
+  otherCores: number;
 }
 
 export interface ProbeResult {
@@ -174,6 +179,23 @@ function rssSampler(pid: number): { stop: () => number } {
 }
 
 /** CPU time (user + system, every thread) a process has used, in ms; NaN where /proc is not there. */
+/** The machine's busy CPU time, every core, in ms (Linux /proc/stat: all but idle and iowait); NaN elsewhere. */
+function machineBusyMs(): number {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return fields.length >= 8 ? (user + nice + system + irq + softirq + steal) * 10 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** This process's CPU time (every thread: the load generator's too), in ms. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 function cpuMs(pid: number): number {
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th (clock ticks, 100 Hz).
@@ -311,10 +333,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       process.stdout.write(`, ${connections} connection${connections === 1 ? '' : 's'}`);
       const rss = rssSampler(info.pid);
       const cpuBefore = cpuMs(info.pid);
+      const machineBefore = machineBusyMs();
+      const ownBefore = ownCpuMs();
+      const startedAt = performance.now();
       const run = autocannon({ ...target, connections, duration: options.duration });
       const probed = connections === probeAt ? probe(info, agent, run) : null;
       const result = await run;
       const cpuUsed = cpuMs(info.pid) - cpuBefore;
+      const others = machineBusyMs() - machineBefore - cpuUsed - (ownCpuMs() - ownBefore);
+      const otherCores = Math.max(0, others) / (performance.now() - startedAt);
       if (probed) busyGet = summarise(await probed, connections);
       rows.push({
         connections,
@@ -327,6 +354,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         non2xx: result.non2xx,
         peakRssMB: rss.stop(),
         cpuMsPerRequest: cpuUsed / Math.max(1, result['2xx']),
+        otherCores,
       });
     }
     const isolation = options.isolation === false ? null : await measureIsolation(info, agent, target);
@@ -367,6 +395,7 @@ export function printLoad(result: LoadResult): void {
         'non-2xx',
         'peak RSS MB',
         'server CPU ms/conv',
+        'other programs, cores',
       ],
       result.rows.map((r) => [
         String(r.connections),
@@ -379,8 +408,9 @@ export function printLoad(result: LoadResult): void {
         String(r.non2xx),
         fixed(r.peakRssMB, 0),
         fixed(r.cpuMsPerRequest, 1),
+        Number.isNaN(r.otherCores) ? '–' : fixed(r.otherCores, 2),
       ]),
-      [true, true, true, true, true, true, true, true, true, true],
+      [true, true, true, true, true, true, true, true, true, true, true],
     ),
   );
   const g = (p: ProbeResult) =>

@@ -258,6 +258,9 @@ function profile(markdown: string, sizeKB: number, runs: number): Profile {
 const cell = (r: ProcessResult, f: (ok: Extract<ProcessResult, { ok: true }>) => string): string =>
   r.ok ? f(r) : r.reason;
 
+/** Cores other programs may keep busy during an HTTPS row before the bench says so (see LoadRow.otherCores). */
+const OTHER_CORES_NOTED = 0.1;
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const started = new Date();
@@ -283,6 +286,14 @@ async function main(): Promise<void> {
       .join(' ')} now):`,
   );
   console.log(goalsTable(engine?.results ?? [], load, storage));
+  // The HTTPS rows share 2 cores with the load generator: anything else running then moves them first.
+  const shared = load?.rows.filter((r) => r.otherCores > OTHER_CORES_NOTED) ?? [];
+  if (shared.length > 0)
+    console.log(
+      `(other programs kept the cores busy during the HTTPS rows: ${shared
+        .map((r) => `${fixed(r.otherCores, 2)} cores at ${r.connections} client${r.connections === 1 ? '' : 's'}`)
+        .join(', ')}; those rows measured a shared machine: run the bench alone)`,
+    );
   if (engine?.daemon) console.log(`(CLI rows: through the conversion daemon, ${engine.daemon})`);
 
   const resultsDir = join(repoRoot, 'bench/results');
