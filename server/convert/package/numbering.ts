@@ -15,16 +15,20 @@ const numsOf = (doc: XmlDocument | null): Element[] =>
   doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'num')) : [];
 const abstractsOf = (doc: XmlDocument | null): Element[] =>
   doc?.documentElement ? children(doc.documentElement).filter((c) => isW(c, 'abstractNum')) : [];
-/** Word reads list ids as 32-bit integers. */
-const MAX_ID = 2 ** 31 - 1;
 /**
- * The largest id of `els` our new ones must come after. An id past 32 bits (a hostile or broken template) is left
- * out: ours stay plain decimals Word reads (counting past it would write `1e+23`), and can never reach it.
+ * Word reads list ids as 32-bit integers. Ours come after the template's, so the template's ids count only below
+ * this ceiling: the room above it holds more lists than a document within the markdown limit (10 MB) can have.
+ */
+const ID_CEILING = 2 ** 31 - 1 - 2 ** 24;
+/**
+ * The largest id of `els` our new ones must come after. An id at the top of 32 bits or past them (a hostile or
+ * broken template) is left out: ours stay plain decimals Word reads (counting past it would write 2147483648 or
+ * `1e+23`), and never reach it.
  */
 const maxId = (els: Element[], attr: string): number =>
   els.reduce((max, e) => {
     const id = Number(wAttr(e, attr));
-    return Number.isInteger(id) && id > max && id <= MAX_ID ? id : max;
+    return Number.isInteger(id) && id > max && id <= ID_CEILING ? id : max;
   }, 0);
 const val = (el: Element | undefined): string => (el ? wAttr(el, 'val') : '');
 

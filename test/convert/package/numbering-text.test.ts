@@ -210,4 +210,29 @@ describe('the numbering merged as text', () => {
     expect(values.filter((v) => !/^\d+$/.test(v))).toEqual([]);
     expect(values.filter((v) => v.length < 12).every((v) => Number(v) < 2 ** 31)).toBe(true);
   });
+
+  it('keeps ids within 32 bits past a template whose ids are at the very top of them, both ways', () => {
+    const { numbering = '' } = partsOf(defaultTemplate());
+    const top = numbering
+      .replace(/w:numId="\d+"/, `w:numId="${2 ** 31 - 1}"`)
+      .replace(/w:abstractNumId="\d+"/, `w:abstractNumId="${2 ** 31 - 1}"`);
+    const fromDocx = generated();
+    const ids = [...fromDocx.text.nums.keys()];
+    const text = mergeNumberingText(strToU8(top), 'word/numbering.xml', fromDocx.text, sites(ids, '').sites, null);
+    const dom = mergeNumberingSites(
+      parsePart(top, 'word/numbering.xml'),
+      generated().document(),
+      sites(ids, '').sites,
+      null,
+    );
+    expect(text).toBe(serializePart(dom as XmlDocument));
+    for (const kind of ['numId', 'abstractNumId']) {
+      const values = [...(text ?? '').matchAll(new RegExp(`<w:(?:num|abstractNum) [^>]*w:${kind}="([^"]*)"`, 'g'))].map(
+        (m) => Number(m[1]),
+      );
+      expect(values.length).toBeGreaterThan(1);
+      expect(values.every((v) => Number.isInteger(v) && v >= 0 && v < 2 ** 31)).toBe(true);
+      expect(new Set(values).size).toBe(values.length);
+    }
+  });
 });
