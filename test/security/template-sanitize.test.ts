@@ -16,6 +16,7 @@ import {
   hostileTemplate,
   manyNumberings,
   manyStyles,
+  partText,
   renamePart,
   SAFE_LINK,
   withParts,
@@ -188,5 +189,26 @@ describe("the style and numbering caps apply by the part's role, whatever its na
       return expect.unreachable('the built-in template has word/numbering.xml');
     const renamed = renamePart(base, 'numbering.xml', 'n.xml');
     expect(() => readTemplate(renamed)).toThrow(/numbering definitions in word\/n\.xml.*limit of 10000/);
+  });
+});
+
+describe('elements nested past the cap', () => {
+  const nested = (depth: number): Uint8Array => {
+    const body = partText(defaultTemplate(), 'word/document.xml');
+    const deep = `${'<w:p>'.repeat(depth)}${'</w:p>'.repeat(depth)}`;
+    return withParts(defaultTemplate(), { 'word/document.xml': body.replace('<w:body>', `<w:body>${deep}`) });
+  };
+  it('80,000 nested paragraphs in the body (12 KB zipped; every conversion past 30 s) are refused when read', () => {
+    const bytes = nested(80_000);
+    expect(bytes.byteLength).toBeLessThan(64 * 1024);
+    expect(() => readTemplate(bytes)).toThrow(
+      /word\/document\.xml nests elements 8000\d deep, more than the limit of 256/,
+    );
+  });
+  it('a template nested as deep as the cap allows is read and converts', () => {
+    const depthOfBody = 2; // w:document > w:body
+    const bytes = nested(256 - depthOfBody);
+    expect(() => readTemplate(bytes)).not.toThrow();
+    expect(convert({ markdown: '# Title\n\nText.', template: bytes }).docx.byteLength).toBeGreaterThan(0);
   });
 });

@@ -23,6 +23,12 @@ export const TEMPLATE_CAPS = {
   maxStyles: 10_000,
   /** w:abstractNum plus w:num elements in one numbering part. */
   maxNumberingDefinitions: 10_000,
+  /**
+   * Elements nested in one another in any XML part. Real templates stay under 40 (a text box in a nested table);
+   * walks over nested paragraphs cost the square of their depth (80,000 nested w:p in 12 KB of zip kept a worker
+   * busy past the 30 s limit on every conversion).
+   */
+  maxDepth: 256,
 };
 
 /** A template's parts after sanitising, and a sentence for each thing removed or renamed. */
@@ -151,6 +157,50 @@ export function countStartTags(xml: string, names: ReadonlySet<string>): number 
   return count;
 }
 
+/**
+ * How deeply elements nest in an XML text, without building a DOM (the deepest first: a part nested past the cap is
+ * refused before a parse). Comments, CDATA, processing instructions and quoted attribute values are skipped.
+ */
+export function maxElementDepth(xml: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let at = xml.indexOf('<'); at >= 0; at = xml.indexOf('<', at + 1)) {
+    const next = xml.charCodeAt(at + 1);
+    if (next === 0x21 || next === 0x3f) {
+      // <!-- -->, <![CDATA[ ]]>, <? ?>: skipped to their end (other <! declarations are refused elsewhere).
+      const close = xml.startsWith('<!--', at)
+        ? '-->'
+        : xml.startsWith('<![CDATA[', at)
+          ? ']]>'
+          : next === 0x3f
+            ? '?>'
+            : '>';
+      const end = xml.indexOf(close, at + 2);
+      if (end < 0) break;
+      at = end + close.length - 1;
+      continue;
+    }
+    if (next === 0x2f) {
+      depth -= 1;
+      continue;
+    }
+    let end = at + 1;
+    for (let quote = 0; end < xml.length; end++) {
+      const c = xml.charCodeAt(end);
+      if (quote !== 0) {
+        if (c === quote) quote = 0;
+      } else if (c === 0x22 || c === 0x27) quote = c;
+      else if (c === 0x3e) break;
+    }
+    if (xml.charCodeAt(end - 1) !== 0x2f) {
+      depth += 1;
+      if (depth > max) max = depth;
+    }
+    at = end;
+  }
+  return max;
+}
+
 /** Relationship types (last segment) and content types (ending) that give a part the styles or numbering role. */
 const STYLES_ROLE = {
   rels: new Set(['styles', 'stylesWithEffects']),
@@ -205,6 +255,15 @@ function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
   };
   cap(STYLES_ROLE, new Set(['style']), TEMPLATE_CAPS.maxStyles, 'styles');
   cap(NUMBERING_ROLE, new Set(['abstractNum', 'num']), TEMPLATE_CAPS.maxNumberingDefinitions, 'numbering definitions');
+  for (const [name, bytes] of parts) {
+    if (!looksLikeXml(bytes)) continue;
+    const depth = maxElementDepth(decodeXmlPart(bytes));
+    if (depth > TEMPLATE_CAPS.maxDepth)
+      throw new ConvertInputError(
+        'template_invalid',
+        `The template's ${name} nests elements ${depth} deep, more than the limit of ${TEMPLATE_CAPS.maxDepth}.`,
+      );
+  }
 }
 
 function relationships(doc: XmlDocument): Element[] {
