@@ -192,6 +192,27 @@ describe("the style and numbering caps apply by the part's role, whatever its na
   });
 });
 
+describe('a numbering part past the size cap', () => {
+  it('4,000 nine-level list definitions (over 4 MB, within the count; over 1 GB a conversion) are refused when read', () => {
+    const levels = Array.from(
+      { length: 9 },
+      (_, l) =>
+        `<w:lvl w:ilvl="${l}"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%${l + 1}."/><w:lvlJc w:val="left"/><w:pPr><w:ind w:left="${720 * (l + 1)}" w:hanging="360"/></w:pPr></w:lvl>`,
+    ).join('');
+    const definitions = Array.from(
+      { length: 4_000 },
+      (_, i) => `<w:abstractNum w:abstractNumId="${9000 + i}">${levels}</w:abstractNum>`,
+    ).join('');
+    const numbering = partText(defaultTemplate(), 'word/numbering.xml');
+    const big = numbering.replace(/(<w:num )/, `${definitions}$1`);
+    expect(big.length).toBeGreaterThan(4 * 1024 * 1024);
+    const bytes = withParts(defaultTemplate(), { 'word/numbering.xml': big });
+    expect(() => readTemplate(bytes)).toThrow(
+      /word\/numbering\.xml holds \d+\.\d MB of numbering definitions, more than the limit of 4 MB/,
+    );
+  });
+});
+
 describe('elements nested past the cap', () => {
   const nested = (depth: number): Uint8Array => {
     const body = partText(defaultTemplate(), 'word/document.xml');

@@ -24,6 +24,12 @@ export const TEMPLATE_CAPS = {
   /** w:abstractNum plus w:num elements in one numbering part. */
   maxNumberingDefinitions: 10_000,
   /**
+   * Bytes of one styles or numbering part, unpacked. Real ones stay under 1 MB (the corpus's largest numbering part
+   * is 39 KB); both are read as a DOM of ~55 times their size, and 9,990 definitions of nine levels each (18 MB,
+   * within the count) needed more than a worker's 1 GB on every conversion with a list.
+   */
+  maxDefinitionPartBytes: 4 * 1024 * 1024,
+  /**
    * Elements nested in one another in any XML part. Real templates stay under 40 (a text box in a nested table);
    * walks over nested paragraphs cost the square of their depth (80,000 nested w:p in 12 KB of zip kept a worker
    * busy past the 30 s limit on every conversion).
@@ -250,6 +256,12 @@ function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
         throw new ConvertInputError(
           'template_invalid',
           `The template has ${count} ${what} in ${name}, more than the limit of ${limit}.`,
+        );
+      const limitBytes = TEMPLATE_CAPS.maxDefinitionPartBytes;
+      if (bytes.byteLength > limitBytes)
+        throw new ConvertInputError(
+          'template_invalid',
+          `The template's ${name} holds ${(bytes.byteLength / 2 ** 20).toFixed(1)} MB of ${what}, more than the limit of ${limitBytes / 2 ** 20} MB.`,
         );
     }
   };
