@@ -46,8 +46,8 @@ export interface PoolOptions {
   /** CPU time a conversion that is not large may use on the small conversions' workers, in ms (default 2,000):
    * one still running then (a short document that is slow to parse, e.g. thousands of emphasis markers in one
    * paragraph) is moved to the large conversions' workers and starts again there, within what is left of its time
-   * limit, so it never holds the workers the short ones need. Not below the time limit's reach: with a limit of at
-   * most this, nothing moves. */
+   * limit, so it never holds the workers the short ones need. A template's inspection (an upload) moves the same
+   * way. Not below the time limit's reach: with a limit of at most this, nothing moves. */
   smallBudgetMs?: number;
 }
 
@@ -182,6 +182,9 @@ type Task =
   | {
       kind: 'inspect';
       bytes: Uint8Array;
+      /** Moved to the large conversions' workers (smallBudgetMs), as a conversion is. */
+      large?: boolean;
+      spentMs?: number;
       resolve: (result: TemplateInspection) => void;
       reject: (error: Error) => void;
     };
@@ -492,7 +495,7 @@ export class ConvertPool {
   }
 
   private isLarge(task: Task): boolean {
-    return task.kind === 'convert' && task.large;
+    return task.large === true;
   }
 
   private spawn(large: boolean): Slot {
@@ -536,7 +539,8 @@ export class ConvertPool {
     const id = this.nextId++;
     clearTimeout(slot.idle);
     if (task.kind === 'inspect') {
-      slot.task = { ...task, id, limitMs: this.timeoutMs, origin: task, ...this.timing(slot, this.timeoutMs) };
+      const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
+      slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
       slot.worker.ref();
       try {
         slot.worker.postMessage({ kind: 'inspect', id, bytes: task.bytes } satisfies InspectMessage);
@@ -590,9 +594,9 @@ export class ConvertPool {
     return this.mayMove(task, limitMs) ? this.smallBudgetMs : limitMs;
   }
 
-  /** Whether a conversion on a small conversions' worker moves to a large one after smallBudgetMs. */
+  /** Whether a conversion or a template inspection on a small conversions' worker moves to a large one after smallBudgetMs. */
   private mayMove(task: Task, limitMs: number): boolean {
-    return task.kind === 'convert' && !task.large && limitMs > this.smallBudgetMs;
+    return !task.large && limitMs > this.smallBudgetMs;
   }
 
   /** Where a task's time limit counts from: now, by the clock and by its worker's CPU time (where readable). */
@@ -654,15 +658,15 @@ export class ConvertPool {
    */
   private move(slot: Slot, spent: number): void {
     const origin = slot.task?.origin;
-    if (origin?.kind !== 'convert') return;
+    if (!origin) return;
     clearTimeout(slot.task?.timer);
     slot.task = null;
     this.end(slot);
     // The worker may have stored the output just before it was ended: the next run writes it again, and a conversion
     // that never gets that far removes it once this worker has exited.
-    origin.movedFrom = slot.exited;
+    if (origin.kind === 'convert') origin.movedFrom = slot.exited;
     this.counters.moved += 1;
-    const full = this.full(true, 'large conversions');
+    const full = this.full(true, origin.kind === 'convert' ? 'large conversions' : 'large jobs');
     if (full) {
       origin.reject(full);
       this.discard(origin);

@@ -23,6 +23,7 @@ import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 import { call, type HttpResult } from '../helpers/docwright-process.ts';
 import { fixture, validateDocx } from '../helpers/docx.ts';
+import { manyStyles } from '../helpers/hostile-template.ts';
 
 /** One line of nested `- ` items: minutes in the parser (its thematic-break check at every marker). */
 const PATHOLOGICAL = `${'- '.repeat(10_000)}x`;
@@ -585,6 +586,27 @@ describe('the time limit and the queues', () => {
       await pool.close();
     }
   }, 120_000);
+
+  it('a template slow to inspect moves to the large conversions workers once it has used its budget', async () => {
+    // 9,000 styles (within the caps): ~0.4 s to read and sanitise. Two such uploads held both short-conversion
+    // workers of a 2-core server (a 160-byte conversion waited 19.7 s behind them).
+    const heavy = manyStyles(defaultTemplate(), 9_000);
+    const pool = new ConvertPool({ size: 1, smallBudgetMs: 100, timeoutMs: 20_000 });
+    try {
+      await pool.run(job('# warm'));
+      const started = performance.now();
+      const inspected = pool.inspect(heavy).then((result) => ({ result, at: performance.now() - started }));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect((await validateDocx((await pool.run(job('# short'))).docx)).ok).toBe(true);
+      const shortAt = performance.now() - started;
+      const outcome = await inspected;
+      expect(pool.counters.moved).toBe(1);
+      expect(shortAt).toBeLessThan(outcome.at);
+      expect(outcome.result.styles.length).toBeGreaterThan(9_000);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 
   it('a moved conversion keeps its time limit: what it used before counts', async () => {
     const pool = new ConvertPool({ size: 1, smallBudgetMs: 300, timeoutMs: 1_000 });
