@@ -233,3 +233,30 @@ describe('elements nested past the cap', () => {
     expect(convert({ markdown: '# Title\n\nText.', template: bytes }).docx.byteLength).toBeGreaterThan(0);
   });
 });
+
+describe('styles, numbering and notes parts under other names (the main part’s relationships say which)', () => {
+  const markdown = '# Title\n\n- one\n- two\n\n1. a\n2. b\n\nText with a note[^1].\n\n[^1]: The note.\n';
+  it.each([
+    ['numbering.xml', 'lists.xml'],
+    ['numbering.xml', 'Numbering.xml'],
+    ['styles.xml', 'Styles.xml'],
+    ['styles.xml', 'looks.xml'],
+    ['settings.xml', 'options.xml'],
+  ])('%s named word/%s: one part and one relationship of its kind in the output, which validates', async (from, to) => {
+    const template = renamePart(defaultTemplate(), from, to);
+    expect(Object.keys(unzipSync(template))).toContain(`word/${to}`);
+    // Read as the same template: its styles found whatever their part's name.
+    expect(readTemplate(template).styles).toEqual(readTemplate(defaultTemplate()).styles);
+    const { docx } = convert({ markdown, template });
+    const files = unzipSync(docx);
+    const kind = from.replace('.xml', '');
+    const named = Object.keys(files).filter(
+      (p) => [`word/${from}`, `word/${to}`].includes(p) || p.toLowerCase() === `word/${from}`,
+    );
+    expect(named).toHaveLength(1);
+    const rels = strFromU8(files['word/_rels/document.xml.rels'] ?? new Uint8Array());
+    expect(rels.match(new RegExp(`/relationships/${kind}"`, 'g'))).toHaveLength(1);
+    const check = await validateDocx(docx);
+    expect(check.ok, check.report).toBe(true);
+  });
+});

@@ -12,6 +12,7 @@ import {
   resolveTarget,
   siblingPath,
 } from './parts.ts';
+import { renameRoleParts } from './role-parts.ts';
 import { sanitizeTemplate } from './sanitize.ts';
 import { readStyles, type TemplateStyle } from './styles.ts';
 import { childElements, W_NS, wChild } from './wordml.ts';
@@ -52,6 +53,7 @@ export function readTemplate(bytes: Uint8Array): Template {
   refuseDtds(raw);
   const mainPart = checkPackageRoot(raw);
   const { parts, warnings } = sanitizeTemplate(raw);
+  warnings.push(...renameRoleParts(parts, mainPart));
   const documentXml = requirePart(parts, mainPart);
   const stylesXml = optionalPart(parts, siblingPath(mainPart, 'styles.xml'));
   const styles = stylesXml === null ? [] : readStyles(parseXml(stylesXml, 'styles.xml'));
