@@ -40,9 +40,13 @@ function relaunch(node, flags) {
   // Replacing this process keeps its pid, signals and streams: whoever started the server holds the server.
   process.execve?.(node, [node, ...args]);
   const child = spawn(node, args, { stdio: 'inherit' });
-  // Ctrl-C reaches the child directly (same process group); a SIGTERM or SIGHUP sent to us is passed on.
-  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-  process.on('SIGINT', () => undefined);
+  // A signal sent to us is passed on, SIGINT too: a supervisor may send it to this process alone. Ctrl-C in a
+  // terminal reaches the child directly as well (same process group); a server takes the same signal twice within
+  // moments as one (server/cli.ts, SIGNAL_REPEAT_MS), and a one-shot command ends on the first.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+    process.on(signal, () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    });
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 

@@ -3,7 +3,7 @@
 // server at once and the launcher passes it on too, so the server gets the same signal twice or more within
 // milliseconds; that must not cut its close short. A signal repeated later (a user insisting) still stops it at once,
 // without leaving the files a client would find and trust.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,6 +107,59 @@ describe('docwright serve stopped by signal', () => {
       await agent.close();
     }
   }, 90_000);
+});
+
+/**
+ * A Node on this machine that cannot replace its process (no process.execve: older than 22.15 or 23.11), so the
+ * launcher starts the server as a child of its own; undefined when there is none.
+ */
+function launcherNode(): string | undefined {
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    if (!existsSync(candidate)) continue;
+    const probe = spawnSync(candidate, ['-e', 'process.stdout.write(typeof process.execve)'], { encoding: 'utf8' });
+    if (probe.status === 0 && probe.stdout === 'undefined') return candidate;
+  }
+  return undefined;
+}
+
+describe('docwright serve started by a Node that cannot replace its process (the launcher keeps a child)', () => {
+  const node = launcherNode();
+  if (!node) console.log('skipped: no Node older than 22.15 on this machine (/usr/bin/node, /usr/local/bin/node)');
+  it.skipIf(!node)(
+    'stops cleanly when SIGINT is sent to the launcher alone (as a supervisor sends it)',
+    async () => {
+      const dir = join(temp, 'launcher-sigint');
+      const launcher = spawn(node ?? '', [BIN, 'serve', '--port', '0', '--data-dir', dir], {
+        env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      started.push(launcher);
+      const exit = once(launcher, 'exit');
+      let out = '';
+      launcher.stderr?.resume();
+      await new Promise<void>((resolve, reject) => {
+        launcher.stdout?.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('Docwright is running at')) resolve();
+        });
+        void exit.then(() => reject(new Error(`docwright serve exited first: ${out}`)));
+      });
+      expect(leftBehind(dir).length).toBeGreaterThanOrEqual(3);
+      launcher.kill('SIGINT');
+      const stopped = await Promise.race([
+        exit.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 15_000)),
+      ]);
+      if (!stopped) {
+        // Not left running past the test: SIGTERM, which every launcher passes on.
+        launcher.kill('SIGTERM');
+        await exit;
+      }
+      expect(stopped, 'the launcher and its server stopped within 15 s of SIGINT').toBe(true);
+      expect(leftBehind(dir)).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 /** A conversion of a 1.2 MB document (a few seconds of work): its status once its body is read, or its error. */
