@@ -89,6 +89,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     logger: options.logger ? loggerOptions() : false,
     routerOptions: { maxParamLength: 200 },
+    // What Fastify refuses before any route (or hook) runs answers in the envelope too: a path that is not valid
+    // percent-encoding (400), a path parameter past maxParamLength (no id is that long: 404).
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? send(reply, 'not_found', `No route ${request.method} with a path parameter that long.`)
+        : send(reply, 'bad_request', 'The request path is not valid (its percent-encoding does not decode).'),
     ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false }, plugins: [] },
   } as Parameters<typeof Fastify>[0]).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 

@@ -234,6 +234,22 @@ describe('heads', () => {
     }
   });
 
+  it('a path Fastify cannot route (bad percent-encoding, a 300-character id) answers in the envelope, foreign Host or not', async () => {
+    const key = 'Authorization: Bearer dw_nope\r\n';
+    for (const hostHeader of [host, 'evil.example']) {
+      const bad = await raw(
+        `GET /api/v1/templates/% HTTP/1.1\r\nHost: ${hostHeader}\r\n${key}Connection: close\r\n\r\n`,
+      );
+      expect(bad.statuses, hostHeader).toEqual([400]);
+      expectEnvelope(bad.bodies[0], 'bad_request');
+      const long = await raw(
+        `GET /api/v1/conversions/${'a'.repeat(300)} HTTP/1.1\r\nHost: ${hostHeader}\r\n${key}Connection: close\r\n\r\n`,
+      );
+      expect(long.statuses, hostHeader).toEqual([404]);
+      expectEnvelope(long.bodies[0], 'not_found');
+    }
+  });
+
   it('HTTP/1.1 without a Host header → 400', async () => {
     const res = await raw('GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(res.statuses).toEqual([400]);
