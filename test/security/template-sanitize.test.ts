@@ -177,6 +177,24 @@ describe('a remote attachedTemplate in a relationships part named in another cas
   );
 });
 
+describe('a remote attachedTemplate in a relationships part that starts with a long run of white space', () => {
+  const base = defaultTemplate();
+  const settings = strFromU8(unzipSync(base)['word/settings.xml'] ?? new Uint8Array());
+  const open = settings.indexOf('>', settings.indexOf('<w:settings')) + 1;
+  const withSettings = `${settings.slice(0, open)}<w:attachedTemplate r:id="rIdT"/>${settings.slice(open)}`;
+  it.each([70, 5_000])('%i spaces first: the relationship and the w:attachedTemplate go, with a warning', (spaces) => {
+    const rels =
+      `${' '.repeat(spaces)}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+      `<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate" Target="${EVIL}/t.dotm" TargetMode="External"/></Relationships>`;
+    const hostile = withParts(base, { 'word/_rels/settings.xml.rels': rels, 'word/settings.xml': withSettings });
+    const template = readTemplate(hostile);
+    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
+    for (const docx of [sanitizedBytes(hostile, template), convert({ markdown: 'x\n', template: hostile }).docx])
+      for (const [name, bytes] of Object.entries(unzipSync(docx)))
+        expect(strFromU8(bytes), name).not.toContain('evil.example');
+  });
+});
+
 describe("the style and numbering caps apply by the part's role, whatever its name", () => {
   it('10,001 styles in a styles part named word/s.xml are refused', () => {
     const renamed = renamePart(manyStyles(defaultTemplate(), 10_001), 'styles.xml', 's.xml');

@@ -110,7 +110,9 @@ export function allElements(doc: XmlDocument): Element[] {
 
 /** True when the first byte that is not a BOM, NUL or whitespace is "<" (binary parts such as images never are). */
 export function looksLikeXml(bytes: Uint8Array): boolean {
-  for (let i = 0; i < Math.min(bytes.length, 64); i++) {
+  // However much comes first: a part padded with white space is still read as XML (by us and by Word), so every
+  // check that asks this must see it (64 bytes of padding once hid a relationships part from the sanitiser).
+  for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i] ?? 0;
     if (!PROLOG_NOISE.has(b)) return b === 0x3c;
   }
