@@ -244,6 +244,24 @@ describe('elements nested past the cap', () => {
       /word\/document\.xml nests elements 8000\d deep, more than the limit of 256/,
     );
   });
+  it.each(['<!-->', '<!--->'])(
+    'nesting behind a comment that opens as %s (and fake end tags inside it) is still counted',
+    (opening) => {
+      const body = partText(defaultTemplate(), 'word/document.xml');
+      const hidden = `${opening}${'</x>'.repeat(60_000)}-->${'<w:p>'.repeat(60_000)}${'</w:p>'.repeat(60_000)}`;
+      const bytes = withParts(defaultTemplate(), {
+        'word/document.xml': body.replace('<w:body>', `<w:body>${hidden}`),
+      });
+      expect(() => readTemplate(bytes)).toThrow(/nests elements 6000\d deep/);
+    },
+  );
+  it('an empty element written <w:p/ > does not count as an open one', () => {
+    const body = partText(defaultTemplate(), 'word/document.xml');
+    const bytes = withParts(defaultTemplate(), {
+      'word/document.xml': body.replace('<w:body>', `<w:body>${'<w:p/ >'.repeat(400)}`),
+    });
+    expect(() => readTemplate(bytes)).not.toThrow();
+  });
   it('a template nested as deep as the cap allows is read and converts', () => {
     const depthOfBody = 2; // w:document > w:body
     const bytes = nested(256 - depthOfBody);

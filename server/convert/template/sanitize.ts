@@ -173,21 +173,23 @@ export function maxElementDepth(xml: string): number {
   for (let at = xml.indexOf('<'); at >= 0; at = xml.indexOf('<', at + 1)) {
     const next = xml.charCodeAt(at + 1);
     if (next === 0x21 || next === 0x3f) {
-      // <!-- -->, <![CDATA[ ]]>, <? ?>: skipped to their end (other <! declarations are refused elsewhere).
-      const close = xml.startsWith('<!--', at)
-        ? '-->'
+      // Skipped to their end, looked for after their opening (`<!-->` opens a comment, it does not close one):
+      // <!-- -->, <![CDATA[ ]]>, <? ?> (other <! declarations are refused elsewhere).
+      const [open, close] = xml.startsWith('<!--', at)
+        ? ['<!--', '-->']
         : xml.startsWith('<![CDATA[', at)
-          ? ']]>'
+          ? ['<![CDATA[', ']]>']
           : next === 0x3f
-            ? '?>'
-            : '>';
-      const end = xml.indexOf(close, at + 2);
+            ? ['<?', '?>']
+            : ['<!', '>'];
+      const end = xml.indexOf(close, at + open.length);
       if (end < 0) break;
       at = end + close.length - 1;
       continue;
     }
     if (next === 0x2f) {
-      depth -= 1;
+      // An end tag without its start (a lenient parser drops it) never lowers the count below nothing.
+      depth = Math.max(0, depth - 1);
       continue;
     }
     let end = at + 1;
@@ -198,7 +200,10 @@ export function maxElementDepth(xml: string): number {
       } else if (c === 0x22 || c === 0x27) quote = c;
       else if (c === 0x3e) break;
     }
-    if (xml.charCodeAt(end - 1) !== 0x2f) {
+    // Empty when its last character but white space is "/" (`<w:p/>`, and `<w:p/ >`, which xmldom takes too).
+    let last = end - 1;
+    while (last > at && /\s/.test(xml.charAt(last))) last -= 1;
+    if (xml.charCodeAt(last) !== 0x2f) {
       depth += 1;
       if (depth > max) max = depth;
     }
