@@ -199,14 +199,15 @@ describe("the style and numbering caps apply by the part's role, whatever its na
   it('10,001 styles in a styles part named word/s.xml are refused', () => {
     const renamed = renamePart(manyStyles(defaultTemplate(), 10_001), 'styles.xml', 's.xml');
     expect(Object.keys(unzipSync(renamed))).toContain('word/s.xml');
-    expect(() => readTemplate(renamed)).toThrow(/styles in word\/s\.xml.*limit of 10000/);
+    // Renamed to Word's name when read (role-parts.ts), then counted.
+    expect(() => readTemplate(renamed)).toThrow(/styles in word\/styles\.xml.*limit of 10000/);
   });
   it('10,002 numbering definitions in a numbering part named word/n.xml are refused', () => {
     const base = manyNumberings(defaultTemplate(), 5_001);
     if (!unzipSync(base)['word/numbering.xml'])
       return expect.unreachable('the built-in template has word/numbering.xml');
     const renamed = renamePart(base, 'numbering.xml', 'n.xml');
-    expect(() => readTemplate(renamed)).toThrow(/numbering definitions in word\/n\.xml.*limit of 10000/);
+    expect(() => readTemplate(renamed)).toThrow(/numbering definitions in word\/numbering\.xml.*limit of 10000/);
   });
 });
 
@@ -294,5 +295,57 @@ describe('styles, numbering and notes parts under other names (the main part’s
     expect(rels.match(new RegExp(`/relationships/${kind}"`, 'g'))).toHaveLength(1);
     const check = await validateDocx(docx);
     expect(check.ok, check.report).toBe(true);
+  });
+});
+
+describe('a part of a role renamed: hostile relationships are refused, never followed', () => {
+  const base = defaultTemplate();
+  const rels = partText(base, 'word/_rels/document.xml.rels');
+  const retarget = (kind: string, target: string) =>
+    rels.replace(new RegExp(`(/relationships/${kind}" Target=")[^"]*"`), `$1${target}"`);
+  const cases: [string, Record<string, string | null>][] = [
+    [
+      'numbering aimed at [Content_Types].xml',
+      { 'word/_rels/document.xml.rels': retarget('numbering', '/[Content_Types].xml') },
+    ],
+    [
+      'numbering aimed at the package relationships',
+      { 'word/_rels/document.xml.rels': retarget('numbering', '../_rels/.rels') },
+    ],
+    [
+      'styles aimed at the main part’s relationships',
+      { 'word/_rels/document.xml.rels': retarget('styles', '_rels/document.xml.rels') },
+    ],
+    [
+      'footnotes aimed outside word/',
+      {
+        'word/_rels/document.xml.rels': retarget('footnotes', '../customXml/item1.xml'),
+        'customXml/item1.xml': '<?xml version="1.0"?><b:Sources xmlns:b="urn:b"/>',
+      },
+    ],
+    ['styles aimed at the numbering part', { 'word/_rels/document.xml.rels': retarget('styles', 'numbering.xml') }],
+    [
+      'numbering at lists.xml beside a word/NUMBERING.xml',
+      {
+        'word/_rels/document.xml.rels': retarget('numbering', 'lists.xml'),
+        'word/lists.xml': partText(base, 'word/numbering.xml'),
+        'word/numbering.xml': null,
+        'word/NUMBERING.xml': partText(base, 'word/numbering.xml'),
+      },
+    ],
+  ];
+  it.each(cases)('%s: refused when read', (_name, changes) => {
+    expect(() => readTemplate(withParts(base, changes))).toThrow(/The template's \w+ relationship names .*:/);
+  });
+  it('a Relationship element in another namespace is no relationship: nothing is renamed after it', () => {
+    const foreign = rels.replace(
+      '</Relationships>',
+      '<q:Relationship xmlns:q="urn:q" Id="rIdQ" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="notes-q.xml"/></Relationships>',
+    );
+    const template = readTemplate(
+      withParts(base, { 'word/_rels/document.xml.rels': foreign, 'word/notes-q.xml': '<?xml version="1.0"?><x/>' }),
+    );
+    expect(template.parts.has('word/notes-q.xml')).toBe(true);
+    expect(template.parts.has('word/comments.xml')).toBe(false);
   });
 });

@@ -52,8 +52,10 @@ export function readTemplate(bytes: Uint8Array): Template {
   const raw = unzipPackage(bytes);
   refuseDtds(raw);
   const mainPart = checkPackageRoot(raw);
+  // Renamed first, so the caps and the sanitiser see each role's part under the name the packaging reads.
+  const renamed = renameRoleParts(raw, mainPart);
   const { parts, warnings } = sanitizeTemplate(raw);
-  warnings.push(...renameRoleParts(parts, mainPart));
+  warnings.unshift(...renamed);
   const documentXml = requirePart(parts, mainPart);
   const stylesXml = optionalPart(parts, siblingPath(mainPart, 'styles.xml'));
   const styles = stylesXml === null ? [] : readStyles(parseXml(stylesXml, 'styles.xml'));

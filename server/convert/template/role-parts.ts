@@ -5,11 +5,14 @@
 // list made the output a second numbering part and relationship (Word refuses it) and a styles part of another name
 // was never read (the template's styles not applied).
 import { ConvertInputError } from '../errors.ts';
+import type { Element } from '@xmldom/xmldom';
 import {
   allElements,
   decodeXmlPart,
   findPart,
+  isRelsPart,
   looksLikeXml,
+  PACKAGE_REL_NS,
   parseXml,
   relsPath,
   resolveTarget,
@@ -36,21 +39,43 @@ export function renameRoleParts(parts: Map<string, Uint8Array>, mainPart: string
   const relsBytes = parts.get(mainRels);
   if (!relsBytes || !looksLikeXml(relsBytes)) return [];
   const rels = parseXml(decodeXmlPart(relsBytes), mainRels);
+  // Only the package's relationships (an element of that name in another namespace is no relationship to Word).
+  const all = allElements(rels).filter(
+    (el) =>
+      el.localName === 'Relationship' &&
+      el.namespaceURI === PACKAGE_REL_NS &&
+      (el.getAttribute('TargetMode') ?? '').toLowerCase() !== 'external',
+  );
+  const targetOf = (el: Element): string =>
+    findPart(parts.keys(), resolveTarget(mainPart, el.getAttribute('Target') ?? ''));
+  const folder = siblingPath(mainPart, '');
   const renames: [from: string, to: string][] = [];
-  for (const rel of allElements(rels)) {
-    if (rel.localName !== 'Relationship' || (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external')
-      continue;
+  for (const rel of all) {
     const kind = (rel.getAttribute('Type') ?? '').split('/').pop() ?? '';
     const name = ROLE_NAMES.get(kind);
     if (!name) continue;
-    const from = findPart(parts.keys(), resolveTarget(mainPart, rel.getAttribute('Target') ?? ''));
+    const from = targetOf(rel);
     const to = siblingPath(mainPart, name);
     if (from === to || !parts.has(from)) continue;
-    if (parts.has(to) || renames.some(([, taken]) => taken === to))
+    const refuse = (why: string): never => {
       throw new ConvertInputError(
         'template_invalid',
-        `The template's ${kind} part is ${from}, and another part is named ${to}: a package holds one of each.`,
+        `The template's ${kind} relationship names ${from}: ${why}. Save the template again from Word.`,
       );
+    };
+    // A part of its own beside the main part, as Word keeps it: never a relationships or content types part, the
+    // main part, a part elsewhere, one another relationship names too, or a rename onto another part's name.
+    const file = from.slice(folder.length);
+    if (!from.startsWith(folder) || file.includes('/')) refuse(`a part outside ${folder || 'the package root'}`);
+    if (isRelsPart(from) || from.toLowerCase() === '[content_types].xml' || from === mainPart)
+      refuse('a part that holds something else');
+    if (all.some((other) => other !== rel && targetOf(other) === from)) refuse('a part another relationship names');
+    if (
+      [...parts.keys(), ...renames.map(([, taken]) => taken)].some(
+        (p) => p !== from && p.toLowerCase() === to.toLowerCase(),
+      )
+    )
+      refuse(`and another part is named ${to}`);
     rel.setAttribute('Target', name);
     renames.push([from, to]);
   }
