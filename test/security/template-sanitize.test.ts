@@ -349,3 +349,25 @@ describe('a part of a role renamed: hostile relationships are refused, never fol
     expect(template.parts.has('word/comments.xml')).toBe(false);
   });
 });
+
+describe('style ids that all clean to the same name', () => {
+  it('3,000 of them are renamed apart in one pass, each to a name of its own', () => {
+    const styles = partText(defaultTemplate(), 'word/styles.xml');
+    // x!!!!, x!!!@, …: four of ten punctuation marks after an x, so every one cleans to x____.
+    const marks = '!@#$%^*()+';
+    const id = (i: number) =>
+      `x${String(i)
+        .padStart(4, '0')
+        .replace(/\d/g, (d) => marks[Number(d)] ?? '')}`;
+    const extra = Array.from(
+      { length: 3_000 },
+      (_, i) => `<w:style w:type="paragraph" w:styleId="${id(i)}"><w:name w:val="S${i}"/></w:style>`,
+    ).join('');
+    const template = readTemplate(
+      withParts(defaultTemplate(), { 'word/styles.xml': styles.replace('</w:styles>', `${extra}</w:styles>`) }),
+    );
+    const ids = template.styles.map((style) => style.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(readTemplate(defaultTemplate()).styles.length + 3_000);
+  }, 20_000);
+});
