@@ -22,11 +22,17 @@ afterAll(() => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-/** `docwright serve` as the leader of a process group of its own (the launcher and the server it starts). */
-async function serve(name: string): Promise<{ child: ChildProcess; url: string; dir: string; exit: Promise<unknown> }> {
+/**
+ * `docwright serve` on `node` (default: this one), by default as the leader of a process group of its own (the
+ * launcher and the server it starts).
+ */
+async function serve(
+  name: string,
+  { node = process.execPath, detached = true }: { node?: string; detached?: boolean } = {},
+): Promise<{ child: ChildProcess; url: string; dir: string; exit: Promise<unknown> }> {
   const dir = join(temp, name);
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dir], {
-    detached: true,
+  const child = spawn(node, [BIN, 'serve', '--port', '0', '--data-dir', dir], {
+    detached,
     env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -128,22 +134,7 @@ describe('docwright serve started by a Node that cannot replace its process (the
   it.skipIf(!node)(
     'stops cleanly when SIGINT is sent to the launcher alone (as a supervisor sends it)',
     async () => {
-      const dir = join(temp, 'launcher-sigint');
-      const launcher = spawn(node ?? '', [BIN, 'serve', '--port', '0', '--data-dir', dir], {
-        env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      started.push(launcher);
-      const exit = once(launcher, 'exit');
-      let out = '';
-      launcher.stderr?.resume();
-      await new Promise<void>((resolve, reject) => {
-        launcher.stdout?.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('Docwright is running at')) resolve();
-        });
-        void exit.then(() => reject(new Error(`docwright serve exited first: ${out}`)));
-      });
+      const { child: launcher, dir, exit } = await serve('launcher-sigint', { node: node ?? '', detached: false });
       expect(leftBehind(dir).length).toBeGreaterThanOrEqual(3);
       launcher.kill('SIGINT');
       const stopped = await Promise.race([
