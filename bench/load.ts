@@ -178,7 +178,6 @@ function rssSampler(pid: number): { stop: () => number } {
   };
 }
 
-/** CPU time (user + system, every thread) a process has used, in ms; NaN where /proc is not there. */
 /** The machine's busy CPU time, every core, in ms (Linux /proc/stat: all but idle and iowait); NaN elsewhere. */
 function machineBusyMs(): number {
   try {
@@ -196,6 +195,7 @@ function ownCpuMs(): number {
   return (user + system) / 1000;
 }
 
+/** CPU time (user + system, every thread) a process has used, in ms; NaN where /proc is not there. */
 function cpuMs(pid: number): number {
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th (clock ticks, 100 Hz).
