@@ -121,3 +121,28 @@ export function looksLikeXml(bytes: Uint8Array): boolean {
 
 /** Bytes before the first markup of an XML part: NULs of UTF-16, byte order marks, whitespace. */
 const PROLOG_NOISE = new Set([0x00, 0xef, 0xbb, 0xbf, 0xfe, 0xff, 0x09, 0x0a, 0x0d, 0x20]);
+
+/** The package relationships of a relationships part (an element of that name in another namespace is none). */
+export function relationships(doc: XmlDocument): Element[] {
+  const list = doc.getElementsByTagNameNS(PACKAGE_REL_NS, 'Relationship');
+  const out: Element[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const rel = list.item(i);
+    if (rel) out.push(rel);
+  }
+  return out;
+}
+
+/** External: TargetMode="External", or a target that is an absolute URI or a network path whatever its mode says. */
+export function isExternal(rel: Element): boolean {
+  // Leading XML whitespace (a tab, a space) must not hide an absolute URI or a UNC path.
+  const target = (rel.getAttribute('Target') ?? '').replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+  return (
+    (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || /^[a-z][a-z0-9+.-]*:|^[\\/]{2}/i.test(target)
+  );
+}
+
+/** A relationship type's last segment (`…/relationships/styles` → `styles`). */
+export function relKind(type: string): string {
+  return type.slice(type.lastIndexOf('/') + 1) || 'unknown';
+}

@@ -5,15 +5,16 @@
 // list made the output a second numbering part and relationship (Word refuses it) and a styles part of another name
 // was never read (the template's styles not applied).
 import { ConvertInputError } from '../errors.ts';
-import type { Element } from '@xmldom/xmldom';
 import {
   allElements,
   decodeXmlPart,
   findPart,
+  isExternal,
   isRelsPart,
   looksLikeXml,
-  PACKAGE_REL_NS,
   parseXml,
+  relationships,
+  relKind,
   relsPath,
   resolveTarget,
   serializeXmlPart,
@@ -39,22 +40,17 @@ export function renameRoleParts(parts: Map<string, Uint8Array>, mainPart: string
   const relsBytes = parts.get(mainRels);
   if (!relsBytes || !looksLikeXml(relsBytes)) return [];
   const rels = parseXml(decodeXmlPart(relsBytes), mainRels);
-  // Only the package's relationships (an element of that name in another namespace is no relationship to Word).
-  const all = allElements(rels).filter(
-    (el) =>
-      el.localName === 'Relationship' &&
-      el.namespaceURI === PACKAGE_REL_NS &&
-      (el.getAttribute('TargetMode') ?? '').toLowerCase() !== 'external',
+  const internal = relationships(rels).filter((rel) => !isExternal(rel));
+  // Each relationship's target part, worked out once (a part another relationship names is never renamed).
+  const targets = new Map(
+    internal.map((rel) => [rel, findPart(parts.keys(), resolveTarget(mainPart, rel.getAttribute('Target') ?? ''))]),
   );
-  const targetOf = (el: Element): string =>
-    findPart(parts.keys(), resolveTarget(mainPart, el.getAttribute('Target') ?? ''));
   const folder = siblingPath(mainPart, '');
   const renames: [from: string, to: string][] = [];
-  for (const rel of all) {
-    const kind = (rel.getAttribute('Type') ?? '').split('/').pop() ?? '';
+  for (const [rel, from] of targets) {
+    const kind = relKind(rel.getAttribute('Type') ?? '');
     const name = ROLE_NAMES.get(kind);
     if (!name) continue;
-    const from = targetOf(rel);
     const to = siblingPath(mainPart, name);
     if (from === to || !parts.has(from)) continue;
     const refuse = (why: string): never => {
@@ -69,7 +65,8 @@ export function renameRoleParts(parts: Map<string, Uint8Array>, mainPart: string
     if (!from.startsWith(folder) || file.includes('/')) refuse(`a part outside ${folder || 'the package root'}`);
     if (isRelsPart(from) || from.toLowerCase() === '[content_types].xml' || from === mainPart)
       refuse('a part that holds something else');
-    if (all.some((other) => other !== rel && targetOf(other) === from)) refuse('a part another relationship names');
+    if ([...targets].some(([other, target]) => other !== rel && target === from))
+      refuse('a part another relationship names');
     if (
       [...parts.keys(), ...renames.map(([, taken]) => taken)].some(
         (p) => p !== from && p.toLowerCase() === to.toLowerCase(),

@@ -6,11 +6,13 @@ import {
   allElements,
   decodeXmlPart,
   findPart,
+  isExternal,
   isRelsPart,
   looksLikeXml,
   ownerOfRels,
-  PACKAGE_REL_NS,
   parseXml,
+  relationships,
+  relKind,
   R_NS,
   resolveTarget,
   serializeXmlPart,
@@ -281,29 +283,6 @@ function checkCaps(parts: ReadonlyMap<string, Uint8Array>): void {
         `The template's ${name} nests elements ${depth} deep, more than the limit of ${TEMPLATE_CAPS.maxDepth}.`,
       );
   }
-}
-
-function relationships(doc: XmlDocument): Element[] {
-  const list = doc.getElementsByTagNameNS(PACKAGE_REL_NS, 'Relationship');
-  const out: Element[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const rel = list.item(i);
-    if (rel) out.push(rel);
-  }
-  return out;
-}
-
-/** External: TargetMode="External", or a target that is an absolute URI or a network path whatever its mode says. */
-function isExternal(rel: Element): boolean {
-  // Leading XML whitespace (a tab, a space) must not hide an absolute URI or a UNC path.
-  const target = (rel.getAttribute('Target') ?? '').replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
-  return (
-    (rel.getAttribute('TargetMode') ?? '').toLowerCase() === 'external' || /^[a-z][a-z0-9+.-]*:|^[\\/]{2}/i.test(target)
-  );
-}
-
-function relKind(type: string): string {
-  return type.slice(type.lastIndexOf('/') + 1) || 'unknown';
 }
 
 /** Removes every external relationship but hyperlinks, and whatever in its source part refers to it. */
