@@ -191,41 +191,34 @@ describe('the numbering merged as text', () => {
     }
   });
 
-  it('numbers past a template whose ids are past 32 bits, with plain decimal ids of its own, both ways', () => {
+  /** The built-in template's part with its first list ids set to these, merged with docx's both ways (the same text). */
+  const mergedWithIds = (numId: string, abstractNumId: string): string | undefined => {
     const { numbering = '' } = partsOf(defaultTemplate());
-    const huge = numbering
-      .replace(/w:numId="\d+"/, 'w:numId="99999999999999999999999"')
-      .replace(/w:abstractNumId="\d+"/, 'w:abstractNumId="88888888888888888888888"');
+    const part = numbering
+      .replace(/w:numId="\d+"/, `w:numId="${numId}"`)
+      .replace(/w:abstractNumId="\d+"/, `w:abstractNumId="${abstractNumId}"`);
     const fromDocx = generated();
     const ids = [...fromDocx.text.nums.keys()];
-    const text = mergeNumberingText(strToU8(huge), 'word/numbering.xml', fromDocx.text, sites(ids, '').sites, null);
+    const text = mergeNumberingText(strToU8(part), 'word/numbering.xml', fromDocx.text, sites(ids, '').sites, null);
     const dom = mergeNumberingSites(
-      parsePart(huge, 'word/numbering.xml'),
+      parsePart(part, 'word/numbering.xml'),
       generated().document(),
       sites(ids, '').sites,
       null,
     );
     expect(text).toBe(serializePart(dom as XmlDocument));
+    return text;
+  };
+
+  it('numbers past a template whose ids are past 32 bits, with plain decimal ids of its own, both ways', () => {
+    const text = mergedWithIds('99999999999999999999999', '88888888888888888888888');
     const values = [...(text ?? '').matchAll(/w:(?:numId|abstractNumId)="([^"]*)"/g)].map((m) => m[1] ?? '');
     expect(values.filter((v) => !/^\d+$/.test(v))).toEqual([]);
     expect(values.filter((v) => v.length < 12).every((v) => Number(v) < 2 ** 31)).toBe(true);
   });
 
   it('keeps ids within 32 bits past a template whose ids are at the very top of them, both ways', () => {
-    const { numbering = '' } = partsOf(defaultTemplate());
-    const top = numbering
-      .replace(/w:numId="\d+"/, `w:numId="${2 ** 31 - 1}"`)
-      .replace(/w:abstractNumId="\d+"/, `w:abstractNumId="${2 ** 31 - 1}"`);
-    const fromDocx = generated();
-    const ids = [...fromDocx.text.nums.keys()];
-    const text = mergeNumberingText(strToU8(top), 'word/numbering.xml', fromDocx.text, sites(ids, '').sites, null);
-    const dom = mergeNumberingSites(
-      parsePart(top, 'word/numbering.xml'),
-      generated().document(),
-      sites(ids, '').sites,
-      null,
-    );
-    expect(text).toBe(serializePart(dom as XmlDocument));
+    const text = mergedWithIds(String(2 ** 31 - 1), String(2 ** 31 - 1));
     for (const kind of ['numId', 'abstractNumId']) {
       const values = [...(text ?? '').matchAll(new RegExp(`<w:(?:num|abstractNum) [^>]*w:${kind}="([^"]*)"`, 'g'))].map(
         (m) => Number(m[1]),
