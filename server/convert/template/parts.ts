@@ -99,7 +99,11 @@ export function resolveTarget(owner: string, target: string): string {
 
 /** Every element of a document, in document order. */
 export function allElements(doc: XmlDocument): Element[] {
-  const list = doc.getElementsByTagName('*');
+  return elementsOf(doc.getElementsByTagName('*'));
+}
+
+/** A live list of elements as an array. */
+function elementsOf(list: { length: number; item(i: number): Element | null }): Element[] {
   const out: Element[] = [];
   for (let i = 0; i < list.length; i++) {
     const el = list.item(i);
@@ -124,13 +128,7 @@ const PROLOG_NOISE = new Set([0x00, 0xef, 0xbb, 0xbf, 0xfe, 0xff, 0x09, 0x0a, 0x
 
 /** The package relationships of a relationships part (an element of that name in another namespace is none). */
 export function relationships(doc: XmlDocument): Element[] {
-  const list = doc.getElementsByTagNameNS(PACKAGE_REL_NS, 'Relationship');
-  const out: Element[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const rel = list.item(i);
-    if (rel) out.push(rel);
-  }
-  return out;
+  return elementsOf(doc.getElementsByTagNameNS(PACKAGE_REL_NS, 'Relationship'));
 }
 
 /** External: TargetMode="External", or a target that is an absolute URI or a network path whatever its mode says. */
