@@ -23,7 +23,7 @@ import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 import { call, type HttpResult } from '../helpers/docwright-process.ts';
 import { fixture, validateDocx } from '../helpers/docx.ts';
-import { manyStyles } from '../helpers/hostile-template.ts';
+import { manyStyles, partText, withParts } from '../helpers/hostile-template.ts';
 
 /** One line of nested `- ` items: minutes in the parser (its thematic-break check at every marker). */
 const PATHOLOGICAL = `${'- '.repeat(10_000)}x`;
@@ -588,9 +588,17 @@ describe('the time limit and the queues', () => {
   }, 120_000);
 
   it('a template slow to inspect moves to the large conversions workers once it has used its budget', async () => {
-    // 9,000 styles (within the caps): ~0.4 s to read and sanitise. Two such uploads held both short-conversion
-    // workers of a 2-core server (a 160-byte conversion waited 19.7 s behind them).
-    const heavy = manyStyles(defaultTemplate(), 9_000);
+    // 9,000 styles and 80,000 paragraphs (within the caps): seconds to read and sanitise, well past the cold start
+    // of the worker the short conversion then waits for. Two such uploads held both short-conversion workers of a
+    // 2-core server (a 160-byte conversion waited 19.7 s behind them).
+    const styled = manyStyles(defaultTemplate(), 9_000);
+    const paragraphs = Array.from(
+      { length: 80_000 },
+      (_, i) => `<w:p><w:r><w:t>${((i * 2654435761) % 4294967296).toString(36)}</w:t></w:r></w:p>`,
+    ).join('');
+    const heavy = withParts(styled, {
+      'word/document.xml': partText(styled, 'word/document.xml').replace('<w:body>', `<w:body>${paragraphs}`),
+    });
     const pool = new ConvertPool({ size: 1, smallBudgetMs: 100, timeoutMs: 20_000 });
     try {
       await pool.run(job('# warm'));
