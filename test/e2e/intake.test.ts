@@ -94,7 +94,7 @@ describe('Intake: drops, auto-mapping, style lists', () => {
       { name: 'budget.xlsx', text: 'PK' },
     ]);
     await drop.dispatchEvent('dragenter', { dataTransfer: data });
-    await drop.getByText('Release to convert 3 files').waitFor();
+    await drop.getByText('Release to convert what is markdown (.md, .markdown, .txt) among 3 files').waitFor();
     await shots(page, 'intake-drag-over-1280');
     await drop.dispatchEvent('drop', { dataTransfer: data });
     const row = page.getByRole('listitem', { name: 'notes.md' });
