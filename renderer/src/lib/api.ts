@@ -72,6 +72,15 @@ function sessionHeaders(): Record<string, string> {
   return id ? { 'X-Docwright-Session': id } : {};
 }
 
+/** What the app is told when a request finds no server, or a server that no longer knows this tab's session. */
+export type ConnectionLoss = 'unreachable' | 'signed-out';
+let connectionLost: ((loss: ConnectionLoss) => void) | undefined;
+
+/** Registers the one listener (the app's shell) told of a lost connection, to show one clear state for it. */
+export function onConnectionLost(listener: (loss: ConnectionLoss) => void): void {
+  connectionLost = listener;
+}
+
 async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const init: RequestInit = { method, credentials: 'omit', headers: sessionHeaders(), ...(signal ? { signal } : {}) };
   if (body instanceof FormData) init.body = body;
@@ -84,6 +93,7 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
     response = await fetch(path, init);
   } catch {
     if (signal?.aborted) throw new ApiProblem(0, 'cancelled', 'Cancelled.');
+    connectionLost?.('unreachable');
     throw new ApiProblem(0, 'unreachable', 'The Docwright server could not be reached.');
   }
   if (!response.ok) throw await problemOf(response);
@@ -92,6 +102,8 @@ async function request<T>(method: string, path: string, body?: unknown, signal?:
 }
 
 async function problemOf(response: Response): Promise<ApiProblem> {
+  // The session is the only credential the page sends: refused, the server no longer knows it (it was restarted).
+  if (response.status === 401) connectionLost?.('signed-out');
   try {
     const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
     const code = typeof body.error?.code === 'string' ? body.error.code : 'unknown';
@@ -107,6 +119,7 @@ async function bytes(path: string): Promise<Blob> {
   try {
     response = await fetch(path, { credentials: 'omit', headers: sessionHeaders() });
   } catch {
+    connectionLost?.('unreachable');
     throw new ApiProblem(0, 'unreachable', 'The Docwright server could not be reached.');
   }
   if (!response.ok) throw await problemOf(response);
