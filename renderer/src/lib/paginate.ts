@@ -1,6 +1,7 @@
 // docx-preview lays a section out as one sheet and breaks only at explicit page breaks; Word and LibreOffice break
 // where the page is full. This splits each rendered sheet into pages of the document's own height, each with the
 // sheet's header and footer, and fills in PAGE / NUMPAGES fields (marked before rendering, see preview-fields.ts).
+// PreviewDialog.svelte calls it a page at a time, so a long document never holds the window.
 import { NUMPAGES_MARK, PAGE_MARK } from './preview-fields.ts';
 
 /** Pixels of a CSS length as the browser computed it ("1056px" → 1056). */
@@ -56,52 +57,41 @@ function splitParagraph(paragraph: HTMLElement, bottom: number): HTMLElement | n
   return rest;
 }
 
-/** Splits every sheet of the rendered document into pages; returns the number of pages. */
-export function paginate(wrapper: HTMLElement): number {
-  let count = 0;
-  for (
-    let section = wrapper.querySelector<HTMLElement>(':scope > section');
-    section;
-    section = section.nextElementSibling as HTMLElement | null
-  ) {
-    if (section.tagName !== 'SECTION') continue;
-    count += 1;
-    const style = getComputedStyle(section);
-    const height = px(style.minHeight);
-    if (height <= 0) continue;
-    const limit = height - px(style.paddingBottom);
-    const top = section.getBoundingClientRect().top;
-    const content = blocks(section);
-    // The first block that ends below the page's text area starts the next page (a block taller than a page stays).
-    const index = content.findIndex((block) => block.getBoundingClientRect().bottom - top > limit + 0.5);
-    const overflow = index < 0 ? undefined : content[index];
-    if (!overflow) continue;
-    // A paragraph that starts on this page continues on the next one, as Word splits it (a code block's lines, a
-    // long paragraph's runs); anything else moves whole, unless it is the page's first block.
-    const rest = overflow.tagName === 'P' ? splitParagraph(overflow, top + limit) : null;
-    const next = content[index + 1];
-    if (rest) splitAt(section, rest);
-    else if (index > 0) splitAt(section, overflow);
-    // A first block taller than the page keeps its page to itself; the blocks after it go on.
-    else if (next) splitAt(section, next);
-  }
-  numberPages(wrapper, count);
-  return count;
+/**
+ * Splits one sheet where its text area is full: the blocks that do not fit go to a new page right after it (which
+ * the caller splits in turn). Returns whether it split.
+ */
+export function splitPage(section: HTMLElement): boolean {
+  const style = getComputedStyle(section);
+  const height = px(style.minHeight);
+  if (height <= 0) return false;
+  const limit = height - px(style.paddingBottom);
+  const top = section.getBoundingClientRect().top;
+  const content = blocks(section);
+  // The first block that ends below the page's text area starts the next page (a block taller than a page stays).
+  const index = content.findIndex((block) => block.getBoundingClientRect().bottom - top > limit + 0.5);
+  const overflow = index < 0 ? undefined : content[index];
+  if (!overflow) return false;
+  // A paragraph that starts on this page continues on the next one, as Word splits it (a code block's lines, a
+  // long paragraph's runs); anything else moves whole, unless it is the page's first block.
+  const rest = overflow.tagName === 'P' ? splitParagraph(overflow, top + limit) : null;
+  const next = content[index + 1];
+  if (rest) splitAt(section, rest);
+  else if (index > 0) splitAt(section, overflow);
+  // A first block taller than the page keeps its page to itself; the blocks after it go on.
+  else if (next) splitAt(section, next);
+  else return false;
+  return true;
 }
 
-/** Writes each page's number and the page count where the document's fields stand. */
-function numberPages(wrapper: HTMLElement, total: number): void {
-  const pages = Array.from(wrapper.querySelectorAll<HTMLElement>(':scope > section'));
-  pages.forEach((page, index) => {
-    const walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const text = node.nodeValue ?? '';
-      if (text.includes(PAGE_MARK) || text.includes(NUMPAGES_MARK))
-        node.nodeValue = text
-          .split(PAGE_MARK)
-          .join(String(index + 1))
-          .split(NUMPAGES_MARK)
-          .join(String(total));
-    }
-  });
+/** Replaces the marks of the fields of one page: PAGE with `number`, and NUMPAGES with `total` once it is known. */
+export function numberPage(page: HTMLElement, number: number, total?: number): void {
+  const walker = document.createTreeWalker(page, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.nodeValue ?? '';
+    if (!text.includes(PAGE_MARK) && !text.includes(NUMPAGES_MARK)) continue;
+    let value = text.split(PAGE_MARK).join(String(number));
+    if (total !== undefined) value = value.split(NUMPAGES_MARK).join(String(total));
+    node.nodeValue = value;
+  }
 }

@@ -1,7 +1,7 @@
-// The preview's copy of a .docx, prepared for docx-preview. Word computes PAGE and NUMPAGES when it lays pages out; a .docx holds only the value last shown (often none, or
+// The preview's copy of a .docx, prepared for docx-preview (the parts come from preview-worker.ts). Word computes PAGE and NUMPAGES when it lays pages out; a .docx holds only the value last shown (often none, or
 // "1" on every page). Before the preview renders, the fields of headers and footers get a mark in place of that
 // value; paginate.ts writes each page's number there once the pages exist. Only the preview's copy changes.
-import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+import { strFromU8, strToU8 } from 'fflate';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 /** Private-use characters that stand for the page number and the page count until the pages are counted. */
@@ -123,20 +123,19 @@ function inheritTabs(doc: XMLDocument, tabsOf: Map<string, Element>): boolean {
   return changed;
 }
 
-/** The .docx with the page fields of its headers and footers marked (the bytes unchanged when it has none). */
-export function markPageFields(bytes: Uint8Array): Uint8Array {
-  const files = unzipSync(bytes);
-  let changed = false;
-  const tabsOf = styleTabs(files['word/styles.xml']);
-  for (const [name, data] of Object.entries(files)) {
+/**
+ * The page fields of the headers and footers among `parts` (a .docx's styles, headers and footers by name) marked,
+ * and their paragraphs given their style's tab stops; returns only the parts that changed.
+ */
+export function markPageFields(parts: Readonly<Record<string, Uint8Array>>): Record<string, Uint8Array> {
+  const changed: Record<string, Uint8Array> = {};
+  const tabsOf = styleTabs(parts['word/styles.xml']);
+  for (const [name, data] of Object.entries(parts)) {
     if (!/^word\/(header|footer)\d*\.xml$/.test(name)) continue;
     const doc = new DOMParser().parseFromString(strFromU8(data), 'application/xml');
     if (doc.getElementsByTagName('parsererror').length > 0) continue;
     const tabbed = inheritTabs(doc, tabsOf);
-    if (markPart(doc) || tabbed) {
-      files[name] = strToU8(new XMLSerializer().serializeToString(doc));
-      changed = true;
-    }
+    if (markPart(doc) || tabbed) changed[name] = strToU8(new XMLSerializer().serializeToString(doc));
   }
-  return changed ? zipSync(files) : bytes;
+  return changed;
 }
