@@ -96,12 +96,17 @@ describe('the preview of a large document (item 1)', () => {
     const note = page.getByTestId('preview-note');
     // The whole render, to its capped end, keeps the frames coming.
     const started = performance.now();
+    let longest: number;
     for (;;) {
-      expect(await within(1000, 'the probe', longestFrame(page))).toBeLessThanOrEqual(200);
+      longest = await within(1000, 'the probe', longestFrame(page));
+      expect(longest).toBeLessThanOrEqual(200);
       if (/showing the first \d+ of about \d+ pages/i.test(await note.innerText())) break;
       expect(performance.now() - started).toBeLessThan(120_000);
       await page.waitForTimeout(250);
     }
+    console.log(
+      `large preview: 40 pages in ${Math.round(performance.now() - started)} ms, longest frame ${longest} ms`,
+    );
     const text = await note.innerText();
     const [, shown, total] = /showing the first (\d+) of about (\d+) pages — save to see all/i.exec(text) ?? [];
     expect(Number(shown)).toBe(40);

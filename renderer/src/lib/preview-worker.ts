@@ -14,8 +14,8 @@ import {
 import type { FromWorker, ToWorker } from './preview-source.ts';
 
 /** Under a page of text a piece: each is laid out in one go on the main thread, so it stays a short task. */
-const FIRST_TEXT = 2_000;
-const PIECE_TEXT = 2_500;
+const FIRST_TEXT = 1_200;
+const PIECE_TEXT = 1_500;
 
 /** The parts the page marks (page fields, header tab stops) before anything is rendered. */
 const MARKED = /^word\/(styles|header\d*|footer\d*)\.xml$/;
