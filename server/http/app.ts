@@ -11,9 +11,9 @@ import type { Store } from '../store/store.ts';
 import { Authenticator, type Credentials } from '../auth/authenticator.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
 import { access, installAccess } from './access.ts';
+import { answerWithLinger, installBodyLimits } from './body-limits.ts';
 import {
   fastifyServerOptions,
-  lingerThenClose,
   loggerOptions,
   nodeServerOptions,
   refuseStrayMultipart,
@@ -158,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const address = app.server.address();
     return typeof address === 'object' && address ? address.port : undefined;
   };
+  installBodyLimits(app);
   installGuards(app, options, serverPort);
   const declarations = installAccess(app, authenticator, (request): Credentials => {
     const admin = request.headers['x-docwright-admin'];
@@ -311,7 +312,11 @@ function validationMessage(error: FastifyError): string {
 
 function send(reply: FastifyReply, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
   reply.headers(headers);
-  return reply.status(ERRORS[code].status).type('application/json; charset=utf-8').send(envelope(code, message));
+  const status = ERRORS[code].status;
+  // A body refused before its end: answered with a lingering close, so the client, still sending, reads the answer.
+  if (code === 'payload_too_large' && answerWithLinger(reply, status, JSON.stringify(envelope(code, message))))
+    return reply;
+  return reply.status(status).type('application/json; charset=utf-8').send(envelope(code, message));
 }
 
 /** One error handler: everything becomes the envelope; 5xx messages never leak internals. */
@@ -325,8 +330,6 @@ function installErrorHandling(app: FastifyInstance): void {
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
       case 'FST_REQ_FILE_TOO_LARGE':
-        // The rest of the body is not read: the connection closes shortly after the answer (lingerThenClose).
-        reply.raw.once('finish', () => lingerThenClose(request));
         return send(
           reply,
           'payload_too_large',
