@@ -9,6 +9,7 @@ import type { ConversionStats, MappingRules } from './convert/index.ts';
 import { convertWithDaemon, daemonStatus, stopDaemons } from './convert-daemon/client.ts';
 import { SETTING_KEYS as CONFIG_KEYS } from './store/setting-keys.ts';
 import packageJson from '../package.json' with { type: 'json' };
+import { docwrightCommand } from './cli/advice.ts';
 import { defaultDataDir } from './store/paths.ts';
 
 // The server and admin commands load their modules (Fastify, the keychain, TLS) only when run, so that
@@ -409,7 +410,7 @@ export function buildProgram(): Command {
       const { withAdmin } = await serverModules();
       const list = await withAdmin(dataDir(), (ops) => ops.listKeys());
       if (opts.json) return print(JSON.stringify(list, null, 2));
-      if (list.length === 0) return print('No API keys. Create one: docwright keys create NAME');
+      if (list.length === 0) return print(`No API keys. Create one: ${docwrightCommand('keys create NAME')}`);
       for (const k of list)
         print(
           `${k.id}  ${k.key_prefix}…  ${k.name}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}`,
@@ -492,7 +493,7 @@ export function buildProgram(): Command {
       print(
         running
           ? `Running at ${String(status.url)} (pid ${String(status.pid)})`
-          : 'Not running (start it: docwright serve)',
+          : `Not running (start it: ${docwrightCommand('serve')})`,
       );
       if (status.fingerprint) print(`Certificate: ${String(status.cert_path)} (SHA-256 ${status.fingerprint})`);
       print(

@@ -19,6 +19,7 @@ import { loadAdminCertificate, loadOrCreateCertificate } from './http/tls.ts';
 import { applyPolicy, listenAddress, listenPort, loadPolicy, seedFromPolicy } from './policy/index.ts';
 import { writeFileAtomic } from './store/files.ts';
 import { dataPaths } from './store/paths.ts';
+import { docwrightCommand } from './cli/advice.ts';
 import { Store } from './store/store.ts';
 
 export interface ServeOptions {
@@ -134,7 +135,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES') {
         throw new ServeError(
-          `Port ${port} is not available (${code}); another program uses it. Choose another: docwright serve --port N, or docwright config set port N.`,
+          `Port ${port} is not available (${code}); another program uses it. Choose another: ${docwrightCommand('serve --port N')}, or ${docwrightCommand('config set port N')}.`,
         );
       }
       if (code === 'EADDRNOTAVAIL')
