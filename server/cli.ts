@@ -293,6 +293,7 @@ export function buildProgram(): Command {
       'address to bind: 127.0.0.1 (default), localhost or ::1; a team server: 0.0.0.0, :: or an address of this machine (with --allow-remote, --cert, --key)',
     )
     .option('--http', 'plain HTTP instead of HTTPS (loopback only)')
+    .option('--verbose', "say the key secret's notices at every start, with the keychain's own words")
     .option('--allow-remote', 'team server: allow a --host beyond loopback (HTTPS with --cert/--key only)')
     .option(
       '--cert <file>',
@@ -308,6 +309,7 @@ export function buildProgram(): Command {
         port?: string;
         host?: string;
         http?: boolean;
+        verbose?: boolean;
         allowRemote?: boolean;
         cert?: string;
         key?: string;
@@ -322,6 +324,7 @@ export function buildProgram(): Command {
           ...(port !== undefined ? { port } : {}),
           ...(opts.host ? { host: opts.host } : {}),
           http: opts.http ?? false,
+          verbose: opts.verbose ?? false,
           // Team server (server/http/listen.ts).
           allowRemote: opts.allowRemote ?? false,
           ...(opts.cert !== undefined ? { tlsCert: opts.cert } : {}),
