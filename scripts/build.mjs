@@ -6,8 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { linkedByNpx } from './install-electron.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// `prepare` when `npx docwright` links this checkout into npx's cache: nothing to build for that (install-electron.mjs).
+if (linkedByNpx()) process.exit(0);
 const common = {
   absWorkingDir: root,
   bundle: true,
