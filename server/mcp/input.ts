@@ -1,7 +1,11 @@
-import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, readFile } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { openChecked } from '../confined/open.ts';
 import { ApiError } from '../errors.ts';
+
+const readFd = promisify(readFile);
 
 /**
  * A markdown file convert_markdown reads (input_path): inside the folder the user allowed (`mcp_output_dir`),
@@ -31,18 +35,21 @@ export async function inputFile(
   }
   if (!real.startsWith(allowed.endsWith(sep) ? allowed : allowed + sep))
     throw new ApiError('forbidden', `input_path: ${requested} is outside the folder the user allowed (${allowed}).`);
-  const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => {
-    throw new ApiError('validation_error', `input_path: ${requested} cannot be read.`);
-  });
+  let fd: number;
   try {
-    const stat = await handle.stat();
+    fd = openChecked(real, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    throw new ApiError('validation_error', `input_path: ${requested} cannot be read.`);
+  }
+  try {
+    const stat = fstatSync(fd);
     if (!stat.isFile()) throw new ApiError('validation_error', `input_path: ${requested} is not a file.`);
     if (stat.size > limit)
       throw new ApiError('validation_error', `input_path: ${requested} is larger than ${limit / (1024 * 1024)} MiB.`);
-    const markdown = await handle.readFile('utf8');
+    const markdown = await readFd(fd, 'utf8');
     if (markdown.length === 0) throw new ApiError('validation_error', `input_path: ${requested} is empty.`);
     return { markdown, folder: dirname(real) };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

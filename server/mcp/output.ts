@@ -1,7 +1,11 @@
-import { constants } from 'node:fs';
-import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, ftruncateSync, writeFile } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { openChecked } from '../confined/open.ts';
 import { ApiError } from '../errors.ts';
+
+const writeFd = promisify(writeFile);
 
 /**
  * Where convert_markdown may write: a path inside the folder the user allowed (`mcp_output_dir`), checked after
@@ -59,18 +63,18 @@ export async function outputTarget(
   return final;
 }
 
-/** Writes the document, never following a link put there since the check (O_NOFOLLOW where the OS has it). */
+/**
+ * Writes the document at the checked path, never through a link or a folder swapped for one since the check
+ * (openChecked); an existing file is emptied only once it is known to be the one at that path.
+ */
 export async function writeOutput(path: string, bytes: Uint8Array, overwrite: boolean): Promise<void> {
-  const flags =
-    constants.O_WRONLY |
-    constants.O_CREAT |
-    (overwrite ? constants.O_TRUNC : constants.O_EXCL) |
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined on Windows
-    (constants.O_NOFOLLOW ?? 0);
-  const handle = await open(path, flags, 0o644);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (overwrite ? 0 : constants.O_EXCL);
+  const fd = openChecked(path, flags, 0o644);
   try {
-    await handle.writeFile(bytes);
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${path} is not a file`), { code: 'ENOTFILE' });
+    ftruncateSync(fd, 0);
+    await writeFd(fd, bytes);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

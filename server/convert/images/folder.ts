@@ -1,11 +1,12 @@
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
+import { openChecked } from '../../confined/open.ts';
 import { filesSource, type ImageInput, type ImageRead, type ImageSource } from './source.ts';
 
 /**
  * The images beside a markdown file: paths resolve inside `folder` only. Symbolic links are followed and the real
- * path must still be inside the (real) folder, so a link cannot lead out of it; only regular files are read, and at
- * most `limit` bytes of them.
+ * path must still be inside the (real) folder, so a link cannot lead out of it, nor a folder swapped for a link
+ * since that check (openChecked); only regular files are read, and at most `limit` bytes of them.
  */
 export function folderSource(folder: string): ImageSource {
   let root: string | undefined;
@@ -22,8 +23,8 @@ export function folderSource(folder: string): ImageSource {
       }
       let fd: number;
       try {
-        // Never through a link swapped in since the check, never blocking on a FIFO.
-        fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+        // Never through a link or a folder swapped for one since the check, never blocking on a FIFO.
+        fd = openChecked(real, constants.O_RDONLY | constants.O_NONBLOCK);
       } catch {
         return { ok: false, reason: 'missing' };
       }

@@ -2,6 +2,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { DOCX_TYPE } from '../../http/routes/conversions.ts';
 import { outputFilename, stemOf } from '../../services.ts';
+import { PathChangedError } from '../../confined/open.ts';
 import { ApiError } from '../../errors.ts';
 import { inputFile } from '../input.ts';
 import { resolvePair } from '../lookup.ts';
@@ -146,7 +147,10 @@ export const convertMarkdown = defineTool({
         await writeOutput(target, docx, args.overwrite);
         savedTo = target;
       } catch (error) {
-        saveError = `could not write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+        saveError =
+          error instanceof PathChangedError
+            ? `could not write ${target}: a folder on its way was replaced since it was checked`
+            : `could not write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
       }
     }
     // A file the agent had written needs no second copy in its context: a link then, as for a large document.
