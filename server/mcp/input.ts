@@ -1,9 +1,9 @@
 import { closeSync, constants, fstatSync, readFile } from 'node:fs';
-import { realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve, sep } from 'node:path';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { openChecked } from '../confined/open.ts';
 import { ApiError } from '../errors.ts';
+import { allowedFolder, pathInside } from './allowed.ts';
 
 const readFd = promisify(readFile);
 
@@ -16,28 +16,12 @@ export async function inputFile(
   requested: string,
   limit: number,
 ): Promise<{ markdown: string; folder: string }> {
-  if (allowedDir === null)
-    throw new ApiError(
-      'forbidden',
-      "input_path: reading files is off. The user can allow one folder (docwright config set mcp_output_dir FOLDER, or the app's settings); until then, send the markdown text itself.",
-    );
-  let allowed: string;
-  let real: string;
-  try {
-    allowed = await realpath(allowedDir);
-  } catch {
-    throw new ApiError('forbidden', `input_path: the allowed folder ${allowedDir} does not exist any more.`);
-  }
-  try {
-    real = await realpath(isAbsolute(requested) ? resolve(requested) : resolve(allowed, requested));
-  } catch {
-    throw new ApiError('validation_error', `input_path: ${requested} does not exist.`);
-  }
-  if (!real.startsWith(allowed.endsWith(sep) ? allowed : allowed + sep))
-    throw new ApiError('forbidden', `input_path: ${requested} is outside the folder the user allowed (${allowed}).`);
+  const folder = allowedFolder(allowedDir, 'input_path');
+  const found = pathInside(folder, 'input_path', requested);
+  if (!found.ok) throw new ApiError('validation_error', `input_path: ${requested} does not exist.`);
   let fd: number;
   try {
-    fd = openChecked(real, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openChecked(found.real, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     throw new ApiError('validation_error', `input_path: ${requested} cannot be read.`);
   }
@@ -48,7 +32,7 @@ export async function inputFile(
       throw new ApiError('validation_error', `input_path: ${requested} is larger than ${limit / (1024 * 1024)} MiB.`);
     const markdown = await readFd(fd, 'utf8');
     if (markdown.length === 0) throw new ApiError('validation_error', `input_path: ${requested} is empty.`);
-    return { markdown, folder: dirname(real) };
+    return { markdown, folder: dirname(found.real) };
   } finally {
     closeSync(fd);
   }

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, readSync, realpathSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { openChecked } from '../../confined/open.ts';
+import { folderAt, resolveInside, type Folder } from '../../confined/paths.ts';
 import { filesSource, type ImageInput, type ImageRead, type ImageSource } from './source.ts';
 
 /**
@@ -9,21 +10,21 @@ import { filesSource, type ImageInput, type ImageRead, type ImageSource } from '
  * since that check (openChecked); only regular files are read, and at most `limit` bytes of them.
  */
 export function folderSource(folder: string): ImageSource {
-  let root: string | undefined;
-  const realRoot = (): string => (root ??= realpathSync(folder));
+  let root: Folder | undefined;
   return {
     read(path, limit): ImageRead {
       let real: string;
       try {
-        const base = realRoot();
-        real = realpathSync(resolve(base, path));
-        if (!real.startsWith(base.endsWith(sep) ? base : base + sep)) return { ok: false, reason: 'outside' };
+        root ??= folderAt(folder);
+        const found = resolveInside(root, resolve(root.real, path));
+        if (!found.ok) return { ok: false, reason: found.reason };
+        real = found.real;
       } catch {
         return { ok: false, reason: 'missing' };
       }
       let fd: number;
       try {
-        // Never through a link or a folder swapped for one since the check, never blocking on a FIFO.
+        // Never blocking on a FIFO.
         fd = openChecked(real, constants.O_RDONLY | constants.O_NONBLOCK);
       } catch {
         return { ok: false, reason: 'missing' };

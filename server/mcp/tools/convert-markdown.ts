@@ -126,7 +126,7 @@ export const convertMarkdown = defineTool({
     const target =
       args.output_path === undefined
         ? undefined
-        : await outputTarget(
+        : outputTarget(
             services.store.settings().mcp_output_dir,
             args.output_path,
             outputFilename(filename),
