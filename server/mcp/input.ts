@@ -9,15 +9,17 @@ const readFd = promisify(readFile);
 
 /**
  * A markdown file convert_markdown reads (input_path): inside the folder the user allowed (`mcp_output_dir`),
- * checked after resolving `..` and symbolic links; its images are read from its own folder (docs/images.md).
+ * checked after resolving `..` and symbolic links, never in Docwright's data directory; its images are read from
+ * its own folder (docs/images.md).
  */
 export async function inputFile(
   allowedDir: string | null,
+  dataDir: string,
   requested: string,
   limit: number,
 ): Promise<{ markdown: string; folder: string }> {
-  const folder = allowedFolder(allowedDir, 'input_path');
-  const found = pathInside(folder, 'input_path', requested);
+  const folder = allowedFolder(allowedDir, dataDir, 'input_path');
+  const found = pathInside(folder, dataDir, 'input_path', requested);
   if (!found.ok) throw new ApiError('validation_error', `input_path: ${requested} does not exist.`);
   let fd: number;
   try {

@@ -9,23 +9,24 @@ const writeFd = promisify(writeFile);
 
 /**
  * Where convert_markdown may write: a path inside the folder the user allowed (`mcp_output_dir`), checked after
- * resolving `..` and symbolic links, so an agent can never write anywhere else. Checked before converting, so a
- * refused path costs no quota.
+ * resolving `..` and symbolic links, and never in Docwright's data directory, so an agent can never write anywhere
+ * else. Checked before converting, so a refused path costs no quota.
  */
 export function outputTarget(
   allowedDir: string | null,
+  dataDir: string,
   requested: string,
   filename: string,
   overwrite: boolean,
 ): string {
-  const folder = allowedFolder(allowedDir, 'output_path');
+  const folder = allowedFolder(allowedDir, dataDir, 'output_path');
   let target = isAbsolute(requested) ? resolve(requested) : resolve(folder.real, requested);
   // Outside (by its text, then by its links) is refused before anything else is asked about it.
-  const found = pathInside(folder, 'output_path', requested, target);
+  const found = pathInside(folder, dataDir, 'output_path', requested, target);
   const isFolder = /[\\/]$/.test(requested) || (found.ok && statSync(found.real).isDirectory());
   if (isFolder) target = join(target, filename);
   else if (extname(target).toLowerCase() !== '.docx') target = `${target}.docx`;
-  const parent = pathInside(folder, 'output_path', requested, dirname(target));
+  const parent = pathInside(folder, dataDir, 'output_path', requested, dirname(target));
   if (!parent.ok) throw new ApiError('validation_error', `output_path: the folder ${dirname(target)} does not exist`);
   const final = join(parent.real, basename(target));
   const existing = lstatSync(final, { throwIfNoEntry: false });

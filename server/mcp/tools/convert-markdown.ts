@@ -115,11 +115,12 @@ export const convertMarkdown = defineTool({
     if (args.markdown !== undefined && args.input_path !== undefined)
       throw new ApiError('validation_error', 'markdown: give either markdown or input_path, not both');
     const { template, mapping } = resolvePair(services, args.template, args.mapping);
+    const { dataDir } = services.store;
     // A file: read now (refused before anything is counted), its images from its own folder.
     const source =
       args.input_path === undefined
         ? undefined
-        : await inputFile(services.store.settings().mcp_output_dir, args.input_path, MARKDOWN_LIMIT);
+        : await inputFile(services.store.settings().mcp_output_dir, dataDir, args.input_path, MARKDOWN_LIMIT);
     const markdown = source?.markdown ?? args.markdown ?? '';
     // A file without `filename` names the document after itself (notes/report.md → report.docx).
     const filename = args.filename ?? stemOf(args.input_path);
@@ -128,13 +129,14 @@ export const convertMarkdown = defineTool({
         ? undefined
         : outputTarget(
             services.store.settings().mcp_output_dir,
+            dataDir,
             args.output_path,
             outputFilename(filename),
             args.overwrite,
           );
     const { record, docx } = await services.convert({
       markdown,
-      ...(source ? { images: { folder: source.folder } } : {}),
+      ...(source ? { images: { folder: source.folder, exclude: dataDir } } : {}),
       template_id: template.id,
       mapping_id: mapping.id,
       ...(filename !== undefined ? { filename } : {}),
