@@ -17,6 +17,7 @@ import { join, relative } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { folderSource } from '../../server/convert/images/folder.ts';
 import { startServer, type RunningServer } from '../../server/serve.ts';
 import { Store } from '../../server/store/store.ts';
 import { call, killAllChildren, runCli, trustingAgent } from '../helpers/docwright-process.ts';
@@ -171,5 +172,20 @@ describe('setting such a folder', () => {
       expect(toolError(await convert({ input_path })).code, input_path).toBe('forbidden');
     expect(toolError(await convert({ markdown: '# x', output_path: 'data-link/outputs/' })).code).toBe('forbidden');
     expect(statSync(join(data, 'outputs')).isDirectory()).toBe(true);
+  });
+});
+
+describe('images of an MCP file', () => {
+  it('are never read from the excluded folder (the data directory), by whichever path leads there', () => {
+    const folder = join(dir, 'images');
+    mkdirSync(join(folder, 'private'), { recursive: true });
+    writeFileSync(join(folder, 'private', 'a.png'), 'private');
+    writeFileSync(join(folder, 'a.png'), 'public');
+    // Excluded by another path to the same folder: compared by device and inode, not by text.
+    symlinkSync(join(folder, 'private'), join(dir, 'private-link'));
+    const source = folderSource(folder, join(dir, 'private-link'));
+    expect(source.read('private/a.png', 100)).toEqual({ ok: false, reason: 'outside' });
+    expect(source.read('a.png', 100)).toEqual({ ok: true, bytes: new Uint8Array(Buffer.from('public')) });
+    expect(folderSource(folder).read('private/a.png', 100).ok).toBe(true);
   });
 });
