@@ -27,6 +27,7 @@ import type {
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
 import { nameProblem } from './names.ts';
+import { dataDirOverlap } from './confined/within.ts';
 import {
   applyPolicy,
   effectiveSettings,
@@ -177,6 +178,13 @@ export class Services {
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
     const locked = lockedAmong(Object.keys(patch), this.policy);
     if (locked) throw new ApiError('forbidden', `${locked.message}.`);
+    const folder = patch.mcp_output_dir;
+    const overlap = typeof folder === 'string' ? dataDirOverlap(folder, this.store.dataDir) : undefined;
+    if (overlap)
+      throw new ApiError(
+        'validation_error',
+        `mcp_output_dir must not ${overlap === 'holds' ? 'hold' : 'lie inside'} Docwright's data directory (${this.store.dataDir}), whose keys and settings MCP must never reach; choose a folder ${overlap === 'holds' ? 'beside' : 'outside'} it, such as ~/Documents/Docwright`,
+      );
     return this.store.updateSettings(patch);
   }
 
