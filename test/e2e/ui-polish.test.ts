@@ -207,6 +207,8 @@ describe('item 8: Settings', () => {
     await saved.waitFor({ state: 'hidden' });
 
     // A cap lowered below this month's conversions: over it, in words.
+    await convertByApi('first', '# One\n');
+    await convertByApi('second', '# Two\n');
     const reset = await call(world.agent, `${world.origin}/api/settings`, {
       method: 'PATCH',
       headers: admin(),
