@@ -6,16 +6,17 @@ const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
 const REPLACEMENT = /\uFFFD/g;
 
 /**
- * `not_text` when the markdown looks like binary data (a NUL, or more than 1 % control characters), else
- * `invalid_utf8` when bytes were replaced by U+FFFD while decoding; none for text.
+ * `not_text` when the markdown looks like binary data (a NUL, or control characters with, together with the
+ * characters that were not UTF-8, more than 30 % of it), else `invalid_utf8` when bytes were replaced by U+FFFD while
+ * decoding; none for text (a stray control character in text is XML's to drop, not a sign of a wrong file).
  */
 export function notTextWarnings(markdown: string): string[] {
   const controls = markdown.match(CONTROL)?.length ?? 0;
-  if (controls > 0 && (markdown.includes('\u0000') || controls > markdown.length / 100))
+  const replaced = markdown.match(REPLACEMENT)?.length ?? 0;
+  if (markdown.includes('\u0000') || (controls > 0 && controls + replaced > markdown.length * 0.3))
     return [
       `not_text: the input looks like binary data, not text (${controls} control character${controls === 1 ? '' : 's'}); was it the right file?`,
     ];
-  const replaced = markdown.match(REPLACEMENT)?.length ?? 0;
   if (replaced > 0)
     return [
       `invalid_utf8: ${replaced} character${replaced === 1 ? ' was' : 's were'} not valid UTF-8 and ${replaced === 1 ? 'was' : 'were'} replaced by \u{FFFD} (save the file as UTF-8)`,

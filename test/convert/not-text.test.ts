@@ -28,7 +28,16 @@ describe('input that is not text', () => {
     ]);
   });
 
-  it('is not said of ordinary text, tabs, form feeds and non-Latin scripts', () => {
+  it('binary data without a NUL (many control characters among bytes that are not UTF-8) is not_text too', () => {
+    const bytes = Uint8Array.from(
+      { length: 300 },
+      (_, i) => [0x01, 0x9c, 0xff, 0x1b, 0x41, 0xc3, 0x02, 0x88][i % 8] ?? 0,
+    );
+    expect(convert({ markdown: decoded(bytes) }).warnings.map((w) => w.split(':')[0])).toEqual(['not_text']);
+  });
+
+  it('is not said of ordinary text, tabs, form feeds, non-Latin scripts, or a stray control character', () => {
     expect(convert({ markdown: '# Héllo\n\n\tcode\f\n\nПривет, 世界, 👋\r\n' }).warnings).toEqual([]);
+    expect(convert({ markdown: 'Bad \u0001chars here and \u001f end.' }).warnings).toEqual([]);
   });
 });
