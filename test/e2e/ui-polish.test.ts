@@ -104,6 +104,18 @@ describe('item 5: History’s table', () => {
     await world.screenshot(page, 'polish-history-menu');
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden' });
+    // With the keyboard: Enter opens it on its first item, arrows move, Escape closes it back to its button.
+    await more.focus();
+    await page.keyboard.press('Enter');
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    await expect.poll(focused).toBe('Preview');
+    await page.keyboard.press('ArrowDown');
+    expect(await focused()).toBe('Delete…');
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'hidden' });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      `More actions for ${LONG}.docx`,
+    );
 
     // One size format and one time format for every row (same names included); the exact time is the tooltip.
     for (const size of await rows.getByTestId('history-size').allInnerTexts())
