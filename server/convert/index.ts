@@ -10,6 +10,7 @@ import type { ImageSource } from './images/source.ts';
 import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
+import { notTextWarnings } from './not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
 
@@ -75,6 +76,8 @@ export function convert(input: ConvertInput): ConvertResult {
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
   const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
+  // Binary data or a file that was not UTF-8 still converts (what could be read is kept), but never silently.
+  const textWarnings = notTextWarnings(input.markdown);
   const template = templateOf(input.template);
   const rules = mappingRules(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
@@ -98,7 +101,7 @@ export function convert(input: ConvertInput): ConvertResult {
     docx = packageDocument(template, compiled, created, { stream: false });
   }
   const warnings = new WarningList();
-  warnings.addAll(detailsOf([...emptyWarnings, ...styleWarnings]));
+  warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);
   return { docx, warnings: warnings.warnings, warningDetails: warnings.list(), stats: compiled.stats };
 }
