@@ -2,7 +2,7 @@
 // module), the server's conversion worker, the preload script (CommonJS: sandboxed preloads cannot be ES modules)
 // and the icons.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Bundles main/ into `<root>/dist/main/` (or `out`, for tests). */
@@ -41,4 +41,10 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
   });
   for (const icon of ['icon.png', 'tray.png', 'tray@2x.png'])
     copyFileSync(join(root, 'main', 'assets', icon), join(out, icon));
+  // package.json's "main": npm packs that file whatever `files` says, so it is this one line, not the 6 MB bundle the
+  // command line's tarball leaves out.
+  writeFileSync(
+    join(out, 'index.js'),
+    "// The desktop app's entry (package.json \"main\"): the bundle beside it.\nimport './main.js';\n",
+  );
 }

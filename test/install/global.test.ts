@@ -74,9 +74,10 @@ describe('a globally installed docwright', () => {
   it('ships the command line without source maps or the Electron bundle it never uses', () => {
     const files = filesUnder(join(installed, 'dist'));
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
-    // npm always packs package.json's "main" (the desktop app's entry, which electron-builder needs there); nothing
-    // else of the Electron build (its preload, icons, worker) comes along.
-    expect(files.filter((file) => file.startsWith('main/'))).toEqual(['main/main.js']);
+    // npm always packs package.json's "main" (the desktop app's one-line entry, which electron-builder needs there);
+    // nothing else of the Electron build (its bundle, preload, icons, worker) comes along.
+    expect(files.filter((file) => file.startsWith('main/'))).toEqual(['main/index.js']);
+    expect(statSync(join(installed, 'dist', 'main', 'index.js')).size).toBeLessThan(200);
     expect(files).toEqual(expect.arrayContaining(['cli.js', 'convert-worker.js', 'ui/index.html']));
     expect(tarballBytes).toBeLessThan(4 * 1024 * 1024);
   });
