@@ -9,6 +9,7 @@ import {
   convert,
   ConvertInputError,
   detailsOf,
+  OutputTooLargeError,
   readTemplate,
   sanitizedBytes,
   sourceOf,
@@ -50,7 +51,8 @@ function tooComplex(error: unknown): boolean {
 function failure(id: number, error: unknown): Extract<ResultMessage, { ok: false }> {
   if (error instanceof ConvertInputError)
     return { id, ok: false, kind: 'input', code: error.code, message: error.message };
-  if (tooComplex(error)) return { id, ok: false, kind: 'too_complex', message: (error as Error).message };
+  if (tooComplex(error) || error instanceof OutputTooLargeError)
+    return { id, ok: false, kind: 'too_complex', message: (error as Error).message };
   return {
     id,
     ok: false,
