@@ -134,8 +134,9 @@ function run(job: JobMessage): ResultMessage {
 const WARM_UP =
   '---\ntitle: w\n---\n# H\n\nA *b* **c** `d` [e](https://e.example) www.f.example g@h.example[^1]\n\n- i\n  1. j\n\n> k\n\n| l | m |\n|---|---|\n| n | o |\n\n```js\np\n```\n\n[^1]: q\n';
 
-// Warmed before it says it is ready, on the built-in template: the first user's conversion runs compiled code.
-if (optimisationsEnabled()) {
+// Warmed before it says it is ready, on the built-in template: the first user's conversion runs compiled code
+// (unless the pool says not to: a one-shot command line's worker).
+if (optimisationsEnabled() && (workerData as { warmUp?: unknown } | null)?.warmUp !== false) {
   try {
     convert({ markdown: WARM_UP, created: new Date(0) });
   } catch {
