@@ -11,6 +11,7 @@ import {
   type PoolOptions,
 } from '../convert-pool/pool.ts';
 import type { ConvertLimits } from './convert-limits.ts';
+import { BUILTIN_TEMPLATE_KEY } from '../convert-pool/protocol.ts';
 import { CliError } from './errors.ts';
 
 /** The flag that raises the limit a conversion ran into; none for the engine's own (its stack, the output's size). */
@@ -53,15 +54,14 @@ export async function convertBounded(
   },
   limits: ConvertLimits,
 ): Promise<{ docx: Uint8Array; warnings: string[]; stats: ConversionStats }> {
-  const { defaultTemplate, mappingRules } = await import('../convert/index.ts');
-  const mapping = mappingRules(input.mapping);
   const pool = new ConvertPool(poolOptions(limits));
   try {
+    // The mapping is checked and the built-in template read in the worker: this thread loads no engine.
     const result = await pool.run({
       markdown: input.markdown,
-      mapping,
+      ...(input.mapping ? { mapping: input.mapping } : {}),
       created: new Date(input.created),
-      template: { key: 'cli', bytes: input.template ?? defaultTemplate() },
+      template: input.template ? { key: 'cli', bytes: input.template } : { key: BUILTIN_TEMPLATE_KEY },
       ...(input.folder ? { images: { folder: input.folder } } : {}),
     });
     return { docx: result.docx, warnings: result.warnings, stats: result.stats };

@@ -56,10 +56,13 @@ export interface PoolOptions {
 
 export interface PoolJob {
   markdown: string;
-  mapping: MappingRules;
+  /** The rules, or a mapping holding them as read from a file (checked in the worker: ConvertInputError); absent:
+   * the built-in mapping. */
+  mapping?: MappingRules | { rules: MappingRules };
   created: Date;
-  /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once. */
-  template: { key: string; bytes: Uint8Array };
+  /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once;
+   * without bytes only under BUILTIN_TEMPLATE_KEY (the worker's own prepared built-in template). */
+  template: { key: string; bytes?: Uint8Array };
   /** Where the document's images come from (docs/images.md); absent: placeholders (SPEC.md). */
   images?: ImageInput;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
@@ -579,7 +582,7 @@ export class ConvertPool {
       created: task.job.created,
       templateKey: key,
       evict,
-      ...(known >= 0 ? {} : { templateBytes: bytes }),
+      ...(known >= 0 || bytes === undefined ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };

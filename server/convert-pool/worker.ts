@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import {
   convert,
   ConvertInputError,
+  defaultTemplateRead,
   detailsOf,
   OutputTooLargeError,
   readTemplate,
@@ -25,6 +26,7 @@ import type {
   ReadyMessage,
   ResultMessage,
 } from './protocol.ts';
+import { BUILTIN_TEMPLATE_KEY } from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker thread');
@@ -91,15 +93,15 @@ function run(job: JobMessage): ResultMessage {
   try {
     let template = templates.get(job.templateKey);
     if (!template) {
-      if (!job.templateBytes)
-        return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
-      template = readTemplate(job.templateBytes);
+      if (job.templateBytes) template = readTemplate(job.templateBytes);
+      else if (job.templateKey === BUILTIN_TEMPLATE_KEY) template = defaultTemplateRead();
+      else return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
       templates.set(job.templateKey, template);
     }
     const result = convert({
       markdown: job.markdown,
       template,
-      mapping: job.mapping,
+      ...(job.mapping ? { mapping: job.mapping } : {}),
       created: job.created,
       ...(job.images ? { images: sourceOf(job.images) } : {}),
     });
