@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
+import { parseMemoryLimit, parseTimeLimit } from './cli/convert-limits.ts';
 import { MAPPING_LIMIT, TEMPLATE_LIMIT } from './limits.ts';
 import { ConvertInputError } from './convert/errors.ts';
 import type { ConversionStats, MappingRules } from './convert/index.ts';
@@ -18,6 +19,8 @@ const serverModules = () => import('./cli/server-commands.ts');
 const mcpModule = () => import('./mcp/stdio.ts');
 // The engine too: a conversion through the daemon (server/convert-daemon) needs none of it in this process.
 const engine = () => import('./convert/index.ts');
+// And the conversion pool, which a conversion here runs through (server/cli/convert-bounded.ts).
+const bounded = () => import('./cli/convert-bounded.ts');
 
 function readInput(path: string): string {
   try {
@@ -124,30 +127,6 @@ export function convertSummary(output: string, bytes: number, stats: ConversionS
   return `Wrote ${where} (${(bytes / 1024).toFixed(1)} KB): ${counts}; ${warnings === 0 ? 'no warnings' : plural(warnings, 'warning')}`;
 }
 
-/**
- * A conversion in this process. The template's own warnings (what reading it removed, e.g. a link to an external
- * template) come first, as the daemon and the API report them.
- */
-async function convertHere(input: {
-  markdown: string;
-  template: Uint8Array | undefined;
-  mapping: MappingRules | { rules: MappingRules } | undefined;
-  created: number;
-  folder: string | undefined;
-}): Promise<{ docx: Uint8Array; warnings: string[]; stats: ConversionStats }> {
-  const { convert, detailsOf, folderSource, readTemplate } = await engine();
-  const template = input.template ? readTemplate(input.template) : undefined;
-  const result = convert({
-    markdown: input.markdown,
-    ...(template ? { template } : {}),
-    ...(input.mapping ? { mapping: input.mapping } : {}),
-    created: new Date(input.created),
-    ...(input.folder ? { images: folderSource(input.folder) } : {}),
-  });
-  const own = template ? detailsOf(template.warnings).map((detail) => detail.warning) : [];
-  return { docx: result.docx, warnings: [...own, ...result.warnings], stats: result.stats };
-}
-
 /** Output path: INPUT with a .docx extension, or standard output for standard input. */
 function defaultOutput(input: string): string {
   if (input === '-') return '-';
@@ -163,6 +142,8 @@ type ConvertOpts = {
   quiet?: boolean;
   images: boolean;
   daemon: boolean;
+  timeLimit?: number;
+  memoryLimit?: number;
 };
 
 const EXAMPLES = `
@@ -198,6 +179,12 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'print nothing on success (warnings still go to standard error)')
     .option('--no-images', 'keep images as placeholders instead of embedding the files beside INPUT (docs/images.md)')
     .option('--no-daemon', 'convert in this process, not through the warm conversion daemon (docs/cli.md)')
+    .option(
+      '--time-limit <seconds>',
+      "longest the conversion may take, in seconds of CPU (default: the server's, 30)",
+      parseTimeLimit,
+    )
+    .option('--memory-limit <MB>', "most memory the conversion may use (default: the server's, 1024)", parseMemoryLimit)
     .action(async (input: string, opts: ConvertOpts) => {
       const markdown = readInput(input);
       const template = opts.template ? readBytes(opts.template, 'template') : undefined;
@@ -208,10 +195,19 @@ export function buildProgram(): Command {
       // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
       const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
       const created = Date.now();
-      // Through the daemon when it runs (it converts with the same engine: the same document); else, or when it
-      // cannot, here (a daemon is then started for the next conversions).
-      const warm = opts.daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
-      const result = warm ?? (await convertHere({ markdown, template, mapping, created, folder }));
+      // Under the server's time and memory limits, or those the user gave (docs/cli.md, "Limits").
+      const limits = {
+        ...(opts.timeLimit === undefined ? {} : { timeoutMs: opts.timeLimit }),
+        ...(opts.memoryLimit === undefined ? {} : { memoryMb: opts.memoryLimit }),
+      };
+      // Through the daemon when it runs (it converts with the same engine and the same limits: the same document or
+      // the same refusal); else, when it cannot or the user gave limits of their own, here (a daemon is then started
+      // for the next conversions).
+      const daemon = opts.daemon && Object.keys(limits).length === 0;
+      const warm = daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
+      if (warm && 'limit' in warm) throw (await bounded()).limitError(warm.limit, warm.message);
+      const result =
+        warm ?? (await (await bounded()).convertBounded({ markdown, template, mapping, created, folder }, limits));
       for (const warning of result.warnings) process.stderr.write(warningLine(warning, input === '-' && opts.images));
       writeOutput(output, result.docx);
       if (!opts.quiet)

@@ -13,6 +13,7 @@ import {
   ConvertCancelledError,
   ConvertLimitError,
   ConvertPool,
+  limitMessage,
   type PoolOptions,
   type TemplateInspection,
 } from './convert-pool/pool.ts';
@@ -276,10 +277,7 @@ export class Services {
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);
         if (error instanceof ConvertLimitError) {
-          throw new ApiError(
-            'document_too_complex',
-            `markdown: ${error.message}; split the document or simplify its nesting.`,
-          );
+          throw new ApiError('document_too_complex', limitMessage(error));
         }
         if (error instanceof ConvertBusyError)
           throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, {

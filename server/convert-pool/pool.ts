@@ -49,14 +49,20 @@ export interface PoolOptions {
    * limit, so it never holds the workers the short ones need. A template's inspection (an upload) moves the same
    * way. Not below the time limit's reach: with a limit of at most this, nothing moves. */
   smallBudgetMs?: number;
+  /** Whether a worker converts a small document before it says it is ready (default true: a server's first user gets
+   * compiled code; a one-shot command line, whose one conversion compiles it anyway, says false). */
+  warmUp?: boolean;
 }
 
 export interface PoolJob {
   markdown: string;
-  mapping: MappingRules;
+  /** The rules, or a mapping holding them as read from a file (checked in the worker: ConvertInputError); absent:
+   * the built-in mapping. */
+  mapping?: MappingRules | { rules: MappingRules };
   created: Date;
-  /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once. */
-  template: { key: string; bytes: Uint8Array };
+  /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once;
+   * without bytes only under BUILTIN_TEMPLATE_KEY (the worker's own prepared built-in template). */
+  template: { key: string; bytes?: Uint8Array };
   /** Where the document's images come from (docs/images.md); absent: placeholders (SPEC.md). */
   images?: ImageInput;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
@@ -94,6 +100,14 @@ export class ConvertLimitError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * What a user is told of a conversion stopped by a limit: the API's document_too_complex message, and the command
+ * line's (which adds how to raise the limit, HINT).
+ */
+export function limitMessage(error: ConvertLimitError, hint?: string): string {
+  return `markdown: ${error.message}; split the document or simplify its nesting${hint ? `, or ${hint}` : ''}.`;
 }
 
 /** Every worker is busy and the queue is full: the conversion was not started. */
@@ -267,6 +281,7 @@ export class ConvertPool {
   private readonly cancelGraceMs: number;
   private readonly largeIdleMs: number;
   private readonly smallBudgetMs: number;
+  private readonly warmUp: boolean;
   /** Large conversions running at once, each on a worker of its own besides the `size` for the others. */
   private readonly largeSlots: number;
   private readonly entry: URL;
@@ -289,6 +304,7 @@ export class ConvertPool {
     this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
     this.largeIdleMs = options.largeIdleMs ?? 300_000;
     this.smallBudgetMs = options.smallBudgetMs ?? 2_000;
+    this.warmUp = options.warmUp ?? true;
     this.largeSlots = Math.max(1, this.size - 1);
     this.entry = workerEntry();
   }
@@ -504,7 +520,7 @@ export class ConvertPool {
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: this.youngMb },
       name: large ? 'docwright-convert-large' : 'docwright-convert',
       // Large conversions' workers yield the cores to the others' (worker.ts).
-      workerData: { nice: large ? LARGE_NICE : SMALL_NICE },
+      workerData: { nice: large ? LARGE_NICE : SMALL_NICE, warmUp: this.warmUp },
     });
     worker.unref();
     let exited = (): void => undefined;
@@ -566,7 +582,7 @@ export class ConvertPool {
       created: task.job.created,
       templateKey: key,
       evict,
-      ...(known >= 0 ? {} : { templateBytes: bytes }),
+      ...(known >= 0 || bytes === undefined ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };

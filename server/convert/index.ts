@@ -1,4 +1,4 @@
-import { ConvertInputError } from './errors.ts';
+import { ConvertInputError, outputLimit } from './errors.ts';
 import { toDocx } from './compile/index.ts';
 import type { ConversionStats } from './compile/stats.ts';
 import { DEFAULT_RULES } from './default-template.ts';
@@ -14,7 +14,7 @@ import { notTextWarnings } from './not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
 
-export { ConvertInputError } from './errors.ts';
+export { ConvertInputError, OutputTooLargeError, OUTPUT_FACTOR } from './errors.ts';
 export type { ConversionStats } from './compile/stats.ts';
 export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
 export { defaultTemplateRead } from './default-template-read.ts';
@@ -93,12 +93,12 @@ export function convert(input: ConvertInput): ConvertResult {
   let compiled = compile();
   let docx: Uint8Array;
   try {
-    docx = packageDocument(template, compiled, created);
+    docx = packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   } catch (error) {
     // The body's writer let go of docx's objects before it met something it leaves to the DOM merge.
     if (!(error instanceof StreamGaveUp)) throw error;
     compiled = compile();
-    docx = packageDocument(template, compiled, created, { stream: false });
+    docx = packageDocument(template, compiled, created, { stream: false, limit: outputLimit(input.markdown.length) });
   }
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
