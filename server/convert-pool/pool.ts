@@ -1,9 +1,19 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { removeQuietly, tempPathFor } from '../store/files.ts';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
+import { IMAGE_LIMITS } from '../convert/images/limits.ts';
+import {
+  probeRenderLimit,
+  renderCommand,
+  renderResult,
+  renderWallMs,
+  type RenderRequest,
+  type RenderResult,
+} from '../convert/images/rasterise.ts';
 import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
 import type {
   ForgetMessage,
@@ -131,9 +141,27 @@ export function wallCapMs(timeoutMs: number): number {
 
 /** A thread's CPU time (user + system) in ms, from /proc/self/task/TID/stat; undefined where it cannot be read. */
 function threadCpuMs(tid: number | undefined): number | undefined {
-  if (tid === undefined) return undefined;
+  return tid === undefined ? undefined : cpuMsOf(`/proc/self/task/${String(tid)}/stat`);
+}
+
+/** How often a render child's resident memory is read (ms). */
+const RSS_WATCH_MS = 50;
+
+/** A process's resident memory in MB (Linux: /proc/PID/status); undefined where it cannot be read. */
+function residentMb(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/self/task/${String(tid)}/stat`, 'latin1');
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${String(pid)}/status`, 'latin1'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) in ms from a /proc stat file; undefined where it cannot be read. */
+function cpuMsOf(path: string): number | undefined {
+  try {
+    const stat = readFileSync(path, 'latin1');
     // After "pid (comm) ": field 3 is the state; utime and stime are fields 14 and 15, in USER_HZ (100 a second).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
@@ -207,6 +235,8 @@ interface Slot {
         cancelled?: boolean;
         /** Its time limit on this worker: timeoutMs, less what it used before it was moved (spentMs). */
         limitMs: number;
+        /** CPU time its ended render children used (ms; by the clock where they did not say): part of its time. */
+        renderMs: number;
         /** The task as queued (what a cancel looks for; what goes back in the queue when it is moved). */
         origin: Task;
       })
@@ -221,6 +251,10 @@ interface Slot {
   writing?: string;
   /** Resolves when the worker's thread has exited. */
   exited: Promise<void>;
+  /** Where the worker asks for SVG renders and waits for them (worker.ts): the pool runs each in a child process. */
+  renders: { port: MessagePort; flag: Int32Array };
+  /** The render child running for the worker's task, if any: killed with the task (limit, cancel, end). */
+  render?: { child: ChildProcess; startedAt: number; reply: (result: RenderResult) => void };
 }
 
 function fromEnv(name: string, min: number): number | undefined {
@@ -346,6 +380,8 @@ export class ConvertPool {
     const running = slot.task;
     running.cancelled = true;
     task.reject(error);
+    // Its render, if any, stops now: the worker then finishes (or is ended after the grace) with nothing to wait for.
+    this.killRender(slot);
     // A worker still loading gets its grace from when it is ready (onReady).
     if (slot.ready) {
       clearTimeout(running.timer);
@@ -428,6 +464,7 @@ export class ConvertPool {
     }
     const slots = this.slots.splice(0);
     for (const slot of slots) {
+      this.killRender(slot);
       this.finish(slot, error);
       clearTimeout(slot.idle);
     }
@@ -499,14 +536,18 @@ export class ConvertPool {
   }
 
   private spawn(large: boolean): Slot {
+    const { port1, port2 } = new MessageChannel();
+    const flag = new Int32Array(new SharedArrayBuffer(4));
     const worker = new Worker(this.entry, {
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: this.youngMb },
       name: large ? 'docwright-convert-large' : 'docwright-convert',
-      // Large conversions' workers yield the cores to the others' (worker.ts).
-      workerData: { nice: large ? LARGE_NICE : SMALL_NICE },
+      // Large conversions' workers yield the cores to the others' (worker.ts); SVGs render through the pool.
+      workerData: { nice: large ? LARGE_NICE : SMALL_NICE, renders: { port: port2, flag: flag.buffer } },
+      transferList: [port2],
     });
     worker.unref();
+    port1.unref();
     let exited = (): void => undefined;
     const slot: Slot = {
       worker,
@@ -516,7 +557,9 @@ export class ConvertPool {
       templates: [],
       error: null,
       exited: new Promise((resolve) => (exited = resolve)),
+      renders: { port: port1, flag },
     };
+    port1.on('message', (request: RenderRequest) => this.onRender(slot, request));
     worker.on('message', (message: ResultMessage | InspectResultMessage | ReadyMessage) => {
       if ('ready' in message) this.onReady(slot, message.tid);
       else this.onMessage(slot, message);
@@ -526,6 +569,8 @@ export class ConvertPool {
     });
     worker.on('exit', () => {
       exited();
+      this.killRender(slot);
+      port1.close();
       // Ended in the middle of storing an output (a limit, a cancel, a move): its temporary file goes.
       if (slot.writing !== undefined) removeQuietly(slot.writing);
       this.onExit(slot);
@@ -540,7 +585,14 @@ export class ConvertPool {
     clearTimeout(slot.idle);
     if (task.kind === 'inspect') {
       const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
-      slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
+      slot.task = {
+        ...task,
+        id,
+        limitMs,
+        renderMs: 0,
+        origin: task,
+        ...this.timing(slot, this.firstCheck(task, limitMs)),
+      };
       slot.worker.ref();
       try {
         slot.worker.postMessage({ kind: 'inspect', id, bytes: task.bytes } satisfies InspectMessage);
@@ -572,7 +624,14 @@ export class ConvertPool {
     };
     slot.writing = message.outputTemp;
     const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
-    slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
+    slot.task = {
+      ...task,
+      id,
+      limitMs,
+      renderMs: 0,
+      origin: task,
+      ...this.timing(slot, this.firstCheck(task, limitMs)),
+    };
     if (known < 0) this.counters.templatesSent += 1;
     slot.worker.ref();
     try {
@@ -618,7 +677,11 @@ export class ConvertPool {
     const task = slot.task;
     if (!task) return;
     const now = threadCpuMs(slot.tid);
-    const used = now === undefined || task.cpuAtStart === undefined ? undefined : now - task.cpuAtStart;
+    // The thread waits while its render child works: the child's CPU time is the conversion's too.
+    const used =
+      now === undefined || task.cpuAtStart === undefined
+        ? undefined
+        : now - task.cpuAtStart + task.renderMs + this.renderRunningMs(slot);
     const ran = performance.now() - (task.startedAt ?? 0);
     if (this.mayMove(task.origin, task.limitMs)) {
       // A small conversion past its budget (of CPU time; by the clock where that cannot be read) moves.
@@ -777,7 +840,100 @@ export class ConvertPool {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
     this.counters.replaced += 1;
+    // Its render child first: ending the thread cannot stop a child, nor a thread waiting for one.
+    this.killRender(slot);
     void slot.worker.terminate();
+  }
+
+  /**
+   * Runs a worker's SVG render in a child process (the native renderer's work has no bound a thread could stop):
+   * killed past its render limit (rasterise.ts), or with its task (a time limit, a cancel, a move, the pool closing), its
+   * address space bounded where prlimit exists. The answer wakes the worker (worker.ts).
+   */
+  private onRender(slot: Slot, request: RenderRequest): void {
+    const { port, flag } = slot.renders;
+    const taskId = slot.task?.id;
+    let answered = false;
+    const reply = (result: RenderResult): void => {
+      if (answered) return;
+      answered = true;
+      if (slot.render?.reply === reply) slot.render = undefined;
+      try {
+        port.postMessage(result);
+      } catch {
+        // The worker is gone.
+      }
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    };
+    const failed: RenderResult = { ok: false, reason: 'too complex' };
+    void probeRenderLimit().then(() => {
+      const task = slot.task;
+      if (!task || task.id !== taskId || task.cancelled || !this.slots.includes(slot)) return reply(failed);
+      const { command, args, env } = renderCommand(request);
+      const startedAt = performance.now();
+      const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+      slot.render = { child, startedAt, reply };
+      if (process.platform === 'linux' && child.pid !== undefined) {
+        try {
+          // The worker's priority (a thread's nice value is its own; the child would get the event loop's).
+          setPriority(child.pid, slot.large ? LARGE_NICE : SMALL_NICE);
+        } catch {
+          // Not permitted: the child runs at the server's priority.
+        }
+      }
+      let killed = false;
+      const kill = (): void => {
+        killed = true;
+        child.kill('SIGKILL');
+      };
+      const timer = setTimeout(kill, renderWallMs());
+      // Its resident memory, watched where /proc tells it (the address-space limit is looser: resvg reserves far more
+      // than it touches).
+      const watch = setInterval(() => {
+        if ((residentMb(child.pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb) kill();
+      }, RSS_WATCH_MS).unref();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      child.stdout.on('data', (chunk: Buffer) => {
+        size += chunk.byteLength;
+        // A fallback is at most 2.5 megapixels: more output than an uncompressed one is not a render of ours.
+        if (size > IMAGE_LIMITS.svgFallbackPixels * 4 + 65_536) kill();
+        else chunks.push(chunk);
+      });
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(request.svg);
+      child.on('error', () => {
+        clearTimeout(timer);
+        clearInterval(watch);
+        reply(failed);
+      });
+      child.on('close', (status, signal) => {
+        clearTimeout(timer);
+        clearInterval(watch);
+        const result = renderResult({ stdout: Buffer.concat(chunks), killed: killed || signal !== null, status });
+        if (slot.task?.id === taskId) slot.task.renderMs += result.cpuMs ?? performance.now() - startedAt;
+        reply(result.ok ? { ok: true, width: result.width, height: result.height, png: result.png } : result);
+      });
+    });
+  }
+
+  /** CPU time the running render child has used (ms): its own on Linux, elsewhere the time since it started. */
+  private renderRunningMs(slot: Slot): number {
+    const render = slot.render;
+    if (!render) return 0;
+    const pid = render.child.pid;
+    const cpu = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+    return cpu ?? performance.now() - render.startedAt;
+  }
+
+  /** Kills the worker's render child, if any, and wakes the worker with a failed render. */
+  private killRender(slot: Slot): void {
+    const render = slot.render;
+    if (!render) return;
+    slot.render = undefined;
+    render.child.kill('SIGKILL');
+    render.reply({ ok: false, reason: 'too complex' });
   }
 
   /**
