@@ -8,9 +8,9 @@ import { ConvertInputError } from '../convert/errors.ts';
 import { IMAGE_LIMITS } from '../convert/images/limits.ts';
 import {
   probeRenderLimit,
-  renderCommand,
   renderResult,
-  renderWallMs,
+  requestFrame,
+  serveCommand,
   type RenderRequest,
   type RenderResult,
 } from '../convert/images/rasterise.ts';
@@ -144,7 +144,10 @@ function threadCpuMs(tid: number | undefined): number | undefined {
   return tid === undefined ? undefined : cpuMsOf(`/proc/self/task/${String(tid)}/stat`);
 }
 
-/** How often a render child's resident memory is read (ms). */
+/** A render that did not finish within its limits. */
+const RENDER_FAILED: RenderResult = { ok: false, reason: 'too complex' };
+
+/** How often a render child's CPU time and resident memory are read (ms). */
 const RSS_WATCH_MS = 50;
 
 /** A process's resident memory in MB (Linux: /proc/PID/status); undefined where it cannot be read. */
@@ -217,6 +220,19 @@ type Task =
       reject: (error: Error) => void;
     };
 
+/** A render running in a warm child: when it started, the child's CPU time then (Linux), how it ends. */
+interface Render {
+  startedAt: number;
+  cpuAtStart: number | undefined;
+  finish: (result: RenderResult & { cpuMs?: number }) => void;
+}
+
+/** A worker's warm render child (render-child.mjs --serve) and the render it is doing. */
+interface RenderChild {
+  child: ChildProcess;
+  current?: Render;
+}
+
 interface Slot {
   worker: Worker;
   /** A worker for large conversions (lower priority; large ones run only on these, small ones never). */
@@ -253,8 +269,8 @@ interface Slot {
   exited: Promise<void>;
   /** Where the worker asks for SVG renders and waits for them (worker.ts): the pool runs each in a child process. */
   renders: { port: MessagePort; flag: Int32Array };
-  /** The render child running for the worker's task, if any: killed with the task (limit, cancel, end). */
-  render?: { child: ChildProcess; startedAt: number; reply: (result: RenderResult) => void };
+  /** The worker's warm render child, once it has rendered: killed with the task it renders for, or the worker. */
+  renderer?: RenderChild;
 }
 
 function fromEnv(name: string, min: number): number | undefined {
@@ -381,7 +397,7 @@ export class ConvertPool {
     running.cancelled = true;
     task.reject(error);
     // Its render, if any, stops now: the worker then finishes (or is ended after the grace) with nothing to wait for.
-    this.killRender(slot);
+    this.killRenderer(slot);
     // A worker still loading gets its grace from when it is ready (onReady).
     if (slot.ready) {
       clearTimeout(running.timer);
@@ -464,7 +480,7 @@ export class ConvertPool {
     }
     const slots = this.slots.splice(0);
     for (const slot of slots) {
-      this.killRender(slot);
+      this.killRenderer(slot);
       this.finish(slot, error);
       clearTimeout(slot.idle);
     }
@@ -569,7 +585,7 @@ export class ConvertPool {
     });
     worker.on('exit', () => {
       exited();
-      this.killRender(slot);
+      this.killRenderer(slot);
       port1.close();
       // Ended in the middle of storing an output (a limit, a cancel, a move): its temporary file goes.
       if (slot.writing !== undefined) removeQuietly(slot.writing);
@@ -841,14 +857,15 @@ export class ConvertPool {
     if (index >= 0) this.slots.splice(index, 1);
     this.counters.replaced += 1;
     // Its render child first: ending the thread cannot stop a child, nor a thread waiting for one.
-    this.killRender(slot);
+    this.killRenderer(slot);
     void slot.worker.terminate();
   }
 
   /**
-   * Runs a worker's SVG render in a child process (the native renderer's work has no bound a thread could stop):
-   * killed past its render limit (rasterise.ts), or with its task (a time limit, a cancel, a move, the pool closing), its
-   * address space bounded where prlimit exists. The answer wakes the worker (worker.ts).
+   * Runs a worker's SVG render in its warm child process (the native renderer's work has no bound a thread could
+   * stop): killed past IMAGE_LIMITS.svgRenderMs of CPU time (by the clock where that cannot be read) or
+   * svgRenderMemoryMb resident, or with its task (a time limit, a cancel, a move, the pool closing), its address
+   * space bounded where prlimit exists. The answer wakes the worker (worker.ts).
    */
   private onRender(slot: Slot, request: RenderRequest): void {
     const { port, flag } = slot.renders;
@@ -857,83 +874,114 @@ export class ConvertPool {
     const reply = (result: RenderResult): void => {
       if (answered) return;
       answered = true;
-      if (slot.render?.reply === reply) slot.render = undefined;
       try {
-        port.postMessage(result);
+        port.postMessage(
+          result.ok ? { ok: true, width: result.width, height: result.height, png: result.png } : result,
+        );
       } catch {
         // The worker is gone.
       }
       Atomics.store(flag, 0, 1);
       Atomics.notify(flag, 0);
     };
-    const failed: RenderResult = { ok: false, reason: 'too complex' };
     void probeRenderLimit().then(() => {
       const task = slot.task;
-      if (!task || task.id !== taskId || task.cancelled || !this.slots.includes(slot)) return reply(failed);
-      const { command, args, env } = renderCommand(request);
-      const startedAt = performance.now();
-      const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
-      slot.render = { child, startedAt, reply };
-      if (process.platform === 'linux' && child.pid !== undefined) {
-        try {
-          // The worker's priority (a thread's nice value is its own; the child would get the event loop's).
-          setPriority(child.pid, slot.large ? LARGE_NICE : SMALL_NICE);
-        } catch {
-          // Not permitted: the child runs at the server's priority.
-        }
-      }
-      let killed = false;
-      const kill = (): void => {
-        killed = true;
-        child.kill('SIGKILL');
-      };
-      const timer = setTimeout(kill, renderWallMs());
-      // Its resident memory, watched where /proc tells it (the address-space limit is looser: resvg reserves far more
-      // than it touches).
+      if (!task || task.id !== taskId || task.cancelled || !this.slots.includes(slot)) return reply(RENDER_FAILED);
+      const renderer = slot.renderer ?? this.startRenderer(slot);
+      const pid = renderer.child.pid;
+      const cpuAtStart = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+      const render: Render = { startedAt: performance.now(), cpuAtStart, finish: () => undefined };
+      // By the clock: 10 times the CPU limit where the CPU time is read, else the limit itself.
+      const timer = setTimeout(
+        () => this.killRenderer(slot),
+        cpuAtStart === undefined ? IMAGE_LIMITS.svgRenderMs : IMAGE_LIMITS.svgRenderMs * 10,
+      );
       const watch = setInterval(() => {
-        if ((residentMb(child.pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb) kill();
+        const over =
+          (cpuAtStart !== undefined && this.renderMs(render, pid) > IMAGE_LIMITS.svgRenderMs) ||
+          (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb;
+        if (over) this.killRenderer(slot);
       }, RSS_WATCH_MS).unref();
-      const chunks: Buffer[] = [];
-      let size = 0;
-      child.stdout.on('data', (chunk: Buffer) => {
-        size += chunk.byteLength;
-        // A fallback is at most 2.5 megapixels: more output than an uncompressed one is not a render of ours.
-        if (size > IMAGE_LIMITS.svgFallbackPixels * 4 + 65_536) kill();
-        else chunks.push(chunk);
-      });
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(request.svg);
-      child.on('error', () => {
+      render.finish = (result) => {
         clearTimeout(timer);
         clearInterval(watch);
-        reply(failed);
-      });
-      child.on('close', (status, signal) => {
-        clearTimeout(timer);
-        clearInterval(watch);
-        const result = renderResult({ stdout: Buffer.concat(chunks), killed: killed || signal !== null, status });
-        if (slot.task?.id === taskId) slot.task.renderMs += result.cpuMs ?? performance.now() - startedAt;
-        reply(result.ok ? { ok: true, width: result.width, height: result.height, png: result.png } : result);
-      });
+        if (renderer.current === render) renderer.current = undefined;
+        if (slot.task?.id === taskId) slot.task.renderMs += result.cpuMs ?? this.renderMs(render, pid);
+        // A child that kept much memory after its render is replaced rather than kept warm.
+        if (slot.renderer === renderer && (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb / 4)
+          this.killRenderer(slot);
+        reply(result);
+      };
+      renderer.current = render;
+      renderer.child.stdin?.write(requestFrame(request));
     });
   }
 
-  /** CPU time the running render child has used (ms): its own on Linux, elsewhere the time since it started. */
-  private renderRunningMs(slot: Slot): number {
-    const render = slot.render;
-    if (!render) return 0;
-    const pid = render.child.pid;
+  /** Starts a worker's warm render child, at the worker's CPU priority. */
+  private startRenderer(slot: Slot): RenderChild {
+    const { command, args, env } = serveCommand();
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const renderer: RenderChild = { child };
+    slot.renderer = renderer;
+    // A warm child waiting for the next SVG keeps no process alive (the worker is referenced while it converts).
+    child.unref();
+    for (const stream of [child.stdin, child.stdout]) (stream as { unref?: () => void } | null)?.unref?.();
+    if (process.platform === 'linux' && child.pid !== undefined) {
+      try {
+        // The worker's priority (a thread's nice value is its own; the child would get the event loop's).
+        setPriority(child.pid, slot.large ? LARGE_NICE : SMALL_NICE);
+      } catch {
+        // Not permitted: the child runs at the server's priority.
+      }
+    }
+    let pending = Buffer.alloc(0);
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.byteLength >= 4) {
+        const length = pending.readUInt32BE(0);
+        // A fallback is at most 2.5 megapixels: more than an uncompressed one is not an answer of ours.
+        if (length > IMAGE_LIMITS.svgFallbackPixels * 4 + 65_536) {
+          if (slot.renderer === renderer) this.killRenderer(slot);
+          else child.kill('SIGKILL');
+          return;
+        }
+        if (pending.byteLength < 4 + length) return;
+        const body = pending.subarray(4, 4 + length);
+        pending = pending.subarray(4 + length);
+        renderer.current?.finish(renderResult({ stdout: body, killed: false, status: 0 }));
+      }
+    });
+    child.stdin.on('error', () => undefined);
+    const ended = (): void => {
+      if (slot.renderer === renderer) slot.renderer = undefined;
+      renderer.current?.finish(RENDER_FAILED);
+    };
+    child.on('error', ended);
+    child.on('close', ended);
+    return renderer;
+  }
+
+  /** CPU time a render has used so far (ms): its child's own on Linux, elsewhere the time since it started. */
+  private renderMs(render: Render, pid: number | undefined): number {
     const cpu = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
-    return cpu ?? performance.now() - render.startedAt;
+    return cpu !== undefined && render.cpuAtStart !== undefined
+      ? cpu - render.cpuAtStart
+      : performance.now() - render.startedAt;
+  }
+
+  /** CPU time the worker's running render has used (ms), for its conversion's time limit. */
+  private renderRunningMs(slot: Slot): number {
+    const current = slot.renderer?.current;
+    return current ? this.renderMs(current, slot.renderer?.child.pid) : 0;
   }
 
   /** Kills the worker's render child, if any, and wakes the worker with a failed render. */
-  private killRender(slot: Slot): void {
-    const render = slot.render;
-    if (!render) return;
-    slot.render = undefined;
-    render.child.kill('SIGKILL');
-    render.reply({ ok: false, reason: 'too complex' });
+  private killRenderer(slot: Slot): void {
+    const renderer = slot.renderer;
+    if (!renderer) return;
+    slot.renderer = undefined;
+    renderer.child.kill('SIGKILL');
+    renderer.current?.finish(RENDER_FAILED);
   }
 
   /**
@@ -973,6 +1021,7 @@ export class ConvertPool {
     if (slot.task || this.closed) return;
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
+    this.killRenderer(slot);
     void slot.worker.terminate();
   }
 

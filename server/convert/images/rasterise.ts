@@ -115,23 +115,52 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** The command that renders one SVG in a child process within IMAGE_LIMITS' time and memory bounds. */
-export function renderCommand(request: RenderRequest): RenderCommand {
-  entry ??= childEntry();
-  const options = {
+/** What the child needs to know besides the SVG. */
+function renderOptions(request: RenderRequest): { text: boolean; maxSide: number; side: number; pixels: number } {
+  return {
     text: request.text,
     maxSide: IMAGE_LIMITS.maxSide,
     side: IMAGE_LIMITS.svgFallbackSide,
     pixels: IMAGE_LIMITS.svgFallbackPixels,
   };
-  const node = [process.execPath, entry, JSON.stringify(options)];
+}
+
+/** A command on Node with the render's limits: `cpu` its CPU seconds (one render's child), and the address space. */
+function limited(node: string[], cpu: boolean): RenderCommand {
   const env = childEnv();
   const limit = renderLimit();
   if (!PRLIMIT) return { command: process.execPath, args: node.slice(1), env };
   // CPU seconds: SIGXCPU at the limit, SIGKILL a second later (the kernel's own count, however busy the cores are).
   const seconds = Math.ceil(IMAGE_LIMITS.svgRenderMs / 1000);
-  const cpu = `--cpu=${String(seconds)}:${String(seconds + 1)}`;
-  return { command: PRLIMIT, args: [cpu, ...(limit === null ? [] : [`--as=${String(limit)}`]), '--', ...node], env };
+  const limits = [
+    ...(cpu ? [`--cpu=${String(seconds)}:${String(seconds + 1)}`] : []),
+    ...(limit === null ? [] : [`--as=${String(limit)}`]),
+  ];
+  return { command: PRLIMIT, args: [...limits, '--', ...node], env };
+}
+
+/** The command that renders one SVG in a child process within IMAGE_LIMITS' time and memory bounds. */
+export function renderCommand(request: RenderRequest): RenderCommand {
+  entry ??= childEntry();
+  return limited([process.execPath, entry, JSON.stringify(renderOptions(request))], true);
+}
+
+/**
+ * The command of a warm render child (the pool's: one per worker, rendering one SVG after another), its address
+ * space bounded; each render's CPU time and resident memory are the pool's to watch (its CPU limit would count the
+ * child's whole life).
+ */
+export function serveCommand(): RenderCommand {
+  entry ??= childEntry();
+  return limited([process.execPath, entry, '--serve'], false);
+}
+
+/** A request to a warm render child: a 4-byte length, then the JSON. */
+export function requestFrame(request: RenderRequest): Buffer {
+  const body = Buffer.from(JSON.stringify({ svg: request.svg, options: renderOptions(request) }));
+  const size = Buffer.alloc(4);
+  size.writeUInt32BE(body.byteLength, 0);
+  return Buffer.concat([size, body]);
 }
 
 /**
