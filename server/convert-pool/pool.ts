@@ -11,6 +11,7 @@ import {
   renderResult,
   requestFrame,
   serveCommand,
+  WARM_CHILD_CPU_MS,
   type RenderRequest,
   type RenderResult,
 } from '../convert/images/rasterise.ts';
@@ -907,9 +908,11 @@ export class ConvertPool {
         clearInterval(watch);
         if (renderer.current === render) renderer.current = undefined;
         if (slot.task?.id === taskId) slot.task.renderMs += result.cpuMs ?? this.renderMs(render, pid);
-        // A child that kept much memory after its render is replaced rather than kept warm.
-        if (slot.renderer === renderer && (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb / 4)
-          this.killRenderer(slot);
+        // A child that kept much memory after its render, or used half its life's CPU time, is replaced.
+        const used = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+        const spent =
+          (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb / 4 || (used ?? 0) > WARM_CHILD_CPU_MS / 2;
+        if (slot.renderer === renderer && spent) this.killRenderer(slot);
         reply(result);
       };
       renderer.current = render;

@@ -125,15 +125,15 @@ function renderOptions(request: RenderRequest): { text: boolean; maxSide: number
   };
 }
 
-/** A command on Node with the render's limits: `cpu` its CPU seconds (one render's child), and the address space. */
-function limited(node: string[], cpu: boolean): RenderCommand {
+/** A command on Node with the render's limits: `cpuMs` the CPU time of the child's whole life, and the address space. */
+function limited(node: string[], cpuMs: number): RenderCommand {
   const env = childEnv();
   const limit = renderLimit();
   if (!PRLIMIT) return { command: process.execPath, args: node.slice(1), env };
   // CPU seconds: SIGXCPU at the limit, SIGKILL a second later (the kernel's own count, however busy the cores are).
-  const seconds = Math.ceil(IMAGE_LIMITS.svgRenderMs / 1000);
+  const seconds = Math.ceil(cpuMs / 1000);
   const limits = [
-    ...(cpu ? [`--cpu=${String(seconds)}:${String(seconds + 1)}`] : []),
+    `--cpu=${String(seconds)}:${String(seconds + 1)}`,
     ...(limit === null ? [] : [`--as=${String(limit)}`]),
   ];
   return { command: PRLIMIT, args: [...limits, '--', ...node], env };
@@ -142,17 +142,21 @@ function limited(node: string[], cpu: boolean): RenderCommand {
 /** The command that renders one SVG in a child process within IMAGE_LIMITS' time and memory bounds. */
 export function renderCommand(request: RenderRequest): RenderCommand {
   entry ??= childEntry();
-  return limited([process.execPath, entry, JSON.stringify(renderOptions(request))], true);
+  return limited([process.execPath, entry, JSON.stringify(renderOptions(request))], IMAGE_LIMITS.svgRenderMs);
 }
+
+/** CPU time a warm render child may use in its whole life (ms): the pool replaces it past half of this, so the
+ * limit only ends one orphaned mid-render (the server killed), which would otherwise finish its SVG first. */
+export const WARM_CHILD_CPU_MS = 24 * IMAGE_LIMITS.svgRenderMs;
 
 /**
  * The command of a warm render child (the pool's: one per worker, rendering one SVG after another), its address
- * space bounded; each render's CPU time and resident memory are the pool's to watch (its CPU limit would count the
- * child's whole life).
+ * space bounded; each render's CPU time and resident memory are the pool's to watch, the child's whole life's CPU
+ * time is bounded by WARM_CHILD_CPU_MS.
  */
 export function serveCommand(): RenderCommand {
   entry ??= childEntry();
-  return limited([process.execPath, entry, '--serve'], false);
+  return limited([process.execPath, entry, '--serve'], WARM_CHILD_CPU_MS);
 }
 
 /** A request to a warm render child: a 4-byte length, then the JSON. */
