@@ -31,6 +31,16 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
     external: ['electron', '@resvg/resvg-js'],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
+  // The SVG renderer's child process (server/convert/images/rasterise.ts), next to the worker (unpacked too).
+  await build({
+    ...common,
+    entryPoints: ['server/convert/images/render-child.mjs'],
+    outfile: join(out, 'render-child.js'),
+    platform: 'node',
+    format: 'esm',
+    external: ['@resvg/resvg-js'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
   await build({
     ...common,
     entryPoints: ['main/preload.ts'],

@@ -4,7 +4,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import {
   convert,
   ConvertInputError,
@@ -16,6 +16,7 @@ import {
   sourceOf,
   type Template,
 } from '../convert/index.ts';
+import { rendersInChild, useRenderer, type RenderResult } from '../convert/images/rasterise.ts';
 import { optimisationsEnabled } from '../convert/optimisations.ts';
 import { writeFileAtomicSync } from '../store/files.ts';
 import type {
@@ -43,6 +44,21 @@ if (process.platform === 'linux') {
   } catch {
     // Not permitted (a sandbox): the worker runs at the process's priority.
   }
+}
+
+// SVGs are rendered by the pool, in child processes it kills with the job (pool.ts): this thread asks and waits. A
+// thread cannot stop a native call, nor a child it started when it is ended itself; the pool can do both.
+const renders = (workerData as { renders?: { port: MessagePort; flag: SharedArrayBuffer } } | null)?.renders;
+if (renders && rendersInChild()) {
+  const flag = new Int32Array(renders.flag);
+  useRenderer((request) => {
+    Atomics.store(flag, 0, 0);
+    renders.port.postMessage(request);
+    // Woken by the pool's answer (it always answers, or ends this worker).
+    Atomics.wait(flag, 0, 0);
+    const answer = receiveMessageOnPort(renders.port)?.message as RenderResult | undefined;
+    return answer ?? { ok: false, reason: 'an SVG that cannot be rendered' };
+  });
 }
 
 /** A RangeError from deep in the engine is the input exhausting the stack or a string's maximum length. */
