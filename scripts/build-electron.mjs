@@ -2,7 +2,7 @@
 // module), the server's conversion worker, the preload script (CommonJS: sandboxed preloads cannot be ES modules)
 // and the icons.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Bundles main/ into `<root>/dist/main/` (or `out`, for tests). */
@@ -31,6 +31,16 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
     external: ['electron', '@resvg/resvg-js'],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
+  // The SVG renderer's child process (server/convert/images/rasterise.ts), next to the worker (unpacked too).
+  await build({
+    ...common,
+    entryPoints: ['server/convert/images/render-child.mjs'],
+    outfile: join(out, 'render-child.js'),
+    platform: 'node',
+    format: 'esm',
+    external: ['@resvg/resvg-js'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
   await build({
     ...common,
     entryPoints: ['main/preload.ts'],
@@ -41,4 +51,10 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
   });
   for (const icon of ['icon.png', 'tray.png', 'tray@2x.png'])
     copyFileSync(join(root, 'main', 'assets', icon), join(out, icon));
+  // package.json's "main": npm packs that file whatever `files` says, so it is this one line, not the 6 MB bundle the
+  // command line's tarball leaves out.
+  writeFileSync(
+    join(out, 'index.js'),
+    "// The desktop app's entry (package.json \"main\"): the bundle beside it.\nimport './main.js';\n",
+  );
 }

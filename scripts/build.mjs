@@ -6,8 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { linkedByNpx } from './install-electron.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// `prepare` when `npx docwright` links this checkout into npx's cache: nothing to build for that (install-electron.mjs).
+if (linkedByNpx()) process.exit(0);
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -47,8 +50,13 @@ try {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   await build({
     ...common,
-    // The conversion worker is an entry of its own (dist/convert-worker.js), sharing the engine's chunk with the CLI.
-    entryPoints: { cli: 'server/cli-entry.ts', 'convert-worker': 'server/convert-pool/worker.ts' },
+    // The conversion worker is an entry of its own (dist/convert-worker.js), sharing the engine's chunk with the CLI;
+    // so is the SVG renderer's child process (dist/render-child.js: server/convert/images/rasterise.ts).
+    entryPoints: {
+      cli: 'server/cli-entry.ts',
+      'convert-worker': 'server/convert-pool/worker.ts',
+      'render-child': 'server/convert/images/render-child.mjs',
+    },
     outdir: 'dist',
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',

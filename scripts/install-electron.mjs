@@ -4,8 +4,25 @@
 // itself, whose failure would roll the whole install back). Without the binary, `npm start` serves the UI in the
 // browser instead of opening the window.
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Whether npm runs this lifecycle script because `npx docwright` (or `npx .`) links this very checkout into npx's
+ * cache: the checkout is already installed and built (bin/docwright.js runs the sources when dist/ is stale), so its
+ * `prepare` (the whole build) and `postinstall` (Electron's download) have nothing to do there.
+ */
+export function linkedByNpx(env = process.env, dir = root) {
+  if (env.npm_command !== 'exec' || !env.npm_config_local_prefix) return false;
+  try {
+    return realpathSync(env.npm_config_local_prefix) === realpathSync(dir);
+  } catch {
+    return false;
+  }
+}
 
 /** Electron's installer script, or null where the electron package is absent (an installed docwright). */
 export function electronInstaller(require = createRequire(import.meta.url)) {
@@ -31,7 +48,7 @@ export function installElectron(installer = electronInstaller(), env = process.e
   return `Electron's binary could not be downloaded (${detail}); the install goes on without it, and \`npm start\` serves the UI in your browser. On a machine that can reach GitHub's downloads, \`npm run install-electron\` fetches it.`;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && !linkedByNpx()) {
   const message = installElectron();
   if (message) console.warn(message);
 }

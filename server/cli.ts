@@ -3,12 +3,14 @@ import { constants } from 'node:os';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
+import { parseMemoryLimit, parseTimeLimit } from './cli/convert-limits.ts';
 import { MAPPING_LIMIT, TEMPLATE_LIMIT } from './limits.ts';
 import { ConvertInputError } from './convert/errors.ts';
 import type { ConversionStats, MappingRules } from './convert/index.ts';
 import { convertWithDaemon, daemonStatus, stopDaemons } from './convert-daemon/client.ts';
 import { SETTING_KEYS as CONFIG_KEYS } from './store/setting-keys.ts';
 import packageJson from '../package.json' with { type: 'json' };
+import { docwrightCommand } from './cli/advice.ts';
 import { defaultDataDir } from './store/paths.ts';
 
 // The server and admin commands load their modules (Fastify, the keychain, TLS) only when run, so that
@@ -17,6 +19,8 @@ const serverModules = () => import('./cli/server-commands.ts');
 const mcpModule = () => import('./mcp/stdio.ts');
 // The engine too: a conversion through the daemon (server/convert-daemon) needs none of it in this process.
 const engine = () => import('./convert/index.ts');
+// And the conversion pool, which a conversion here runs through (server/cli/convert-bounded.ts).
+const bounded = () => import('./cli/convert-bounded.ts');
 
 function readInput(path: string): string {
   try {
@@ -88,6 +92,25 @@ function writeOutput(path: string, bytes: Uint8Array): void {
   }
 }
 
+/** A setting's value in words: no quota is `unlimited`, no MCP folder `none`. */
+function settingText(key: string, value: string | number | null): string {
+  if (value === null) return key === 'mcp_output_dir' ? 'none' : 'unlimited';
+  return String(value);
+}
+
+/**
+ * A warning as the command line prints it. Standard input has no folder to read images from, so the engine's bare
+ * `image_placeholder: ALT` says why there (unless --no-images asked for placeholders).
+ */
+export function warningLine(warning: string, fromStandardInput: boolean): string {
+  const placeholder = /^image_placeholder: (.*)$/s.exec(warning);
+  const text =
+    fromStandardInput && placeholder
+      ? `image_placeholder: images are not embedded from standard input: ${placeholder[1] ?? ''}`
+      : warning;
+  return `warning: ${text.replace(/\s*\n\s*/g, ' ')}\n`;
+}
+
 const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
 
 /** The line `convert` prints on success: what it wrote, its size, the counts and the warnings. */
@@ -102,30 +125,6 @@ export function convertSummary(output: string, bytes: number, stats: ConversionS
     plural(stats.images, 'image'),
   ].join(', ');
   return `Wrote ${where} (${(bytes / 1024).toFixed(1)} KB): ${counts}; ${warnings === 0 ? 'no warnings' : plural(warnings, 'warning')}`;
-}
-
-/**
- * A conversion in this process. The template's own warnings (what reading it removed, e.g. a link to an external
- * template) come first, as the daemon and the API report them.
- */
-async function convertHere(input: {
-  markdown: string;
-  template: Uint8Array | undefined;
-  mapping: MappingRules | { rules: MappingRules } | undefined;
-  created: number;
-  folder: string | undefined;
-}): Promise<{ docx: Uint8Array; warnings: string[]; stats: ConversionStats }> {
-  const { convert, detailsOf, folderSource, readTemplate } = await engine();
-  const template = input.template ? readTemplate(input.template) : undefined;
-  const result = convert({
-    markdown: input.markdown,
-    ...(template ? { template } : {}),
-    ...(input.mapping ? { mapping: input.mapping } : {}),
-    created: new Date(input.created),
-    ...(input.folder ? { images: folderSource(input.folder) } : {}),
-  });
-  const own = template ? detailsOf(template.warnings).map((detail) => detail.warning) : [];
-  return { docx: result.docx, warnings: [...own, ...result.warnings], stats: result.stats };
 }
 
 /** Output path: INPUT with a .docx extension, or standard output for standard input. */
@@ -143,6 +142,8 @@ type ConvertOpts = {
   quiet?: boolean;
   images: boolean;
   daemon: boolean;
+  timeLimit?: number;
+  memoryLimit?: number;
 };
 
 const EXAMPLES = `
@@ -178,6 +179,12 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'print nothing on success (warnings still go to standard error)')
     .option('--no-images', 'keep images as placeholders instead of embedding the files beside INPUT (docs/images.md)')
     .option('--no-daemon', 'convert in this process, not through the warm conversion daemon (docs/cli.md)')
+    .option(
+      '--time-limit <seconds>',
+      "longest the conversion may take, in seconds of CPU (default: the server's, 30)",
+      parseTimeLimit,
+    )
+    .option('--memory-limit <MB>', "most memory the conversion may use (default: the server's, 1024)", parseMemoryLimit)
     .action(async (input: string, opts: ConvertOpts) => {
       const markdown = readInput(input);
       const template = opts.template ? readBytes(opts.template, 'template') : undefined;
@@ -188,11 +195,20 @@ export function buildProgram(): Command {
       // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
       const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
       const created = Date.now();
-      // Through the daemon when it runs (it converts with the same engine: the same document); else, or when it
-      // cannot, here (a daemon is then started for the next conversions).
-      const warm = opts.daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
-      const result = warm ?? (await convertHere({ markdown, template, mapping, created, folder }));
-      for (const warning of result.warnings) process.stderr.write(`warning: ${warning.replace(/\s*\n\s*/g, ' ')}\n`);
+      // Under the server's time and memory limits, or those the user gave (docs/cli.md, "Limits").
+      const limits = {
+        ...(opts.timeLimit === undefined ? {} : { timeoutMs: opts.timeLimit }),
+        ...(opts.memoryLimit === undefined ? {} : { memoryMb: opts.memoryLimit }),
+      };
+      // Through the daemon when it runs (it converts with the same engine and the same limits: the same document or
+      // the same refusal); else, when it cannot or the user gave limits of their own, here (a daemon is then started
+      // for the next conversions).
+      const daemon = opts.daemon && Object.keys(limits).length === 0;
+      const warm = daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
+      if (warm && 'limit' in warm) throw (await bounded()).limitError(warm.limit, warm.message);
+      const result =
+        warm ?? (await (await bounded()).convertBounded({ markdown, template, mapping, created, folder }, limits));
+      for (const warning of result.warnings) process.stderr.write(warningLine(warning, input === '-' && opts.images));
       writeOutput(output, result.docx);
       if (!opts.quiet)
         process.stderr.write(
@@ -241,24 +257,24 @@ export function buildProgram(): Command {
     .command('default')
     .description('write the built-in "Docwright Default" template, to edit in Word')
     .option('-o, --output <file>', 'where to write it', 'docwright-default.docx')
-    .action(async (opts: { output: string }) => writeOutput(opts.output, (await engine()).defaultTemplate()));
+    .action(async (opts: { output: string }) => {
+      const bytes = (await engine()).defaultTemplate();
+      writeOutput(opts.output, bytes);
+      process.stderr.write(
+        `Wrote ${opts.output === '-' ? 'standard output' : opts.output} (${(bytes.byteLength / 1024).toFixed(1)} KB): the built-in template "Docwright Default"\n`,
+      );
+    });
   template
     .command('styles')
-    .description("list a template's styles (the names a mapping uses)")
+    .description("list a template's styles as Word shows them (the names a mapping uses), by type and name")
     .argument('[file]', 'template .docx (default: the built-in one)')
     .option('--json', 'print JSON')
     .action(async (file: string | undefined, opts: { json?: boolean }) => {
       const { readTemplate, defaultTemplateRead } = await engine();
-      const styles = (file ? readTemplate(readBytes(file, 'template')) : defaultTemplateRead()).styles;
-      if (opts.json)
-        process.stdout.write(
-          `${JSON.stringify(
-            styles.map(({ name, id, type }) => ({ name, id, type })),
-            null,
-            2,
-          )}\n`,
-        );
-      else for (const s of styles) process.stdout.write(`${s.type.padEnd(10)} ${s.name}\n`);
+      const { listStyles, styleLines } = await import('./cli/template-styles.ts');
+      const styles = listStyles((file ? readTemplate(readBytes(file, 'template')) : defaultTemplateRead()).styles);
+      if (opts.json) process.stdout.write(`${JSON.stringify(styles, null, 2)}\n`);
+      else for (const line of styleLines(styles)) process.stdout.write(`${line}\n`);
     });
   const dataDir = () => resolve(program.opts<{ dataDir?: string }>().dataDir ?? defaultDataDir());
   program.option('--data-dir <dir>', 'data directory (default: $DOCWRIGHT_HOME, else the per-user app-data folder)');
@@ -273,6 +289,7 @@ export function buildProgram(): Command {
       'address to bind: 127.0.0.1 (default), localhost or ::1; a team server: 0.0.0.0, :: or an address of this machine (with --allow-remote, --cert, --key)',
     )
     .option('--http', 'plain HTTP instead of HTTPS (loopback only)')
+    .option('--verbose', "say the key secret's notices at every start, with the keychain's own words")
     .option('--allow-remote', 'team server: allow a --host beyond loopback (HTTPS with --cert/--key only)')
     .option(
       '--cert <file>',
@@ -288,6 +305,7 @@ export function buildProgram(): Command {
         port?: string;
         host?: string;
         http?: boolean;
+        verbose?: boolean;
         allowRemote?: boolean;
         cert?: string;
         key?: string;
@@ -302,6 +320,7 @@ export function buildProgram(): Command {
           ...(port !== undefined ? { port } : {}),
           ...(opts.host ? { host: opts.host } : {}),
           http: opts.http ?? false,
+          verbose: opts.verbose ?? false,
           // Team server (server/http/listen.ts).
           allowRemote: opts.allowRemote ?? false,
           ...(opts.cert !== undefined ? { tlsCert: opts.cert } : {}),
@@ -390,7 +409,7 @@ export function buildProgram(): Command {
       const { withAdmin } = await serverModules();
       const list = await withAdmin(dataDir(), (ops) => ops.listKeys());
       if (opts.json) return print(JSON.stringify(list, null, 2));
-      if (list.length === 0) return print('No API keys. Create one: docwright keys create NAME');
+      if (list.length === 0) return print(`No API keys. Create one: ${docwrightCommand('keys create NAME')}`);
       for (const k of list)
         print(
           `${k.id}  ${k.key_prefix}…  ${k.name}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}`,
@@ -409,16 +428,21 @@ export function buildProgram(): Command {
   const config = program.command('config').description(`settings: ${CONFIG_KEYS.join(', ')}`);
   config
     .command('get')
-    .argument('[key]', 'one setting')
-    .description('print the settings (or one)')
-    .action(async (key: string | undefined) => {
+    .argument('[key]', 'one setting (its value alone)')
+    .description('print the settings as `key = value` lines, as `config set` prints them (or the value of one)')
+    .option('--json', 'print JSON (null for unlimited and none)')
+    .action(async (key: string | undefined, opts: { json?: boolean }) => {
       const { withAdmin } = await serverModules();
       const settings = await withAdmin(dataDir(), (ops) => ops.settings());
-      if (key === undefined) return print(JSON.stringify(settings, null, 2));
+      if (key === undefined) {
+        if (opts.json) return print(JSON.stringify(settings, null, 2));
+        for (const name of CONFIG_KEYS) print(`${name} = ${settingText(name, settings[name])}`);
+        return;
+      }
       if (!(CONFIG_KEYS as readonly string[]).includes(key))
         throw new CliError(`unknown setting ${key}; use one of ${CONFIG_KEYS.join(', ')}`);
       const value = settings[key as keyof typeof settings];
-      print(value === null ? (key === 'mcp_output_dir' ? 'none' : 'unlimited') : String(value));
+      print(opts.json ? JSON.stringify(value) : settingText(key, value));
     });
   config
     .command('set')
@@ -429,9 +453,8 @@ export function buildProgram(): Command {
       const { withAdmin, parseSetting } = await serverModules();
       const patch = parseSetting(key, value);
       const settings = await withAdmin(dataDir(), (ops) => ops.updateSettings(patch));
-      const shown = settings[key as keyof typeof settings];
       print(
-        `${key} = ${shown === null ? (key === 'mcp_output_dir' ? 'none' : 'unlimited') : String(shown)}${key === 'port' ? ' (used from the next start)' : ''}`,
+        `${key} = ${settingText(key, settings[key as keyof typeof settings])}${key === 'port' ? ' (used from the next start)' : ''}`,
       );
     });
 
@@ -469,7 +492,7 @@ export function buildProgram(): Command {
       print(
         running
           ? `Running at ${String(status.url)} (pid ${String(status.pid)})`
-          : 'Not running (start it: docwright serve)',
+          : `Not running (start it: ${docwrightCommand('serve')})`,
       );
       if (status.fingerprint) print(`Certificate: ${String(status.cert_path)} (SHA-256 ${status.fingerprint})`);
       print(

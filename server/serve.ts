@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import packageJson from '../package.json' with { type: 'json' };
 import type { FastifyInstance } from 'fastify';
-import { loadSecret } from './auth/secret.ts';
+import { loadSecret, type LoadedSecret } from './auth/secret.ts';
 import { buildApp } from './http/app.ts';
 import {
   allowedHostNames,
@@ -19,6 +19,7 @@ import { loadAdminCertificate, loadOrCreateCertificate } from './http/tls.ts';
 import { applyPolicy, listenAddress, listenPort, loadPolicy, seedFromPolicy } from './policy/index.ts';
 import { writeFileAtomic } from './store/files.ts';
 import { dataPaths } from './store/paths.ts';
+import { docwrightCommand } from './cli/advice.ts';
 import { Store } from './store/store.ts';
 
 export interface ServeOptions {
@@ -37,6 +38,8 @@ export interface ServeOptions {
   /** Host names accepted in the Host header besides loopback and the certificate's names (--public-host). */
   publicHosts?: string[];
   logger?: boolean;
+  /** Every start says the key secret's notices, with the keychain's own words (else once per data directory). */
+  verbose?: boolean;
   /** Start and warm every conversion worker once listening, so the first conversions wait for no start (default true). */
   warmWorkers?: boolean;
 }
@@ -79,6 +82,19 @@ export interface RunningServer {
 export { ServeError };
 
 /**
+ * The key secret's warning as a start says it: a notice (the keychain fallback) once per data directory, in words;
+ * with `verbose` at every start, with the keychain library's own words. Other warnings at every start.
+ */
+async function secretWarning(store: Store, secret: LoadedSecret, verbose: boolean): Promise<string | undefined> {
+  if (secret.warning === undefined) return undefined;
+  if (verbose) return secret.detail ? `${secret.warning} The keychain said: ${secret.detail}.` : secret.warning;
+  if (secret.notice === undefined) return secret.warning;
+  if (!(await store.firstNotice(secret.notice))) return undefined;
+  const why = secret.detail ? `; ${docwrightCommand('serve --verbose')} says why` : '';
+  return `${secret.warning} Said once for this data folder${why}.`;
+}
+
+/**
  * Starts the server: takes the data directory, loads the key-hashing secret from the keychain, generates or loads
  * the certificate, listens, and writes the discovery file and the CLI's admin token (both removed on close).
  */
@@ -106,6 +122,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     applyPolicy(store, policy);
     const seeded = await seedFromPolicy(store, policy);
     const secret = await loadSecret(options.dataDir);
+    const keychainWarning = await secretWarning(store, secret, options.verbose ?? false);
     const tls = http ? undefined : (adminCertificate ?? (await loadOrCreateCertificate(paths.tls)));
     const adminToken = randomBytes(32).toString('base64url');
     const uiToken = randomBytes(32).toString('base64url');
@@ -134,7 +151,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES') {
         throw new ServeError(
-          `Port ${port} is not available (${code}); another program uses it. Choose another: docwright serve --port N, or docwright config set port N.`,
+          `Port ${port} is not available (${code}); another program uses it. Choose another: ${docwrightCommand('serve --port N')}, or ${docwrightCommand('config set port N')}.`,
         );
       }
       if (code === 'EADDRNOTAVAIL')
@@ -179,7 +196,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       adminToken,
       warnings: [
         ...seeded.warnings,
-        ...(secret.warning ? [secret.warning] : []),
+        ...(keychainWarning !== undefined ? [keychainWarning] : []),
         ...(adminCertificate?.warnings ?? []),
         ...publicHosts
           .filter((n) => adminCertificate && !adminCertificate.names.some((c) => nameCovers(c, n)))

@@ -13,6 +13,7 @@ import {
   ConvertCancelledError,
   ConvertLimitError,
   ConvertPool,
+  limitMessage,
   type PoolOptions,
   type TemplateInspection,
 } from './convert-pool/pool.ts';
@@ -27,6 +28,7 @@ import type {
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
 import { nameProblem } from './names.ts';
+import { dataDirOverlap } from './confined/within.ts';
 import {
   applyPolicy,
   effectiveSettings,
@@ -177,6 +179,13 @@ export class Services {
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
     const locked = lockedAmong(Object.keys(patch), this.policy);
     if (locked) throw new ApiError('forbidden', `${locked.message}.`);
+    const folder = patch.mcp_output_dir;
+    const overlap = typeof folder === 'string' ? dataDirOverlap(folder, this.store.dataDir) : undefined;
+    if (overlap)
+      throw new ApiError(
+        'validation_error',
+        `mcp_output_dir must not ${overlap === 'holds' ? 'hold' : 'lie inside'} Docwright's data directory (${this.store.dataDir}), whose keys and settings MCP must never reach; choose a folder ${overlap === 'holds' ? 'beside' : 'outside'} it, such as ~/Documents/Docwright`,
+      );
     return this.store.updateSettings(patch);
   }
 
@@ -268,10 +277,7 @@ export class Services {
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);
         if (error instanceof ConvertLimitError) {
-          throw new ApiError(
-            'document_too_complex',
-            `markdown: ${error.message}; split the document or simplify its nesting.`,
-          );
+          throw new ApiError('document_too_complex', limitMessage(error));
         }
         if (error instanceof ConvertBusyError)
           throw new ApiError('server_busy', `The server is busy: ${error.message}; retry in a few seconds.`, {

@@ -99,7 +99,7 @@ describe('without a running server (the data directory directly)', () => {
     expect(await ok('config', 'get', 'monthly_quota')).toBe('100\n');
     expect(await ok('config', 'set', 'monthly_quota', 'unlimited')).toBe('monthly_quota = unlimited\n');
     expect(await ok('config', 'get', 'monthly_quota')).toBe('unlimited\n');
-    const all = JSON.parse(await ok('config', 'get'));
+    const all = JSON.parse(await ok('config', 'get', '--json'));
     expect(all).toMatchObject({ plan: 'solo', monthly_quota: null });
   });
 

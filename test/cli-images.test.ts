@@ -45,7 +45,7 @@ describe('docwright convert with images', () => {
     child.stdin.end('![Chip](img/small.png)\n');
     const [code] = (await once(child, 'close')) as [number];
     expect(code).toBe(0);
-    expect(stderr).toContain('warning: image_placeholder: Chip');
+    expect(stderr).toContain('warning: image_placeholder: images are not embedded from standard input: Chip');
   });
 
   it('--no-images keeps every image a placeholder, as the API does', async () => {

@@ -40,8 +40,12 @@ export interface LoadSecretOptions {
 export interface LoadedSecret {
   secret: Buffer;
   store: 'keychain' | 'file';
-  /** Why the secret is not (only) in the keychain; meant for the log and the UI. Never contains the secret. */
+  /** Why the secret is not (only) in the keychain, in words; meant for the log and the UI. Never contains the secret. */
   warning?: string;
+  /** The keychain library's own words for why it could not be reached (a D-Bus error, say): for --verbose. */
+  detail?: string;
+  /** Names the warning's situation where it need be said only once per data directory (serve.ts). */
+  notice?: 'keychain-off' | 'keychain-unreachable' | 'secret-file-kept';
 }
 
 /** The keychain account that holds the secret of this data directory. */
@@ -60,10 +64,13 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
         ? 'DOCWRIGHT_KEYCHAIN=off'
         : undefined;
   if (turnedOff) {
-    return fromFile(
-      file,
-      `OS keychain turned off (${turnedOff}); the API key secret is kept in ${file}, ${protection()}.`,
-    );
+    return {
+      ...fromFile(
+        file,
+        `OS keychain turned off (${turnedOff}); the API key secret is kept in ${file}, ${protection()}.`,
+      ),
+      notice: 'keychain-off',
+    };
   }
 
   const account = keychainAccount(dataDir);
@@ -77,7 +84,7 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
   } catch (error) {
     // The secret is known to be in the keychain: a file secret now would silently invalidate every key.
     if (existsSync(marker) && !existsSync(file)) throw keychainLocked(error, marker);
-    return fromFile(file, unreachable(file, error));
+    return unreachable(file, error);
   }
 
   if (stored !== null) {
@@ -97,6 +104,7 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
       secret: existing,
       store: 'file',
       warning: `The API key secret is still kept in ${file} (${protection()}), created when the OS keychain was unavailable; it stays in use so existing API keys keep working.`,
+      notice: 'secret-file-kept',
     };
   }
 
@@ -107,7 +115,7 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
     kept = await entry.getPassword();
     if (kept === null) throw new Error('the keychain did not keep the secret');
   } catch (error) {
-    return fromFile(file, unreachable(file, error));
+    return unreachable(file, error);
   }
   markKeychain(marker);
   return { secret: decode(kept, where), store: 'keychain' };
@@ -126,9 +134,16 @@ function keychainLocked(error: unknown, marker: string): Error {
   );
 }
 
-function unreachable(file: string, error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
-  return `The OS keychain could not be reached (${reason}), so the API key secret is in ${file} (${protection()}) and API keys work as usual; to use the keychain, unlock it and restart Docwright, or set DOCWRIGHT_KEYCHAIN=off to keep the file without this notice.`;
+/** The secret from its file where the keychain cannot be reached: why in words, the keychain's own words apart. */
+function unreachable(file: string, error: unknown): LoadedSecret {
+  return {
+    ...fromFile(
+      file,
+      `The OS keychain could not be reached, so the API key secret is kept in ${file}, ${protection()}; API keys work as usual. To use the keychain, unlock it and restart Docwright.`,
+    ),
+    detail: (error instanceof Error ? error.message : String(error)).replace(/\.$/, ''),
+    notice: 'keychain-unreachable',
+  };
 }
 
 function protection(): string {

@@ -9,6 +9,7 @@ import { SETTING_KEYS, type ApiKeyRecord, type Settings } from '../store/databas
 import { DataDirLockedError } from '../store/lock.ts';
 import { Store } from '../store/store.ts';
 
+import { docwrightCommand } from './advice.ts';
 import { CliError } from './errors.ts';
 
 /** What the admin commands do, against a running server (over its API) or the data directory itself. */
@@ -75,7 +76,7 @@ export async function withAdmin<T>(dataDir: string, fn: (ops: AdminOps) => Promi
       listKeys: async () => store.listKeys().map(publicKey),
       revokeKey: async (id) => {
         const record = await store.revokeKey(id, new Date());
-        if (!record) throw new CliError(`no API key with id ${id} (see docwright keys list)`);
+        if (!record) throw new CliError(`no API key with id ${id} (see ${docwrightCommand('keys list')})`);
         return publicKey(record);
       },
       settings: async () => store.settings(),

@@ -1,6 +1,7 @@
 import { writeFileAtomic } from '../store/files.ts';
 import { dataPaths } from '../store/paths.ts';
 import { CliError } from './errors.ts';
+import { docwrightCommand } from './advice.ts';
 import { callServer, findRunningServer } from './running-server.ts';
 
 /**
@@ -17,14 +18,14 @@ export async function sessionLinkLines(
   if (terminal)
     return [
       `Open the app:  ${link}`,
-      '               (opens the app once, within 5 minutes; keep it private; a new one: docwright open)',
+      `               (opens the app once, within 5 minutes; keep it private; a new one: ${docwrightCommand('open')})`,
     ];
   const file = dataPaths(dataDir).uiLink;
   try {
     await writeFileAtomic(file, `${link}\n`, 0o600);
   } catch (error) {
     return [
-      `Open the app:  the link could not be written to ${file} (${(error as Error).message}); get one with: docwright open`,
+      `Open the app:  the link could not be written to ${file} (${(error as Error).message}); get one with: ${docwrightCommand('open')}`,
     ];
   }
   return [
@@ -48,7 +49,9 @@ export async function showSessionLink(
 export async function newSessionLink(dataDir: string): Promise<string> {
   const server = findRunningServer(dataDir);
   if (!server)
-    throw new CliError('no Docwright server is running for this data directory; start one with: docwright serve');
+    throw new CliError(
+      `no Docwright server is running for this data directory; start one with: ${docwrightCommand('serve')}`,
+    );
   const res = await callServer(server, 'POST', '/api/settings/session-link');
   const path = (res.body as { path?: unknown } | null)?.path;
   if (res.status !== 200 || typeof path !== 'string')

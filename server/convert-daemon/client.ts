@@ -29,6 +29,14 @@ export interface DaemonAnswer {
   stats: ConversionStats;
 }
 
+/** The daemon stopped the conversion at a limit (the same as the command line's own): the caller reports it. */
+export interface DaemonRefusal {
+  limit: 'time' | 'memory' | 'engine';
+  message: string;
+}
+
+const LIMITS = new Set<unknown>(['time', 'memory', 'engine']);
+
 /**
  * The launcher that runs the daemon: the bin/docwright.js of the package this module belongs to. The package is the
  * nearest folder above this module that holds it in its dist/ (the bundle: dist/cli.js or dist/chunks/) or server/
@@ -78,14 +86,16 @@ export function startDaemon(paths: DaemonPaths): boolean {
 }
 
 /**
- * Converts through the daemon of this build: the answer, or undefined when the caller should convert in its own
- * process (no daemon yet: one is started for the next conversions; a document past the daemon's limits; any
- * failure, the conversion's own errors included, which the caller then reports as it always did).
+ * Converts through the daemon of this build: the answer; a refusal when the conversion ran into a time or memory
+ * limit (the command line's own are the same: converting again would only fail again, later); or undefined when
+ * the caller should convert in its own process (no daemon yet: one is started for the next conversions; markdown
+ * past the daemon's size; any other failure, the conversion's own errors included, which the caller then reports
+ * as it always did).
  */
 export async function convertWithDaemon(
   request: DaemonRequest,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<DaemonAnswer | undefined> {
+): Promise<DaemonAnswer | DaemonRefusal | undefined> {
   const paths = daemonPaths(env);
   if (!paths) return undefined;
   const markdown = Buffer.from(request.markdown, 'utf8');
@@ -116,8 +126,12 @@ export async function convertWithDaemon(
 }
 
 /** The daemon's answer when it is a whole, well-formed one: a zip package, the counts, the warnings as text. */
-function answerOf(frame: Frame): DaemonAnswer | undefined {
+function answerOf(frame: Frame): DaemonAnswer | DaemonRefusal | undefined {
   const { header, payloads } = frame;
+  if (header.ok === false && header.code === 'ConvertLimitError' && LIMITS.has(header.limit))
+    return typeof header.message === 'string'
+      ? { limit: header.limit as DaemonRefusal['limit'], message: header.message }
+      : undefined;
   const docx = payloads[0];
   if (header.ok !== true || payloads.length !== 1 || !docx || docx.byteLength < 22) return undefined;
   if (docx.readUInt32LE(0) !== 0x04034b50) return undefined;

@@ -9,10 +9,10 @@ import { chmodSync, linkSync, lstatSync, readFileSync, renameSync, unlinkSync, w
 import { createServer, type Server, type Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { defaultTemplate, mappingRules } from '../convert/index.ts';
-import { ConvertPool } from '../convert-pool/pool.ts';
+import { ConvertLimitError, ConvertPool } from '../convert-pool/pool.ts';
 import { daemonPaths, daemonRunning, isSafeDir, type DaemonPaths } from './paths.ts';
 import { readFrame, writeFrame, type Frame } from './protocol.ts';
-import { DAEMON_TIMEOUT_MS, PROTOCOL_VERSION, REQUEST_DEADLINE_MS, REQUEST_LIMITS } from './limits.ts';
+import { PROTOCOL_VERSION, REQUEST_DEADLINE_MS, REQUEST_LIMITS } from './limits.ts';
 
 export class DaemonError extends Error {
   override name = 'DaemonError';
@@ -30,8 +30,6 @@ class Refusal extends Error {
 
 /** Quarter of an hour without a request: the daemon ends. */
 const IDLE_MS = 15 * 60 * 1000;
-/** The longest conversion, in ms of its thread's CPU: the command line converts what the daemon gives up on. */
-const TIMEOUT_MS = DAEMON_TIMEOUT_MS;
 /** How long an answered connection may stay open before it is closed from this side. */
 const LINGER_MS = 5_000;
 /** Connections at once (one converts; the others are refused busy, or wait to be read). */
@@ -172,10 +170,11 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
       // that finds it busy converts in its own process, as it would without a daemon (maxQueue 0: refused at once).
       size: 1,
       maxQueue: 0,
-      timeoutMs: TIMEOUT_MS,
+      // The server's time and memory limits (its environment's, else 30 s and 1024 MB), as the command line's own:
+      // a document either converts the same in both or is refused the same (server/cli/convert-bounded.ts).
       // A command line's document of any length runs on that warm worker, and none is moved off it.
       largeJobChars: Number.MAX_SAFE_INTEGER,
-      smallBudgetMs: TIMEOUT_MS,
+      smallBudgetMs: Number.MAX_SAFE_INTEGER,
       // A large young generation: a 120 KB conversion's objects die in it instead of being copied and promoted (with
       // the process's --no-allocation-site-pretenuring, bin/server-flags.mjs): 120 KB through the daemon 373-375 ms
       // with 64 or 96 MB (the pool's default), 262-267 ms with 128 MB, 242-258 ms with 256 MB for 100 MB more
@@ -275,7 +274,9 @@ export async function runDaemon(env: NodeJS.ProcessEnv = process.env): Promise<R
     } catch (error) {
       const e = error instanceof Error ? error : new Error(String(error));
       // Its first line: a worker's failure carries its stack, which the client has no use for.
-      answer(socket, { ok: false, code: e.name, message: e.message.split('\n')[0] ?? '' });
+      // A limit's kind too: the command line reports it with the flag that raises it (client.ts).
+      const limit = error instanceof ConvertLimitError ? { limit: error.limit } : {};
+      answer(socket, { ok: false, code: e.name, message: e.message.split('\n')[0] ?? '', ...limit });
     } finally {
       socket.off('close', onClose);
     }

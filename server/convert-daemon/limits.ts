@@ -5,17 +5,16 @@ import { MAPPING_LIMIT, TEMPLATE_LIMIT } from '../limits.ts';
 export const PROTOCOL_VERSION = 1;
 
 /**
- * Larger markdown is converted in the command line's own process, which has no heap or time limit: the daemon's
- * worker has the server's (1 GB of heap; a 5.8 MB document needs about 1.2 GB), so it would fail on it after working
- * on it for half a minute and the command line would start again.
+ * Larger markdown is converted in the command line's own process (with the same limits, in a worker of its own:
+ * server/cli/convert-bounded.ts): kept from the warm daemon, whose one worker serves every command line.
  */
 export const MAX_MARKDOWN_BYTES = DAEMON_MARKDOWN_BYTES;
 
-/** The longest a conversion may take in the daemon, in ms of its thread's CPU (a 4 MB document: about 10 s). */
-export const DAEMON_TIMEOUT_MS = 60_000;
-
-/** How long `convert` waits for the daemon's answer before converting in its own process. */
-export const ANSWER_WAIT_MS = 2 * DAEMON_TIMEOUT_MS;
+/**
+ * How long `convert` waits for the daemon's answer before converting in its own process: four times the default
+ * time limit (30 s of the worker's CPU; a 4 MB document takes about 10 s), for a daemon kept from the cores.
+ */
+export const ANSWER_WAIT_MS = 120_000;
 
 /** How long `daemon status` and `daemon stop` wait for an answer. */
 export const ASK_WAIT_MS = 5_000;

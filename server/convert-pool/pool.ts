@@ -1,9 +1,20 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { removeQuietly, tempPathFor } from '../store/files.ts';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
+import { IMAGE_LIMITS } from '../convert/images/limits.ts';
+import {
+  probeRenderLimit,
+  renderResult,
+  requestFrame,
+  serveCommand,
+  WARM_CHILD_CPU_MS,
+  type RenderRequest,
+  type RenderResult,
+} from '../convert/images/rasterise.ts';
 import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
 import type {
   ForgetMessage,
@@ -49,14 +60,20 @@ export interface PoolOptions {
    * limit, so it never holds the workers the short ones need. A template's inspection (an upload) moves the same
    * way. Not below the time limit's reach: with a limit of at most this, nothing moves. */
   smallBudgetMs?: number;
+  /** Whether a worker converts a small document before it says it is ready (default true: a server's first user gets
+   * compiled code; a one-shot command line, whose one conversion compiles it anyway, says false). */
+  warmUp?: boolean;
 }
 
 export interface PoolJob {
   markdown: string;
-  mapping: MappingRules;
+  /** The rules, or a mapping holding them as read from a file (checked in the worker: ConvertInputError); absent:
+   * the built-in mapping. */
+  mapping?: MappingRules | { rules: MappingRules };
   created: Date;
-  /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once. */
-  template: { key: string; bytes: Uint8Array };
+  /** The template: a key naming its exact bytes (id, version, hash) and the bytes, sent to a worker only once;
+   * without bytes only under BUILTIN_TEMPLATE_KEY (the worker's own prepared built-in template). */
+  template: { key: string; bytes?: Uint8Array };
   /** Where the document's images come from (docs/images.md); absent: placeholders (SPEC.md). */
   images?: ImageInput;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
@@ -96,6 +113,14 @@ export class ConvertLimitError extends Error {
   }
 }
 
+/**
+ * What a user is told of a conversion stopped by a limit: the API's document_too_complex message, and the command
+ * line's (which adds how to raise the limit, HINT).
+ */
+export function limitMessage(error: ConvertLimitError, hint?: string): string {
+  return `markdown: ${error.message}; split the document or simplify its nesting${hint ? `, or ${hint}` : ''}.`;
+}
+
 /** Every worker is busy and the queue is full: the conversion was not started. */
 export class ConvertBusyError extends Error {
   override name = 'ConvertBusyError';
@@ -131,9 +156,30 @@ export function wallCapMs(timeoutMs: number): number {
 
 /** A thread's CPU time (user + system) in ms, from /proc/self/task/TID/stat; undefined where it cannot be read. */
 function threadCpuMs(tid: number | undefined): number | undefined {
-  if (tid === undefined) return undefined;
+  return tid === undefined ? undefined : cpuMsOf(`/proc/self/task/${String(tid)}/stat`);
+}
+
+/** A render that did not finish within its limits. */
+const RENDER_FAILED: RenderResult = { ok: false, reason: 'too complex' };
+
+/** How often a render child's CPU time and resident memory are read (ms). */
+const RSS_WATCH_MS = 50;
+
+/** A process's resident memory in MB (Linux: /proc/PID/status); undefined where it cannot be read. */
+function residentMb(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/self/task/${String(tid)}/stat`, 'latin1');
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${String(pid)}/status`, 'latin1'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) in ms from a /proc stat file; undefined where it cannot be read. */
+function cpuMsOf(path: string): number | undefined {
+  try {
+    const stat = readFileSync(path, 'latin1');
     // After "pid (comm) ": field 3 is the state; utime and stime are fields 14 and 15, in USER_HZ (100 a second).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
@@ -189,6 +235,19 @@ type Task =
       reject: (error: Error) => void;
     };
 
+/** A render running in a warm child: when it started, the child's CPU time then (Linux), how it ends. */
+interface Render {
+  startedAt: number;
+  cpuAtStart: number | undefined;
+  finish: (result: RenderResult & { cpuMs?: number }) => void;
+}
+
+/** A worker's warm render child (render-child.mjs --serve) and the render it is doing. */
+interface RenderChild {
+  child: ChildProcess;
+  current?: Render;
+}
+
 interface Slot {
   worker: Worker;
   /** A worker for large conversions (lower priority; large ones run only on these, small ones never). */
@@ -207,6 +266,8 @@ interface Slot {
         cancelled?: boolean;
         /** Its time limit on this worker: timeoutMs, less what it used before it was moved (spentMs). */
         limitMs: number;
+        /** CPU time its ended render children used (ms; by the clock where they did not say): part of its time. */
+        renderMs: number;
         /** The task as queued (what a cancel looks for; what goes back in the queue when it is moved). */
         origin: Task;
       })
@@ -221,6 +282,10 @@ interface Slot {
   writing?: string;
   /** Resolves when the worker's thread has exited. */
   exited: Promise<void>;
+  /** Where the worker asks for SVG renders and waits for them (worker.ts): the pool runs each in a child process. */
+  renders: { port: MessagePort; flag: Int32Array };
+  /** The worker's warm render child, once it has rendered: killed with the task it renders for, or the worker. */
+  renderer?: RenderChild;
 }
 
 function fromEnv(name: string, min: number): number | undefined {
@@ -267,6 +332,7 @@ export class ConvertPool {
   private readonly cancelGraceMs: number;
   private readonly largeIdleMs: number;
   private readonly smallBudgetMs: number;
+  private readonly warmUp: boolean;
   /** Large conversions running at once, each on a worker of its own besides the `size` for the others. */
   private readonly largeSlots: number;
   private readonly entry: URL;
@@ -289,6 +355,7 @@ export class ConvertPool {
     this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
     this.largeIdleMs = options.largeIdleMs ?? 300_000;
     this.smallBudgetMs = options.smallBudgetMs ?? 2_000;
+    this.warmUp = options.warmUp ?? true;
     this.largeSlots = Math.max(1, this.size - 1);
     this.entry = workerEntry();
   }
@@ -346,6 +413,8 @@ export class ConvertPool {
     const running = slot.task;
     running.cancelled = true;
     task.reject(error);
+    // Its render, if any, stops now: the worker then finishes (or is ended after the grace) with nothing to wait for.
+    this.killRenderer(slot);
     // A worker still loading gets its grace from when it is ready (onReady).
     if (slot.ready) {
       clearTimeout(running.timer);
@@ -428,6 +497,7 @@ export class ConvertPool {
     }
     const slots = this.slots.splice(0);
     for (const slot of slots) {
+      this.killRenderer(slot);
       this.finish(slot, error);
       clearTimeout(slot.idle);
     }
@@ -499,14 +569,22 @@ export class ConvertPool {
   }
 
   private spawn(large: boolean): Slot {
+    const { port1, port2 } = new MessageChannel();
+    const flag = new Int32Array(new SharedArrayBuffer(4));
     const worker = new Worker(this.entry, {
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: this.youngMb },
       name: large ? 'docwright-convert-large' : 'docwright-convert',
-      // Large conversions' workers yield the cores to the others' (worker.ts).
-      workerData: { nice: large ? LARGE_NICE : SMALL_NICE },
+      // Large conversions' workers yield the cores to the others' (worker.ts); SVGs render through the pool.
+      workerData: {
+        nice: large ? LARGE_NICE : SMALL_NICE,
+        warmUp: this.warmUp,
+        renders: { port: port2, flag: flag.buffer },
+      },
+      transferList: [port2],
     });
     worker.unref();
+    port1.unref();
     let exited = (): void => undefined;
     const slot: Slot = {
       worker,
@@ -516,7 +594,9 @@ export class ConvertPool {
       templates: [],
       error: null,
       exited: new Promise((resolve) => (exited = resolve)),
+      renders: { port: port1, flag },
     };
+    port1.on('message', (request: RenderRequest) => this.onRender(slot, request));
     worker.on('message', (message: ResultMessage | InspectResultMessage | ReadyMessage) => {
       if ('ready' in message) this.onReady(slot, message.tid);
       else this.onMessage(slot, message);
@@ -526,6 +606,8 @@ export class ConvertPool {
     });
     worker.on('exit', () => {
       exited();
+      this.killRenderer(slot);
+      port1.close();
       // Ended in the middle of storing an output (a limit, a cancel, a move): its temporary file goes.
       if (slot.writing !== undefined) removeQuietly(slot.writing);
       this.onExit(slot);
@@ -540,7 +622,14 @@ export class ConvertPool {
     clearTimeout(slot.idle);
     if (task.kind === 'inspect') {
       const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
-      slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
+      slot.task = {
+        ...task,
+        id,
+        limitMs,
+        renderMs: 0,
+        origin: task,
+        ...this.timing(slot, this.firstCheck(task, limitMs)),
+      };
       slot.worker.ref();
       try {
         slot.worker.postMessage({ kind: 'inspect', id, bytes: task.bytes } satisfies InspectMessage);
@@ -566,13 +655,20 @@ export class ConvertPool {
       created: task.job.created,
       templateKey: key,
       evict,
-      ...(known >= 0 ? {} : { templateBytes: bytes }),
+      ...(known >= 0 || bytes === undefined ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };
     slot.writing = message.outputTemp;
     const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
-    slot.task = { ...task, id, limitMs, origin: task, ...this.timing(slot, this.firstCheck(task, limitMs)) };
+    slot.task = {
+      ...task,
+      id,
+      limitMs,
+      renderMs: 0,
+      origin: task,
+      ...this.timing(slot, this.firstCheck(task, limitMs)),
+    };
     if (known < 0) this.counters.templatesSent += 1;
     slot.worker.ref();
     try {
@@ -618,7 +714,11 @@ export class ConvertPool {
     const task = slot.task;
     if (!task) return;
     const now = threadCpuMs(slot.tid);
-    const used = now === undefined || task.cpuAtStart === undefined ? undefined : now - task.cpuAtStart;
+    // The thread waits while its render child works: the child's CPU time is the conversion's too.
+    const used =
+      now === undefined || task.cpuAtStart === undefined
+        ? undefined
+        : now - task.cpuAtStart + task.renderMs + this.renderRunningMs(slot);
     const ran = performance.now() - (task.startedAt ?? 0);
     if (this.mayMove(task.origin, task.limitMs)) {
       // A small conversion past its budget (of CPU time; by the clock where that cannot be read) moves.
@@ -777,7 +877,134 @@ export class ConvertPool {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
     this.counters.replaced += 1;
+    // Its render child first: ending the thread cannot stop a child, nor a thread waiting for one.
+    this.killRenderer(slot);
     void slot.worker.terminate();
+  }
+
+  /**
+   * Runs a worker's SVG render in its warm child process (the native renderer's work has no bound a thread could
+   * stop): killed past IMAGE_LIMITS.svgRenderMs of CPU time (by the clock where that cannot be read) or
+   * svgRenderMemoryMb resident, or with its task (a time limit, a cancel, a move, the pool closing), its address
+   * space bounded where prlimit exists. The answer wakes the worker (worker.ts).
+   */
+  private onRender(slot: Slot, request: RenderRequest): void {
+    const { port, flag } = slot.renders;
+    const taskId = slot.task?.id;
+    let answered = false;
+    const reply = (result: RenderResult): void => {
+      if (answered) return;
+      answered = true;
+      try {
+        port.postMessage(
+          result.ok ? { ok: true, width: result.width, height: result.height, png: result.png } : result,
+        );
+      } catch {
+        // The worker is gone.
+      }
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    };
+    void probeRenderLimit().then(() => {
+      const task = slot.task;
+      if (!task || task.id !== taskId || task.cancelled || !this.slots.includes(slot)) return reply(RENDER_FAILED);
+      const renderer = slot.renderer ?? this.startRenderer(slot);
+      const pid = renderer.child.pid;
+      const cpuAtStart = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+      const render: Render = { startedAt: performance.now(), cpuAtStart, finish: () => undefined };
+      // By the clock: 10 times the CPU limit where the CPU time is read, else the limit itself.
+      const timer = setTimeout(
+        () => this.killRenderer(slot),
+        cpuAtStart === undefined ? IMAGE_LIMITS.svgRenderMs : IMAGE_LIMITS.svgRenderMs * 10,
+      );
+      const watch = setInterval(() => {
+        const over =
+          (cpuAtStart !== undefined && this.renderMs(render, pid) > IMAGE_LIMITS.svgRenderMs) ||
+          (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb;
+        if (over) this.killRenderer(slot);
+      }, RSS_WATCH_MS).unref();
+      render.finish = (result) => {
+        clearTimeout(timer);
+        clearInterval(watch);
+        if (renderer.current === render) renderer.current = undefined;
+        if (slot.task?.id === taskId) slot.task.renderMs += result.cpuMs ?? this.renderMs(render, pid);
+        // A child that kept much memory after its render, or used half its life's CPU time, is replaced.
+        const used = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+        const spent =
+          (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb / 4 || (used ?? 0) > WARM_CHILD_CPU_MS / 2;
+        if (slot.renderer === renderer && spent) this.killRenderer(slot);
+        reply(result);
+      };
+      renderer.current = render;
+      renderer.child.stdin?.write(requestFrame(request));
+    });
+  }
+
+  /** Starts a worker's warm render child, at the worker's CPU priority. */
+  private startRenderer(slot: Slot): RenderChild {
+    const { command, args, env } = serveCommand();
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const renderer: RenderChild = { child };
+    slot.renderer = renderer;
+    // A warm child waiting for the next SVG keeps no process alive (the worker is referenced while it converts).
+    child.unref();
+    for (const stream of [child.stdin, child.stdout]) (stream as { unref?: () => void } | null)?.unref?.();
+    if (process.platform === 'linux' && child.pid !== undefined) {
+      try {
+        // The worker's priority (a thread's nice value is its own; the child would get the event loop's).
+        setPriority(child.pid, slot.large ? LARGE_NICE : SMALL_NICE);
+      } catch {
+        // Not permitted: the child runs at the server's priority.
+      }
+    }
+    let pending = Buffer.alloc(0);
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.byteLength >= 4) {
+        const length = pending.readUInt32BE(0);
+        // A fallback is at most 2.5 megapixels: more than an uncompressed one is not an answer of ours.
+        if (length > IMAGE_LIMITS.svgFallbackPixels * 4 + 65_536) {
+          if (slot.renderer === renderer) this.killRenderer(slot);
+          else child.kill('SIGKILL');
+          return;
+        }
+        if (pending.byteLength < 4 + length) return;
+        const body = pending.subarray(4, 4 + length);
+        pending = pending.subarray(4 + length);
+        renderer.current?.finish(renderResult({ stdout: body, killed: false, status: 0 }));
+      }
+    });
+    child.stdin.on('error', () => undefined);
+    const ended = (): void => {
+      if (slot.renderer === renderer) slot.renderer = undefined;
+      renderer.current?.finish(RENDER_FAILED);
+    };
+    child.on('error', ended);
+    child.on('close', ended);
+    return renderer;
+  }
+
+  /** CPU time a render has used so far (ms): its child's own on Linux, elsewhere the time since it started. */
+  private renderMs(render: Render, pid: number | undefined): number {
+    const cpu = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+    return cpu !== undefined && render.cpuAtStart !== undefined
+      ? cpu - render.cpuAtStart
+      : performance.now() - render.startedAt;
+  }
+
+  /** CPU time the worker's running render has used (ms), for its conversion's time limit. */
+  private renderRunningMs(slot: Slot): number {
+    const current = slot.renderer?.current;
+    return current ? this.renderMs(current, slot.renderer?.child.pid) : 0;
+  }
+
+  /** Kills the worker's render child, if any, and wakes the worker with a failed render. */
+  private killRenderer(slot: Slot): void {
+    const renderer = slot.renderer;
+    if (!renderer) return;
+    slot.renderer = undefined;
+    renderer.child.kill('SIGKILL');
+    renderer.current?.finish(RENDER_FAILED);
   }
 
   /**
@@ -817,6 +1044,7 @@ export class ConvertPool {
     if (slot.task || this.closed) return;
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
+    this.killRenderer(slot);
     void slot.worker.terminate();
   }
 

@@ -1,12 +1,16 @@
 import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
 
+/** The key of the built-in template, which a job may send without its bytes: the worker has it prepared. */
+export const BUILTIN_TEMPLATE_KEY = 'builtin';
+
 /** A conversion sent to a worker. The template's bytes come only when the worker does not hold that key yet. */
 export interface JobMessage {
   /** Absent in messages from before inspection existed: a conversion. */
   kind?: 'convert';
   id: number;
   markdown: string;
-  mapping: MappingRules;
+  /** Checked in the worker (ConvertInputError); absent: the built-in mapping. */
+  mapping?: MappingRules | { rules: MappingRules };
   created: Date;
   templateKey: string;
   templateBytes?: Uint8Array;

@@ -4,16 +4,19 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import {
   convert,
   ConvertInputError,
+  defaultTemplateRead,
   detailsOf,
+  OutputTooLargeError,
   readTemplate,
   sanitizedBytes,
   sourceOf,
   type Template,
 } from '../convert/index.ts';
+import { rendersInChild, useRenderer, type RenderResult } from '../convert/images/rasterise.ts';
 import { optimisationsEnabled } from '../convert/optimisations.ts';
 import { writeFileAtomicSync } from '../store/files.ts';
 import type {
@@ -24,6 +27,7 @@ import type {
   ReadyMessage,
   ResultMessage,
 } from './protocol.ts';
+import { BUILTIN_TEMPLATE_KEY } from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('server/convert-pool/worker.ts runs only as a worker thread');
@@ -42,6 +46,21 @@ if (process.platform === 'linux') {
   }
 }
 
+// SVGs are rendered by the pool, in child processes it kills with the job (pool.ts): this thread asks and waits. A
+// thread cannot stop a native call, nor a child it started when it is ended itself; the pool can do both.
+const renders = (workerData as { renders?: { port: MessagePort; flag: SharedArrayBuffer } } | null)?.renders;
+if (renders && rendersInChild()) {
+  const flag = new Int32Array(renders.flag);
+  useRenderer((request) => {
+    Atomics.store(flag, 0, 0);
+    renders.port.postMessage(request);
+    // Woken by the pool's answer (it always answers, or ends this worker).
+    Atomics.wait(flag, 0, 0);
+    const answer = receiveMessageOnPort(renders.port)?.message as RenderResult | undefined;
+    return answer ?? { ok: false, reason: 'an SVG that cannot be rendered' };
+  });
+}
+
 /** A RangeError from deep in the engine is the input exhausting the stack or a string's maximum length. */
 function tooComplex(error: unknown): boolean {
   return error instanceof RangeError && /call stack|string length|array length|allocation/i.test(error.message);
@@ -50,7 +69,8 @@ function tooComplex(error: unknown): boolean {
 function failure(id: number, error: unknown): Extract<ResultMessage, { ok: false }> {
   if (error instanceof ConvertInputError)
     return { id, ok: false, kind: 'input', code: error.code, message: error.message };
-  if (tooComplex(error)) return { id, ok: false, kind: 'too_complex', message: (error as Error).message };
+  if (tooComplex(error) || error instanceof OutputTooLargeError)
+    return { id, ok: false, kind: 'too_complex', message: (error as Error).message };
   return {
     id,
     ok: false,
@@ -89,15 +109,15 @@ function run(job: JobMessage): ResultMessage {
   try {
     let template = templates.get(job.templateKey);
     if (!template) {
-      if (!job.templateBytes)
-        return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
-      template = readTemplate(job.templateBytes);
+      if (job.templateBytes) template = readTemplate(job.templateBytes);
+      else if (job.templateKey === BUILTIN_TEMPLATE_KEY) template = defaultTemplateRead();
+      else return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
       templates.set(job.templateKey, template);
     }
     const result = convert({
       markdown: job.markdown,
       template,
-      mapping: job.mapping,
+      ...(job.mapping ? { mapping: job.mapping } : {}),
       created: job.created,
       ...(job.images ? { images: sourceOf(job.images) } : {}),
     });
@@ -132,8 +152,9 @@ function run(job: JobMessage): ResultMessage {
 const WARM_UP =
   '---\ntitle: w\n---\n# H\n\nA *b* **c** `d` [e](https://e.example) www.f.example g@h.example[^1]\n\n- i\n  1. j\n\n> k\n\n| l | m |\n|---|---|\n| n | o |\n\n```js\np\n```\n\n[^1]: q\n';
 
-// Warmed before it says it is ready, on the built-in template: the first user's conversion runs compiled code.
-if (optimisationsEnabled()) {
+// Warmed before it says it is ready, on the built-in template: the first user's conversion runs compiled code
+// (unless the pool says not to: a one-shot command line's worker).
+if (optimisationsEnabled() && (workerData as { warmUp?: unknown } | null)?.warmUp !== false) {
   try {
     convert({ markdown: WARM_UP, created: new Date(0) });
   } catch {

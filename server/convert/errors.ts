@@ -9,3 +9,21 @@ export class ConvertInputError extends Error {
     this.name = 'ConvertInputError';
   }
 }
+
+/**
+ * What the document would be is out of proportion to its markdown (OUTPUT_FACTOR): markdown is a short way to write
+ * some structures (a table row `|` padded to every column), so the output is bounded by the input, not only by time.
+ */
+export class OutputTooLargeError extends Error {
+  override name = 'OutputTooLargeError';
+}
+
+/** The Word XML Docwright writes (body and notes) is at most this many times the markdown's characters… */
+export const OUTPUT_FACTOR = 500;
+/** …plus this many characters. */
+export const OUTPUT_SLACK = 1024 * 1024;
+
+/** The most characters of Word XML a conversion of MARKDOWNCHARS may write. */
+export function outputLimit(markdownChars: number): number {
+  return OUTPUT_FACTOR * markdownChars + OUTPUT_SLACK;
+}

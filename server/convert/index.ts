@@ -1,4 +1,4 @@
-import { ConvertInputError } from './errors.ts';
+import { ConvertInputError, outputLimit } from './errors.ts';
 import { toDocx } from './compile/index.ts';
 import type { ConversionStats } from './compile/stats.ts';
 import { DEFAULT_RULES } from './default-template.ts';
@@ -10,10 +10,11 @@ import type { ImageSource } from './images/source.ts';
 import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
+import { notTextWarnings } from './not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
 
-export { ConvertInputError } from './errors.ts';
+export { ConvertInputError, OutputTooLargeError, OUTPUT_FACTOR } from './errors.ts';
 export type { ConversionStats } from './compile/stats.ts';
 export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
 export { defaultTemplateRead } from './default-template-read.ts';
@@ -75,6 +76,8 @@ export function convert(input: ConvertInput): ConvertResult {
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
   const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
+  // Binary data or a file that was not UTF-8 still converts (what could be read is kept), but never silently.
+  const textWarnings = notTextWarnings(input.markdown);
   const template = templateOf(input.template);
   const rules = mappingRules(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
@@ -90,15 +93,15 @@ export function convert(input: ConvertInput): ConvertResult {
   let compiled = compile();
   let docx: Uint8Array;
   try {
-    docx = packageDocument(template, compiled, created);
+    docx = packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   } catch (error) {
     // The body's writer let go of docx's objects before it met something it leaves to the DOM merge.
     if (!(error instanceof StreamGaveUp)) throw error;
     compiled = compile();
-    docx = packageDocument(template, compiled, created, { stream: false });
+    docx = packageDocument(template, compiled, created, { stream: false, limit: outputLimit(input.markdown.length) });
   }
   const warnings = new WarningList();
-  warnings.addAll(detailsOf([...emptyWarnings, ...styleWarnings]));
+  warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);
   return { docx, warnings: warnings.warnings, warningDetails: warnings.list(), stats: compiled.stats };
 }

@@ -11,9 +11,9 @@ import type { Store } from '../store/store.ts';
 import { Authenticator, type Credentials } from '../auth/authenticator.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
 import { access, installAccess } from './access.ts';
+import { answerWithLinger, installBodyLimits } from './body-limits.ts';
 import {
   fastifyServerOptions,
-  lingerThenClose,
   loggerOptions,
   nodeServerOptions,
   refuseStrayMultipart,
@@ -158,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const address = app.server.address();
     return typeof address === 'object' && address ? address.port : undefined;
   };
+  installBodyLimits(app);
   installGuards(app, options, serverPort);
   const declarations = installAccess(app, authenticator, (request): Credentials => {
     const admin = request.headers['x-docwright-admin'];
@@ -311,7 +312,11 @@ function validationMessage(error: FastifyError): string {
 
 function send(reply: FastifyReply, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
   reply.headers(headers);
-  return reply.status(ERRORS[code].status).type('application/json; charset=utf-8').send(envelope(code, message));
+  const status = ERRORS[code].status;
+  // A body refused before its end: answered with a lingering close, so the client, still sending, reads the answer.
+  if (code === 'payload_too_large' && answerWithLinger(reply, status, JSON.stringify(envelope(code, message))))
+    return reply;
+  return reply.status(status).type('application/json; charset=utf-8').send(envelope(code, message));
 }
 
 /** One error handler: everything becomes the envelope; 5xx messages never leak internals. */
@@ -325,8 +330,6 @@ function installErrorHandling(app: FastifyInstance): void {
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
       case 'FST_REQ_FILE_TOO_LARGE':
-        // The rest of the body is not read: the connection closes shortly after the answer (lingerThenClose).
-        reply.raw.once('finish', () => lingerThenClose(request));
         return send(
           reply,
           'payload_too_large',
@@ -373,8 +376,20 @@ function installErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/** The page a browser gets for a used, expired or wrong session link. */
+/**
+ * The page a browser gets for a used, expired or wrong session link: the refusal's own sentence (its `command` in
+ * code type), what else to try, in the app's fonts and colours, light or dark.
+ */
 function sessionRefusedPage(message: string): string {
-  const text = message.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docwright: link not valid</title></head><body><h1>This link does not open Docwright</h1><p>${text}</p><p>Each link opens the app once, within 5 minutes. For a new one run <code>docwright open</code> (in a checkout: <code>npx docwright open</code>), or start the desktop app.</p></body></html>`;
+  const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const text = escape(message).replace(/`([^`]+)`/g, '<code>$1</code>');
+  const style = [
+    ':root{color-scheme:light dark;--bg:#f6f7f9;--surface:#fff;--text:#1b1f24;--muted:#4f5863;--border:#cdd3da}',
+    '@media (prefers-color-scheme:dark){:root{--bg:#16191d;--surface:#1f2328;--text:#e8eaed;--muted:#aab2bc;--border:#3a414a}}',
+    "body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}",
+    'main{max-width:36rem;margin:3rem auto;padding:1.25rem 1.5rem;background:var(--surface);border:1px solid var(--border);border-radius:8px}',
+    'h1{font-size:1.35rem;line-height:1.25;margin:0 0 .75rem}p{margin:0 0 .75rem}.muted{color:var(--muted)}',
+    "code{font-family:ui-monospace,'Cascadia Mono',Consolas,'DejaVu Sans Mono',monospace;font-size:.9em}",
+  ].join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Docwright: link not valid</title><style>${style}</style></head><body><main><h1>This link does not open Docwright</h1><p>${text}</p><p class="muted">In a checkout, run <code>npx docwright open</code>; or start the Docwright desktop app.</p></main></body></html>`;
 }

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { imageTarget } from '../convert/images/path.ts';
 import { IMAGE_LIMITS } from '../convert/images/limits.ts';
 import { ApiError } from '../errors.ts';
+import { upload } from './body-limits.ts';
 import { multipartError } from './multipart-errors.ts';
 import { stemOf } from '../services.ts';
 
@@ -11,6 +12,11 @@ import { stemOf } from '../services.ts';
 const TEXT_FIELDS = new Set(['markdown', 'template_id', 'mapping_id', 'filename', 'response_format']);
 /** Largest markdown, as in a JSON body (10 MiB). */
 const MARKDOWN_BYTES = 10 * 1024 * 1024;
+/** Largest multipart conversion: the markdown, its images and the other text fields. */
+export const CONVERT_UPLOAD = upload(
+  MARKDOWN_BYTES + IMAGE_LIMITS.totalBytes,
+  `a conversion with its images (${MARKDOWN_BYTES / 1024 / 1024} MB of markdown, ${IMAGE_LIMITS.totalBytes / 1024 / 1024} MB of images and its fields)`,
+);
 /** Content types an image part may declare (a browser's, or a client's guess from the extension). */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'application/octet-stream']);
 

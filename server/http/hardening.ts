@@ -140,23 +140,3 @@ export async function refuseStrayMultipart(request: FastifyRequest): Promise<voi
     );
   }
 }
-
-/** How long the rest of a refused body is read and thrown away before the connection is closed. */
-export const LINGER_MS = 2_000;
-
-/**
- * After a 413 answered before the body was read: the rest of the body is read and thrown away for a moment (so the
- * client, still sending, gets to read the answer instead of a reset), then the connection is closed; a body that
- * ends within that moment leaves the connection open for the next request.
- */
-export function lingerThenClose(request: FastifyRequest): void {
-  const raw = request.raw;
-  if (raw.complete) return;
-  raw.unpipe();
-  raw.resume();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- injected requests have no socket
-  const timer = setTimeout(() => raw.socket?.destroy(), LINGER_MS);
-  timer.unref();
-  raw.once('end', () => clearTimeout(timer));
-  raw.once('close', () => clearTimeout(timer));
-}

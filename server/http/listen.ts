@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { docwrightCommand } from '../cli/advice.ts';
 import { networkInterfaces } from 'node:os';
 
 // Where the server may listen. Loopback (127.0.0.1, localhost, ::1) is the default and needs nothing. Any other
@@ -34,7 +35,7 @@ export interface ListenChoice {
   certificate: boolean;
 }
 
-const TEAM_COMMAND = 'docwright serve --host 0.0.0.0 --allow-remote --cert CERT.pem --key KEY.pem';
+const teamCommand = (): string => docwrightCommand('serve --host 0.0.0.0 --allow-remote --cert CERT.pem --key KEY.pem');
 
 /**
  * Refuses an address the server must not listen on, with what to do instead: a host that is no IP address, plain
@@ -51,12 +52,12 @@ export function checkListen(choice: ListenChoice): void {
   }
   if (choice.http) {
     throw new ServeError(
-      `Refusing to listen on ${host} over plain HTTP: --http is only for this computer (127.0.0.1, localhost, ::1), since API keys and documents would cross the network unencrypted. For a team server use HTTPS with your certificate: ${TEAM_COMMAND}.`,
+      `Refusing to listen on ${host} over plain HTTP: --http is only for this computer (127.0.0.1, localhost, ::1), since API keys and documents would cross the network unencrypted. For a team server use HTTPS with your certificate: ${teamCommand()}.`,
     );
   }
   if (!choice.allowRemote) {
     throw new ServeError(
-      `Refusing to listen on ${host}: that makes Docwright reachable from other computers, and by default it serves only this one (127.0.0.1, localhost, ::1). For a team server, opt in with --allow-remote (or the allow_remote policy) and give the certificate clients trust: ${TEAM_COMMAND}.`,
+      `Refusing to listen on ${host}: that makes Docwright reachable from other computers, and by default it serves only this one (127.0.0.1, localhost, ::1). For a team server, opt in with --allow-remote (or the allow_remote policy) and give the certificate clients trust: ${teamCommand()}.`,
     );
   }
   if (!choice.certificate) {

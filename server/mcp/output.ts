@@ -1,49 +1,35 @@
-import { constants } from 'node:fs';
-import { lstat, open, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, statSync, writeFile } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { openChecked } from '../confined/open.ts';
 import { ApiError } from '../errors.ts';
+import { allowedFolder, pathInside } from './allowed.ts';
+
+const writeFd = promisify(writeFile);
 
 /**
  * Where convert_markdown may write: a path inside the folder the user allowed (`mcp_output_dir`), checked after
- * resolving `..` and symbolic links, so an agent can never write anywhere else. Checked before converting, so a
- * refused path costs no quota.
+ * resolving `..` and symbolic links, and never in Docwright's data directory, so an agent can never write anywhere
+ * else. Checked before converting, so a refused path costs no quota.
  */
-export async function outputTarget(
+export function outputTarget(
   allowedDir: string | null,
+  dataDir: string,
   requested: string,
   filename: string,
   overwrite: boolean,
-): Promise<string> {
-  if (allowedDir === null) {
-    throw new ApiError(
-      'forbidden',
-      "output_path: writing files is off. The user can allow one folder (docwright config set mcp_output_dir FOLDER, or the app's settings); until then, leave output_path out and use the document in this reply.",
-    );
-  }
-  let allowed: string;
-  try {
-    allowed = await realpath(allowedDir);
-  } catch {
-    throw new ApiError(
-      'forbidden',
-      `output_path: the allowed folder ${allowedDir} does not exist any more; the user must set mcp_output_dir again.`,
-    );
-  }
-  let target = isAbsolute(requested) ? resolve(requested) : resolve(allowed, requested);
-  const isFolder = /[\\/]$/.test(requested) || (await stat(target).catch(() => undefined))?.isDirectory() === true;
+): string {
+  const folder = allowedFolder(allowedDir, dataDir, 'output_path');
+  let target = isAbsolute(requested) ? resolve(requested) : resolve(folder.real, requested);
+  // Outside (by its text, then by its links) is refused before anything else is asked about it.
+  const found = pathInside(folder, dataDir, 'output_path', requested, target);
+  const isFolder = /[\\/]$/.test(requested) || (found.ok && statSync(found.real).isDirectory());
   if (isFolder) target = join(target, filename);
   else if (extname(target).toLowerCase() !== '.docx') target = `${target}.docx`;
-  let parent: string;
-  try {
-    parent = await realpath(dirname(target));
-  } catch {
-    throw new ApiError('validation_error', `output_path: the folder ${dirname(target)} does not exist`);
-  }
-  if (parent !== allowed && !parent.startsWith(allowed.endsWith(sep) ? allowed : allowed + sep)) {
-    throw new ApiError('forbidden', `output_path: ${requested} is outside the folder the user allowed (${allowed}).`);
-  }
-  const final = join(parent, basename(target));
-  const existing = await lstat(final).catch(() => undefined);
+  const parent = pathInside(folder, dataDir, 'output_path', requested, dirname(target));
+  if (!parent.ok) throw new ApiError('validation_error', `output_path: the folder ${dirname(target)} does not exist`);
+  const final = join(parent.real, basename(target));
+  const existing = lstatSync(final, { throwIfNoEntry: false });
   if (existing?.isSymbolicLink())
     throw new ApiError(
       'forbidden',
@@ -59,18 +45,18 @@ export async function outputTarget(
   return final;
 }
 
-/** Writes the document, never following a link put there since the check (O_NOFOLLOW where the OS has it). */
+/**
+ * Writes the document at the checked path, never through a link or a folder swapped for one since the check
+ * (openChecked); an existing file is emptied only once it is known to be the one at that path.
+ */
 export async function writeOutput(path: string, bytes: Uint8Array, overwrite: boolean): Promise<void> {
-  const flags =
-    constants.O_WRONLY |
-    constants.O_CREAT |
-    (overwrite ? constants.O_TRUNC : constants.O_EXCL) |
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined on Windows
-    (constants.O_NOFOLLOW ?? 0);
-  const handle = await open(path, flags, 0o644);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK | (overwrite ? 0 : constants.O_EXCL);
+  const fd = openChecked(path, flags, 0o644);
   try {
-    await handle.writeFile(bytes);
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${path} is not a file`), { code: 'ENOTFILE' });
+    ftruncateSync(fd, 0);
+    await writeFd(fd, bytes);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

@@ -30,5 +30,7 @@ export function dataPaths(dataDir: string) {
     adminToken: join(dataDir, 'admin.token'),
     /** The session link, when the output it would be printed to is no terminal (0600, removed on stop). */
     uiLink: join(dataDir, 'ui-link'),
+    /** The notices already given for this data directory (e.g. the keychain fallback), each said once. */
+    notices: join(dataDir, 'notices.json'),
   };
 }

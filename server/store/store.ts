@@ -93,6 +93,28 @@ export class Store {
     }
   }
 
+  /**
+   * Whether a notice (e.g. the keychain fallback) is given for the first time in this data directory; remembers that
+   * it was (notices.json), so that each is said once per data directory. One that cannot be remembered is said again.
+   */
+  async firstNotice(id: string): Promise<boolean> {
+    const file = dataPaths(this.dataDir).notices;
+    let given: string[] = [];
+    try {
+      const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
+      if (Array.isArray(parsed)) given = parsed.filter((entry): entry is string => typeof entry === 'string');
+    } catch {
+      // None given yet (or an unreadable file): this one is said.
+    }
+    if (given.includes(id)) return false;
+    try {
+      await writeFileAtomic(file, `${JSON.stringify([...given, id])}\n`, 0o600);
+    } catch {
+      // Not remembered: said again at the next start.
+    }
+    return true;
+  }
+
   /** Releases the lock. */
   close(): void {
     this.releaseLock();

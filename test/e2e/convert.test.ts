@@ -88,7 +88,7 @@ describe('Convert page', () => {
     expect(pageErrors(page)).toEqual([]);
   });
 
-  test('pasted text converts; non-markdown files and empty text are refused in plain words', async () => {
+  test('pasted text converts; non-markdown files are refused in plain words; an empty file converts with a warning', async () => {
     const { page } = await world.signedIn();
     await page.getByRole('button', { name: 'Convert', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'Paste some markdown first.' }).waitFor();
@@ -104,9 +104,11 @@ describe('Convert page', () => {
     await page
       .getByTestId('file-input')
       .setInputFiles([{ name: 'empty.md', mimeType: 'text/markdown', buffer: Buffer.from('  \n') }]);
-    const failed = page.getByRole('listitem', { name: 'empty.md' });
-    await failed.getByText('Failed').waitFor();
-    expect(await failed.getByRole('alert').innerText()).toBe('empty.md is empty; there is nothing to convert.');
+    // An empty file converts as the CLI converts it: a valid, empty document, and the warning empty_document.
+    const empty = page.getByRole('listitem', { name: 'empty.md' });
+    await empty.getByText('Done').waitFor();
+    await empty.locator('summary').click();
+    await empty.locator('[data-code="empty_document"]').waitFor();
     // Nothing in the UI shows raw JSON.
     expect(await page.locator('main').innerText()).not.toMatch(/"error"|\{"code"/);
     await world.screenshot(page, 'convert-paste-and-refusals');
@@ -147,7 +149,11 @@ describe('History page', () => {
     expect((await validateDocx(bytes)).ok).toBe(true);
 
     const before = await table.getByRole('row').count();
-    await row.getByRole('button', { name: 'Delete scripted.docx' }).click();
+    await row.getByRole('button', { name: 'More actions for scripted.docx' }).click();
+    await page
+      .getByRole('menu', { name: 'Actions for scripted.docx' })
+      .getByRole('menuitem', { name: 'Delete…' })
+      .click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('status').filter({ hasText: 'Deleted scripted.docx.' }).waitFor();
     await expect.poll(() => table.getByRole('row').count()).toBe(before - 1);

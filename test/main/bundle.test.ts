@@ -103,8 +103,9 @@ describe('the main bundle', () => {
   });
 
   it('sits where package.json "main" points, next to its preload and icons', () => {
-    expect(packageJson.main).toBe('dist/main/main.js');
-    for (const file of ['main.js', 'preload.cjs', 'icon.png', 'tray.png', 'tray@2x.png'])
+    expect(packageJson.main).toBe('dist/main/index.js');
+    expect(readFileSync(join(out, 'index.js'), 'utf8')).toMatch(/^import '\.\/main\.js';$/m);
+    for (const file of ['index.js', 'main.js', 'preload.cjs', 'icon.png', 'tray.png', 'tray@2x.png'])
       expect(readFileSync(join(out, file)).byteLength).toBeGreaterThan(0);
   });
 });

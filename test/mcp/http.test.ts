@@ -1,7 +1,7 @@
 // MCP over Streamable HTTP at /mcp on a real HTTPS server (startServer on a real port, its generated certificate
 // trusted by undici), spoken to by the SDK's own client: the Bearer key on every plan (Solo included, where the REST
 // API answers 403), the Solo quota, a revoked key, and the same Host/Origin guards as the rest of the server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -132,9 +132,9 @@ describe('tools over HTTPS', () => {
   });
 
   it('mcp_output_dir: PATCH /api/settings takes an existing absolute folder or null (else 422); then output_path writes there', async () => {
-    const folder = join(dir, 'exports');
-    mkdirSync(folder);
-    for (const bad of ['relative/folder', join(dir, 'missing'), join(dir, 'db.json'), '']) {
+    // Beside the data directory: one inside it (or holding it) is refused (test/security/mcp-data-dir.test.ts).
+    const folder = mkdtempSync(join(tmpdir(), 'dw-mcp-http-exports-'));
+    for (const bad of ['relative/folder', join(dir, 'missing'), join(dir, 'db.json'), join(dir, 'outputs'), '']) {
       const res = await call(agent, url('/api/settings'), {
         method: 'PATCH',
         headers: admin(),

@@ -128,7 +128,9 @@ export class ConvertQueue {
         });
       }
       if (job.signal.aborted) return;
-      if (markdown.trim().length === 0) throw new Error(`${job.label} is empty; there is nothing to convert.`);
+      // An empty file converts to a valid empty document with the warning empty_document, as the CLI makes it. The
+      // API takes at least one character (SPEC), so it is sent as one line break: the same document, the same warning.
+      if (markdown === '') markdown = '\n';
       job.state = 'converting';
       job.progress = null;
       const body = {

@@ -104,9 +104,10 @@ export function describeWarning(warning: string): string {
   }
 }
 
-/** Bytes as a short size (`12 KB`). */
+/** Bytes as a short size (`10.7 KB`, `312 KB`, `1.4 MB`): one decimal below 100 KB, so close sizes differ. */
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 100 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

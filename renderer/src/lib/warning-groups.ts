@@ -78,6 +78,15 @@ function sentence(code: string, count: number, details: string[], line: number |
       return `${plural(count, 'style id', 'style ids')} with unsafe characters ${count === 1 ? 'was' : 'were'} renamed (${names(details)}).`;
     case 'template_font_renamed':
       return `${plural(count, 'font name', 'font names')} with unsafe characters ${count === 1 ? 'was' : 'were'} cleaned (${names(details)}).`;
+    case 'empty_document':
+      return 'The file is empty: the document is a valid, empty one. Was it the right file?';
+    case 'not_text':
+      return 'The file is not text (it looks like binary data): the document holds what could be read as text. Was it the right file?';
+    case 'invalid_utf8': {
+      const replaced = Number.parseInt(details[0] ?? '', 10);
+      const what = Number.isNaN(replaced) ? 'Some characters' : plural(replaced, 'character', 'characters');
+      return `The file is not all UTF-8 text: ${what} could not be read and ${replaced === 1 ? 'was' : 'were'} replaced by “\u{FFFD}”. Save it as UTF-8 and convert it again.`;
+    }
     default:
       return `${plural(count, 'warning', 'warnings')} “${code}” (${names(details)}${where}).`;
   }

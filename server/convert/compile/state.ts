@@ -63,6 +63,13 @@ export interface ListDefinition {
 
 export type Alignment = (typeof AlignmentType)[keyof typeof AlignmentType];
 
+/** A footnote printed: its id, and the bookmark around its first reference (an id once a later one refers to it). */
+export interface NoteSite {
+  footnoteId: number;
+  bookmark: string;
+  bookmarkId: number | undefined;
+}
+
 /** The block context a table cell or footnote replaces for its content. */
 export interface BlockContext {
   container: 'quote' | 'list' | undefined;
@@ -106,6 +113,8 @@ export class State {
   readonly footnotes: Record<number, { children: Paragraph[] }> = {};
   /** Identifiers of the footnote definitions printed as footnotes. */
   readonly printedFootnotes = new Set<string>();
+  /** Each printed note's id and the bookmark of its first reference, by identifier (footnote-reference.ts). */
+  readonly noteSites = new Map<string, NoteSite>();
   readonly lists = new Map<string, ListDefinition>();
   /** Heading bookmarks and link targets, collected before compiling (anchors.ts). */
   readonly anchors = new AnchorIndex();

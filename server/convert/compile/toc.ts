@@ -47,8 +47,15 @@ export class TocState {
     }
   }
 
-  /** The marker paragraph the packaging step replaces. */
+  /**
+   * The marker paragraph the packaging step replaces. A document gets one TOC: a later marker prints nothing and is
+   * warned with its line (each TOC lists every heading, so one a marker made the output grow with markers × headings).
+   */
   marker(state: State): FileChild[] {
+    if (this.written) {
+      state.warn('toc_repeated: a second table of contents marker is ignored (a document has one)');
+      return [];
+    }
     this.written = true;
     const id = state.anchors.newId();
     const children = [new BookmarkStart(TOC_MARKER, id), new BookmarkEnd(id)] as unknown as ParagraphChild[];

@@ -1,29 +1,34 @@
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { openChecked } from '../../confined/open.ts';
+import { folderAt, resolveInside, type Folder } from '../../confined/paths.ts';
+import { within } from '../../confined/within.ts';
 import { filesSource, type ImageInput, type ImageRead, type ImageSource } from './source.ts';
 
 /**
  * The images beside a markdown file: paths resolve inside `folder` only. Symbolic links are followed and the real
- * path must still be inside the (real) folder, so a link cannot lead out of it; only regular files are read, and at
- * most `limit` bytes of them.
+ * path must still be inside the (real) folder, so a link cannot lead out of it, nor a folder swapped for a link
+ * since that check (openChecked); only regular files are read, and at most `limit` bytes of them. `exclude`: a
+ * folder never read from, whatever path leads to it (Docwright's data directory, for MCP).
  */
-export function folderSource(folder: string): ImageSource {
-  let root: string | undefined;
-  const realRoot = (): string => (root ??= realpathSync(folder));
+export function folderSource(folder: string, exclude?: string): ImageSource {
+  let root: Folder | undefined;
   return {
     read(path, limit): ImageRead {
       let real: string;
       try {
-        const base = realRoot();
-        real = realpathSync(resolve(base, path));
-        if (!real.startsWith(base.endsWith(sep) ? base : base + sep)) return { ok: false, reason: 'outside' };
+        root ??= folderAt(folder);
+        const found = resolveInside(root, resolve(root.real, path));
+        if (!found.ok) return { ok: false, reason: found.reason };
+        if (exclude !== undefined && within(found.real, exclude)) return { ok: false, reason: 'outside' };
+        real = found.real;
       } catch {
         return { ok: false, reason: 'missing' };
       }
       let fd: number;
       try {
-        // Never through a link swapped in since the check, never blocking on a FIFO.
-        fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+        // Never blocking on a FIFO.
+        fd = openChecked(real, constants.O_RDONLY | constants.O_NONBLOCK);
       } catch {
         return { ok: false, reason: 'missing' };
       }
@@ -48,5 +53,5 @@ export function folderSource(folder: string): ImageSource {
 
 /** The source of images a conversion worker was sent. */
 export function sourceOf(input: ImageInput): ImageSource {
-  return 'files' in input ? filesSource(input.files) : folderSource(input.folder);
+  return 'files' in input ? filesSource(input.files) : folderSource(input.folder, input.exclude);
 }

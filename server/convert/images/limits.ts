@@ -21,4 +21,10 @@ export const IMAGE_LIMITS = {
   svgElements: 20_000,
   /** Most <use> elements in one SVG. */
   svgUses: 1_000,
+  /** Most CPU time one SVG's render may take (ms; by the clock where its CPU time cannot be read or bounded): its
+   * child process is killed then (a clean SVG can still cost minutes, e.g. paths cut into millions of dashes). */
+  svgRenderMs: 5_000,
+  /** Resident memory one SVG's render may take (MB): its child process is killed past it (the pool watches it on
+   * Linux), and its address space is bounded to what Node takes before rendering plus twice this (prlimit). */
+  svgRenderMemoryMb: 1_024,
 } as const;

@@ -21,5 +21,8 @@ export function filesSource(files: ReadonlyMap<string, Uint8Array>): ImageSource
   };
 }
 
-/** Images as they travel to a conversion worker: the files themselves, or the folder to read them from. */
-export type ImageInput = { files: ReadonlyMap<string, Uint8Array> } | { folder: string };
+/**
+ * Images as they travel to a conversion worker: the files themselves, or the folder to read them from (and a folder
+ * never to read from, whatever path leads there: Docwright's data directory, for MCP).
+ */
+export type ImageInput = { files: ReadonlyMap<string, Uint8Array> } | { folder: string; exclude?: string };

@@ -1,26 +1,18 @@
-import { createRequire } from 'node:module';
 import { DOMParser, XMLSerializer, type Element } from '@xmldom/xmldom';
+import { describeImage } from './describe.ts';
 import { IMAGE_LIMITS } from './limits.ts';
-
-type ResvgModule = typeof import('@resvg/resvg-js');
-let resvg: ResvgModule | undefined;
-/** The renderer's native module, loaded at the first SVG (it costs start-up time no other document should pay). */
-function renderer(): ResvgModule {
-  resvg ??= createRequire(import.meta.url)('@resvg/resvg-js') as ResvgModule;
-  return resvg;
-}
+import { render } from './rasterise.ts';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const XLINK_NS = 'http://www.w3.org/1999/xlink';
 
 /** An SVG made safe to embed and render, with its size in pixels and a PNG of it; or why it stays a placeholder. */
 export type RenderedSvg =
-  | { ok: true; svg: Uint8Array; width: number; height: number; png: Uint8Array }
-  | { ok: false; reason: 'too complex' | 'an SVG that cannot be rendered' };
+  { ok: true; svg: Uint8Array; width: number; height: number; png: Uint8Array } | { ok: false; reason: string };
 
-/** An SVG ready to embed (`svg`) and the copy of it our renderer draws the fallback from (`render`). */
-export type CleanedSvg =
-  { ok: true; svg: string; render: string; text: boolean } | { ok: false; reason: 'too complex' | 'not an SVG' };
+/** An SVG ready to embed (`svg`) and the copy of it our renderer draws the fallback from (`render`); or why not
+ * (`too complex`, `not an SVG`, or what is wrong with an image inside it). */
+export type CleanedSvg = { ok: true; svg: string; render: string; text: boolean } | { ok: false; reason: string };
 
 /** Animations that could point a link at something outside the SVG. */
 const ANIMATIONS = new Set(['animate', 'set', 'animateMotion', 'animateTransform', 'animateColor']);
@@ -62,6 +54,41 @@ function cleanAttributes(el: Element, keepData: boolean): void {
       else el.setAttribute('style', kept);
     } else if (urlOutside(value)) el.removeAttributeNode(attr);
   }
+}
+
+/** A data: URI's bytes (base64 or percent-encoded) and its declared type, or null when it is not one. */
+function dataUri(href: string): { type: string; bytes: Uint8Array } | null {
+  const comma = href.indexOf(',');
+  if (!href.startsWith('data:') || comma < 0) return null;
+  const meta = href.slice(5, comma).toLowerCase();
+  const payload = href.slice(comma + 1);
+  try {
+    const bytes = /;\s*base64\s*$/.test(meta)
+      ? Buffer.from(payload.replace(/\s+/g, ''), 'base64')
+      : new TextEncoder().encode(decodeURIComponent(payload));
+    return { type: meta.split(';')[0]?.trim() ?? '', bytes };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An image inside an SVG (a data: URI): PNG, JPEG or GIF within the bitmap limits, written back as the bytes checked
+ * (so the renderer and Word decode exactly those); or why the SVG is refused. An SVG inside an SVG is refused
+ * whole: its filters, masks and images would escape every bound set here.
+ */
+function nestedImage(href: string): { ok: true; href: string; pixels: number } | { ok: false; reason: string } {
+  const data = dataUri(href);
+  if (!data) return { ok: false, reason: 'an image inside it that cannot be read' };
+  const described = data.type.includes('svg') ? ({ ok: true, type: 'svg' } as const) : describeImage(data.bytes);
+  if (described.ok && described.type === 'svg') return { ok: false, reason: 'an SVG image inside it' };
+  if (!described.ok) return { ok: false, reason: `an image inside it: ${described.detected}` };
+  const mime = described.type === 'jpg' ? 'jpeg' : described.type;
+  return {
+    ok: true,
+    href: `data:image/${mime};base64,${Buffer.from(data.bytes).toString('base64')}`,
+    pixels: described.width * described.height,
+  };
 }
 
 /** Number of elements in an element's subtree, itself included. */
@@ -154,6 +181,7 @@ export function cleanSvg(bytes: Uint8Array): CleanedSvg {
   if (!root || root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return { ok: false, reason: 'not an SVG' };
   let text = false;
   let elements = 0;
+  let nestedPixels = 0;
   const uses: Element[] = [];
   const ids = new Map<string, Element[]>();
   const stack: Element[] = [root];
@@ -171,6 +199,16 @@ export function cleanSvg(bytes: Uint8Array): CleanedSvg {
       continue;
     }
     cleanAttributes(el, image);
+    if (image && href.startsWith('data:')) {
+      const nested = nestedImage(href);
+      if (!nested.ok) return nested;
+      nestedPixels += nested.pixels;
+      if (nestedPixels > IMAGE_LIMITS.maxPixels)
+        return { ok: false, reason: `images inside it over ${String(IMAGE_LIMITS.maxPixels / 1_000_000)} megapixels` };
+      // Every href of the element (href and xlink:href) names the checked bytes, whichever the reader prefers.
+      for (const attr of [...Array.from({ length: el.attributes.length }, (_, i) => el.attributes.item(i))])
+        if (attr?.localName === 'href') el.setAttributeNS(attr.namespaceURI, attr.nodeName, nested.href);
+    }
     if (name === 'text') text = true;
     if (name === 'use' && href !== '') uses.push(el);
     const id = el.getAttribute('id');
@@ -182,38 +220,14 @@ export function cleanSvg(bytes: Uint8Array): CleanedSvg {
   return { ok: true, svg: new XMLSerializer().serializeToString(root), render: renderable(root), text };
 }
 
-/** The fallback's scale: twice the SVG's size for print, inside the longest side and the pixels allowed. */
-function fallbackScale(width: number, height: number): number {
-  return Math.min(
-    2,
-    IMAGE_LIMITS.svgFallbackSide / Math.max(width, height),
-    Math.sqrt(IMAGE_LIMITS.svgFallbackPixels / (width * height)),
-  );
-}
-
-/** Renders a cleaned SVG into a PNG fallback (Word before 2016 and LibreOffice show it), inside a bounded box. */
+/** Renders a cleaned SVG into a PNG fallback (Word before 2016 and LibreOffice show it), inside a bounded box, in a
+ * child process that is killed past the render's time and memory limits (rasterise.ts). */
 export function renderSvg(bytes: Uint8Array): RenderedSvg {
   const cleaned = cleanSvg(bytes);
   if (!cleaned.ok)
-    return { ok: false, reason: cleaned.reason === 'too complex' ? cleaned.reason : 'an SVG that cannot be rendered' };
-  const { svg, render, text } = cleaned;
-  try {
-    const { Resvg } = renderer();
-    const probe = new Resvg(render, { font: { loadSystemFonts: false } });
-    const width = probe.width;
-    const height = probe.height;
-    if (!(width > 0 && height > 0) || width > IMAGE_LIMITS.maxSide || height > IMAGE_LIMITS.maxSide)
-      return { ok: false, reason: 'an SVG that cannot be rendered' };
-    const scale = fallbackScale(width, height);
-    // Fitted on the long side, so a tall SVG is bounded by its height (fitting the width alone let it grow).
-    const fitTo =
-      width >= height
-        ? { mode: 'width' as const, value: Math.max(1, Math.round(width * scale)) }
-        : { mode: 'height' as const, value: Math.max(1, Math.round(height * scale)) };
-    // The system's fonts are loaded (tens of milliseconds) only for an SVG that has text to lay out.
-    const png = new Resvg(render, { fitTo, font: { loadSystemFonts: text }, logLevel: 'off' }).render().asPng();
-    return { ok: true, svg: new TextEncoder().encode(svg), width, height, png: new Uint8Array(png) };
-  } catch {
-    return { ok: false, reason: 'an SVG that cannot be rendered' };
-  }
+    return { ok: false, reason: cleaned.reason === 'not an SVG' ? 'an SVG that cannot be rendered' : cleaned.reason };
+  const rendered = render({ svg: cleaned.render, text: cleaned.text });
+  if (!rendered.ok) return rendered;
+  const { width, height, png } = rendered;
+  return { ok: true, svg: new TextEncoder().encode(cleaned.svg), width, height, png };
 }

@@ -38,6 +38,7 @@ import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
 import { compileParts, docxCompiler, PartCache, zipParts } from './zip.ts';
+import { OUTPUT_FACTOR, OutputTooLargeError } from '../errors.ts';
 import { encodeUtf8 } from '../xml.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -136,7 +137,7 @@ export function packageDocument(
   template: Template,
   compiled: CompiledDocument,
   created: Date,
-  { stream: streamed = true }: { stream?: boolean } = {},
+  { stream: streamed = true, limit = Infinity }: { stream?: boolean; limit?: number } = {},
 ): Uint8Array {
   const release = optimisationsEnabled();
   const ready = prepare(template);
@@ -382,12 +383,27 @@ export function packageDocument(
     out.set('_rels/.rels', rootRels.toXml());
     types.addOverride('/docProps/core.xml', CONTENT_TYPE.core);
   }
+  // What we wrote into the main part and the notes, bounded by the markdown it came from (OutputTooLargeError).
+  const written = [main, footnotesPath].reduce(
+    (sum, path) => sum + Math.max(0, sizeOf(out.get(path)) - sizeOf(template.parts.get(path))),
+    0,
+  );
+  if (written > limit)
+    throw new OutputTooLargeError(
+      `the document would be ${megabytes(written)} MB of Word XML, more than ${String(OUTPUT_FACTOR)} times its markdown`,
+    );
   out.set('docProps/core.xml', corePropertiesXml(compiled.properties, created));
   // A .dotx template gives a .docx document.
   types.mainAsDocument(`/${main}`);
   if (types.changed) out.set('[Content_Types].xml', types.toXml());
   return zipParts(out, 6, release ? ready.zipped : undefined);
 }
+
+/** A part's length (characters or bytes: the bound is coarse), 0 when absent. */
+const sizeOf = (part: Uint8Array | string | undefined): number =>
+  part === undefined ? 0 : typeof part === 'string' ? part.length : part.byteLength;
+
+const megabytes = (size: number): string => (size / 1024 / 1024).toFixed(1);
 
 /** A part the template lacks: its relationship from the main part and its content type. */
 function addPart(rels: Relationships, types: ContentTypes, type: string, path: string, contentType: string): void {

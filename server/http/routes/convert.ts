@@ -5,7 +5,7 @@ import { warningsHeaders } from '../warnings-header.ts';
 import { type ConvertBody } from '../schemas/index.ts';
 import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
-import { readConvertUpload } from '../convert-upload.ts';
+import { CONVERT_UPLOAD, readConvertUpload } from '../convert-upload.ts';
 
 /** The images of a multipart conversion, read before validation (its fields are validated as the JSON body). */
 const uploaded = new WeakMap<object, Map<string, Uint8Array>>();
@@ -15,7 +15,7 @@ export async function convertRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: ConvertBody }>(
     '/api/v1/convert',
     {
-      ...access('api'),
+      config: { ...access('api').config, upload: CONVERT_UPLOAD },
       // A multipart request carries the markdown's images too (docs/images.md); its text fields become the body.
       preValidation: async (request) => {
         if (!request.isMultipart()) return;

@@ -9,8 +9,16 @@ import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES, TemplateFieldsSchema, type TemplateOut } from '../schemas/index.ts';
 import { contentDisposition, DOCX_TYPE } from './conversions.ts';
 import { access } from '../access.ts';
+import { upload } from '../body-limits.ts';
 import { multipartError } from '../multipart-errors.ts';
 import { AUTO_MAPPING_NAME, matchedCount, suggestRules } from '../../convert/auto-mapping.ts';
+import { TEMPLATE_LIMIT } from '../../limits.ts';
+
+/** Largest template upload: the .docx and its text fields. */
+const TEMPLATE_UPLOAD = upload(
+  TEMPLATE_LIMIT,
+  `a template upload (a ${TEMPLATE_LIMIT / 1024 / 1024} MB .docx and its fields)`,
+);
 
 /** The template as the API shows it. */
 export function templateOut(t: TemplateRecord): TemplateOut {
@@ -65,7 +73,7 @@ async function readParts(
           `${part.fieldname}: unexpected file field; send the template as "file".`,
         );
       // Read it here rather than with toBuffer(), which drains the whole request before it reports the limit: the
-      // answer comes as soon as the limit is crossed, and the connection closes shortly after (lingerThenClose).
+      // answer comes as soon as the limit is crossed, with a lingering close (../body-limits.ts).
       const file = part.file;
       file.once('limit', () =>
         file.destroy(
@@ -170,7 +178,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     '/api/v1/templates',
     {
-      ...access('api'),
+      config: { ...access('api').config, upload: TEMPLATE_UPLOAD },
       schema: {
         summary: 'Upload a .docx template',
         consumes: ['multipart/form-data'],
@@ -304,7 +312,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
   app.put<{ Params: { id: string } }>(
     '/api/v1/templates/:id/file',
     {
-      ...access('api'),
+      config: { ...access('api').config, upload: TEMPLATE_UPLOAD },
       schema: {
         summary: "Replace a template's .docx (version + 1)",
         consumes: ['multipart/form-data'],

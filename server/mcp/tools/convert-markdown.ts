@@ -2,6 +2,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { DOCX_TYPE } from '../../http/routes/conversions.ts';
 import { outputFilename, stemOf } from '../../services.ts';
+import { PathChangedError } from '../../confined/open.ts';
 import { ApiError } from '../../errors.ts';
 import { inputFile } from '../input.ts';
 import { resolvePair } from '../lookup.ts';
@@ -114,26 +115,28 @@ export const convertMarkdown = defineTool({
     if (args.markdown !== undefined && args.input_path !== undefined)
       throw new ApiError('validation_error', 'markdown: give either markdown or input_path, not both');
     const { template, mapping } = resolvePair(services, args.template, args.mapping);
+    const { dataDir } = services.store;
     // A file: read now (refused before anything is counted), its images from its own folder.
     const source =
       args.input_path === undefined
         ? undefined
-        : await inputFile(services.store.settings().mcp_output_dir, args.input_path, MARKDOWN_LIMIT);
+        : await inputFile(services.store.settings().mcp_output_dir, dataDir, args.input_path, MARKDOWN_LIMIT);
     const markdown = source?.markdown ?? args.markdown ?? '';
     // A file without `filename` names the document after itself (notes/report.md → report.docx).
     const filename = args.filename ?? stemOf(args.input_path);
     const target =
       args.output_path === undefined
         ? undefined
-        : await outputTarget(
+        : outputTarget(
             services.store.settings().mcp_output_dir,
+            dataDir,
             args.output_path,
             outputFilename(filename),
             args.overwrite,
           );
     const { record, docx } = await services.convert({
       markdown,
-      ...(source ? { images: { folder: source.folder } } : {}),
+      ...(source ? { images: { folder: source.folder, exclude: dataDir } } : {}),
       template_id: template.id,
       mapping_id: mapping.id,
       ...(filename !== undefined ? { filename } : {}),
@@ -146,7 +149,10 @@ export const convertMarkdown = defineTool({
         await writeOutput(target, docx, args.overwrite);
         savedTo = target;
       } catch (error) {
-        saveError = `could not write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+        saveError =
+          error instanceof PathChangedError
+            ? `could not write ${target}: a folder on its way was replaced since it was checked`
+            : `could not write ${target}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
       }
     }
     // A file the agent had written needs no second copy in its context: a link then, as for a large document.

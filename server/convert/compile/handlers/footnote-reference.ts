@@ -1,6 +1,17 @@
-import { FootnoteReferenceRun, Paragraph, type ParagraphChild } from 'docx';
+import {
+  BookmarkEnd,
+  BookmarkStart,
+  FootnoteReferenceRun,
+  Paragraph,
+  TextRun,
+  XmlAttributeComponent,
+  XmlComponent,
+  type IContext,
+  type IXmlableObject,
+  type ParagraphChild,
+} from 'docx';
 import type { FootnoteReference, Nodes, Parents, PhrasingContent, Table } from 'mdast';
-import type { State } from '../state.ts';
+import type { NoteSite, State } from '../state.ts';
 
 /** A table as paragraphs, one a row, its cells separated by a bar: Docwright's footnotes hold paragraphs only. */
 function rowsAsParagraphs(table: Table): Nodes[] {
@@ -30,18 +41,64 @@ function flattenTables(state: State, root: Parents): void {
   }
 }
 
-/** A GFM footnote reference: a real Word footnote holding the definition's content. */
+/** The bookmark around a note's first reference: written only once a second reference points to it (NOTEREF). */
+class FirstReferenceMark extends XmlComponent {
+  constructor(
+    private readonly site: NoteSite,
+    private readonly edge: 'start' | 'end',
+  ) {
+    super(edge === 'start' ? 'w:bookmarkStart' : 'w:bookmarkEnd');
+  }
+
+  override prepForXml(context: IContext): IXmlableObject | undefined {
+    const id = this.site.bookmarkId;
+    if (id === undefined) return undefined;
+    const mark = this.edge === 'start' ? new BookmarkStart(this.site.bookmark, id) : new BookmarkEnd(id);
+    return mark.prepForXml(context);
+  }
+}
+
+class FieldAttributes extends XmlAttributeComponent<{ instr: string }> {
+  protected override readonly xmlKeys = { instr: 'w:instr' };
+}
+
+/** `w:fldSimple`: a field with its result already written (what the reader sees before Word updates it). */
+class SimpleFieldWithResult extends XmlComponent {
+  constructor(instruction: string, result: TextRun) {
+    super('w:fldSimple');
+    this.root.push(new FieldAttributes({ instr: instruction }), result);
+  }
+}
+
+/**
+ * A GFM footnote reference: a real Word footnote holding the definition's content, compiled once. A later reference
+ * to the same note is Word's cross-reference to it (a NOTEREF field formatted as a note mark, showing its number,
+ * a link to the first reference), as Insert > Cross-reference makes, not a copy: n references to a long note once
+ * made n copies of it (60 KB of markdown, a 100 MB footnotes part).
+ */
 export function footnoteReference(state: State, node: FootnoteReference): ParagraphChild[] {
   const id = node.identifier.toLowerCase();
   const definition = state.footnoteDefinitions.get(id);
   // Word has no footnotes inside footnotes; a reference there keeps its label as text.
   if (!definition || state.inFootnote) return [state.run(`[^${node.label ?? node.identifier}]`)];
+  const known = state.noteSites.get(id);
+  if (known) {
+    known.bookmarkId ??= state.anchors.newId();
+    const mark = new TextRun({ text: String(known.footnoteId), style: 'FootnoteReference' });
+    return [new SimpleFieldWithResult(` NOTEREF ${known.bookmark} \\f \\h `, mark) as unknown as ParagraphChild];
+  }
   state.printedFootnotes.add(id);
   const footnoteId = state.nextFootnoteId();
+  const site: NoteSite = { footnoteId, bookmark: `_DocwrightNote${String(footnoteId)}`, bookmarkId: undefined };
+  state.noteSites.set(id, site);
   flattenTables(state, definition);
   state.isolated({ inFootnote: true }, () => {
     const paragraphs = state.blocks(definition.children).filter((b): b is Paragraph => b instanceof Paragraph);
     state.footnotes[footnoteId] = { children: paragraphs.length > 0 ? paragraphs : [state.paragraph('footnote', [])] };
   });
-  return [new FootnoteReferenceRun(footnoteId)];
+  return [
+    new FirstReferenceMark(site, 'start') as unknown as ParagraphChild,
+    new FootnoteReferenceRun(footnoteId),
+    new FirstReferenceMark(site, 'end') as unknown as ParagraphChild,
+  ];
 }

@@ -1,0 +1,252 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { IMAGE_LIMITS } from './limits.ts';
+import { renderPng } from './render-core.mjs';
+
+/** A cleaned SVG to render (the copy without unbounded effects), and whether it has text to lay out. */
+export interface RenderRequest {
+  svg: string;
+  text: boolean;
+}
+
+/** Why an SVG stays a placeholder. */
+export type RenderFailure = 'too complex' | 'an SVG that cannot be rendered';
+
+/** The PNG fallback of an SVG and the SVG's own size in pixels; or why there is none. */
+export type RenderResult =
+  { ok: true; width: number; height: number; png: Uint8Array } | { ok: false; reason: RenderFailure };
+
+/** Runs one render somewhere it can be killed: the engine's only way to the native renderer. */
+export type Renderer = (request: RenderRequest) => RenderResult;
+
+/** How a render child ended: its standard output (or nothing), whether it was killed, and the time it took. */
+export interface ChildOutcome {
+  stdout: Uint8Array | null;
+  /** Killed: by the render's time limit, its memory limit (a signal, or an allocation failure), or its owner. */
+  killed: boolean;
+  status: number | null;
+}
+
+/** A render child's command: `prlimit --as` around Node where it exists (Linux), else Node alone. */
+export interface RenderCommand {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Where render-child.mjs is: next to this file in the sources, `render-child.js` in dist/ (beside the chunk this
+ * module was bundled into, or one folder up), or next to the desktop app's main.js, from the asar's unpacked copy.
+ */
+function childEntry(): string {
+  const here = import.meta.url;
+  if (/\.[cm]?ts$/.test(new URL(here).pathname)) return fileURLToPath(new URL('./render-child.mjs', here));
+  for (const candidate of ['./render-child.js', '../render-child.js']) {
+    const path = fileURLToPath(new URL(candidate, here).href.replace(/\.asar\//, '.asar.unpacked/'));
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`render-child.js not found next to ${here}; rebuild with npm run build`);
+}
+
+/** util-linux's prlimit, which sets the child's address-space limit and then runs it (same process id). */
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => process.platform === 'linux' && existsSync(path));
+
+/**
+ * Whether a child can run on this process's executable as Node: plain Node, or Electron started from a checkout.
+ * The installed app's Electron has its "run as Node" switch fused off (electron-builder.yml): there the child would
+ * start a second app, so SVGs are rendered in this process (docs/threat-model.md says what that leaves open).
+ */
+function childPossible(): boolean {
+  const electron = (process.versions as Partial<Record<string, string>>).electron;
+  return electron === undefined || process.defaultApp;
+}
+
+let entry: string | undefined;
+
+/** The child's address-space limit in bytes (what Node and the renderer take before rendering, plus the allowance);
+ * null where none can be set; undefined until probed. */
+let addressSpace: number | null | undefined;
+
+/** The probe's command: a child that loads the renderer and prints its address space (kB). */
+function probeCommand(): [string, string[]] {
+  entry ??= childEntry();
+  return [process.execPath, [entry, '--probe']];
+}
+
+function limitFrom(probed: string): number | null {
+  const kb = Number(probed.trim());
+  // Twice the memory a render may have resident: resvg reserves far more address space than it touches (a 60
+  // megapixel image inside an SVG: 1.2 GB reserved, 0.35 GB resident); the pool watches the resident memory itself.
+  return Number.isInteger(kb) && kb > 0 ? kb * 1024 + 2 * IMAGE_LIMITS.svgRenderMemoryMb * 1024 * 1024 : null;
+}
+
+/** Measures the address-space limit once, without blocking (the pool, before its first render). */
+export async function probeRenderLimit(): Promise<void> {
+  if (addressSpace !== undefined) return;
+  if (!PRLIMIT || !childPossible()) {
+    addressSpace = null;
+    return;
+  }
+  const [command, args] = probeCommand();
+  const probed = await new Promise<string>((done) => {
+    execFile(command, args, { env: childEnv(), timeout: 30_000 }, (error, stdout) => done(error ? '' : stdout));
+  });
+  addressSpace ??= limitFrom(probed);
+}
+
+function renderLimit(): number | null {
+  if (addressSpace === undefined) {
+    if (!PRLIMIT) addressSpace = null;
+    else {
+      const [command, args] = probeCommand();
+      const probed = spawnSync(command, args, { env: childEnv(), timeout: 30_000, encoding: 'utf8' });
+      addressSpace = limitFrom(probed.stdout);
+    }
+  }
+  return addressSpace;
+}
+
+/** The child's environment: run as Node under Electron, few malloc arenas (each reserves address space), and
+ * nothing the parent was started with (a loader, --inspect). */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', MALLOC_ARENA_MAX: '2' };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+/** What the child needs to know besides the SVG. */
+function renderOptions(request: RenderRequest): { text: boolean; maxSide: number; side: number; pixels: number } {
+  return {
+    text: request.text,
+    maxSide: IMAGE_LIMITS.maxSide,
+    side: IMAGE_LIMITS.svgFallbackSide,
+    pixels: IMAGE_LIMITS.svgFallbackPixels,
+  };
+}
+
+/** A command on Node with the render's limits: `cpuMs` the CPU time of the child's whole life, and the address space. */
+function limited(node: string[], cpuMs: number): RenderCommand {
+  const env = childEnv();
+  const limit = renderLimit();
+  if (!PRLIMIT) return { command: process.execPath, args: node.slice(1), env };
+  // CPU seconds: SIGXCPU at the limit, SIGKILL a second later (the kernel's own count, however busy the cores are).
+  const seconds = Math.ceil(cpuMs / 1000);
+  const limits = [
+    `--cpu=${String(seconds)}:${String(seconds + 1)}`,
+    ...(limit === null ? [] : [`--as=${String(limit)}`]),
+  ];
+  return { command: PRLIMIT, args: [...limits, '--', ...node], env };
+}
+
+/** The command that renders one SVG in a child process within IMAGE_LIMITS' time and memory bounds. */
+export function renderCommand(request: RenderRequest): RenderCommand {
+  entry ??= childEntry();
+  return limited([process.execPath, entry, JSON.stringify(renderOptions(request))], IMAGE_LIMITS.svgRenderMs);
+}
+
+/** CPU time a warm render child may use in its whole life (ms): the pool replaces it past half of this, so the
+ * limit only ends one orphaned mid-render (the server killed), which would otherwise finish its SVG first. */
+export const WARM_CHILD_CPU_MS = 24 * IMAGE_LIMITS.svgRenderMs;
+
+/**
+ * The command of a warm render child (the pool's: one per worker, rendering one SVG after another), its address
+ * space bounded; each render's CPU time and resident memory are the pool's to watch, the child's whole life's CPU
+ * time is bounded by WARM_CHILD_CPU_MS.
+ */
+export function serveCommand(): RenderCommand {
+  entry ??= childEntry();
+  return limited([process.execPath, entry, '--serve'], WARM_CHILD_CPU_MS);
+}
+
+/** A request to a warm render child: a 4-byte length, then the JSON. */
+export function requestFrame(request: RenderRequest): Buffer {
+  const body = Buffer.from(JSON.stringify({ svg: request.svg, options: renderOptions(request) }));
+  const size = Buffer.alloc(4);
+  size.writeUInt32BE(body.byteLength, 0);
+  return Buffer.concat([size, body]);
+}
+
+/**
+ * How long a render child may run by the clock before it is killed (ms): where prlimit bounds its CPU time, 10 times
+ * the render limit (a child kept from busy cores is not stopped for that); elsewhere the render limit itself.
+ */
+export function renderWallMs(): number {
+  return PRLIMIT ? IMAGE_LIMITS.svgRenderMs * 10 : IMAGE_LIMITS.svgRenderMs;
+}
+
+/** The result a render child's output stands for. */
+export function renderResult(outcome: ChildOutcome): RenderResult & { cpuMs?: number } {
+  const fail = (reason: RenderFailure) => ({ ok: false as const, reason });
+  // Killed (time or memory), or Node's own "out of memory" exit: the SVG costs more than a render may.
+  if (outcome.killed || !outcome.stdout || outcome.status !== 0) return fail('too complex');
+  const end = outcome.stdout.indexOf(10);
+  if (end < 0) return fail('an SVG that cannot be rendered');
+  let header: { ok?: unknown; width?: unknown; height?: unknown; reason?: unknown; cpuMs?: unknown };
+  try {
+    header = JSON.parse(new TextDecoder().decode(outcome.stdout.subarray(0, end))) as typeof header;
+  } catch {
+    return fail('an SVG that cannot be rendered');
+  }
+  const cpuMs = typeof header.cpuMs === 'number' ? { cpuMs: header.cpuMs } : {};
+  if (header.ok !== true || typeof header.width !== 'number' || typeof header.height !== 'number')
+    return { ...fail(header.reason === 'too complex' ? 'too complex' : 'an SVG that cannot be rendered'), ...cpuMs };
+  return { ok: true, width: header.width, height: header.height, png: outcome.stdout.slice(end + 1), ...cpuMs };
+}
+
+/**
+ * Renders in a child process and waits for it: killed past IMAGE_LIMITS.svgRenderMs of CPU time (where prlimit
+ * exists; elsewhere of the clock) and its address space bounded (prlimit). What runs the engine outside the conversion pool uses (the command line's own
+ * conversions); the pool's workers hand the child to the pool instead, which kills it with the job (worker.ts).
+ */
+export function renderInChild(request: RenderRequest): RenderResult {
+  if (!childPossible()) return renderHere(request);
+  const { command, args, env } = renderCommand(request);
+  const child = spawnSync(command, args, {
+    input: request.svg,
+    env,
+    timeout: renderWallMs(),
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const result = renderResult({
+    stdout: child.error ? null : child.stdout,
+    killed: child.signal !== null,
+    status: child.status,
+  });
+  if (result.ok) return result;
+  return { ok: false, reason: result.reason };
+}
+
+/** Renders in this process: only where no child can be started (the installed desktop app). */
+export function renderHere(request: RenderRequest): RenderResult {
+  try {
+    const result = renderPng(request.svg, {
+      text: request.text,
+      maxSide: IMAGE_LIMITS.maxSide,
+      side: IMAGE_LIMITS.svgFallbackSide,
+      pixels: IMAGE_LIMITS.svgFallbackPixels,
+    });
+    return result.ok ? result : { ok: false, reason: 'an SVG that cannot be rendered' };
+  } catch {
+    return { ok: false, reason: 'an SVG that cannot be rendered' };
+  }
+}
+
+let renderer: Renderer = renderInChild;
+
+/** Sets how this thread renders (a conversion worker: through its pool, which owns and kills the children). */
+export function useRenderer(next: Renderer): void {
+  renderer = next;
+}
+
+/** Whether renders here go to a child process (false only in the installed desktop app). */
+export function rendersInChild(): boolean {
+  return childPossible();
+}
+
+/** Renders one cleaned SVG the way this thread does. */
+export function render(request: RenderRequest): RenderResult {
+  return renderer(request);
+}
