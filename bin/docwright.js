@@ -4,19 +4,16 @@
 //   npm installed with it (the `node` dependency), so `docwright` works from anywhere on such a machine.
 // - `docwright serve` and `docwright mcp` (which may start a server) run again with the server's V8 flags
 //   (bin/server-flags.mjs), which only a command line can set: once per server, about one Node start-up.
-// - `docwright convert` of a file of 512 KB or more that it converts itself (not through the daemon) replaces itself
-//   with a process whose young generation has Node 22's size (bin/convert-flags.mjs, LARGE_CONVERT_NODE_FLAGS),
-//   which bounds a large document's peak memory.
 // - Only in a development checkout (a .git next to the sources): when server/ is newer than the bundle, it runs the
 //   sources through tsx instead, so a stale build is never used. An installed package never walks its files.
 import { spawn } from 'node:child_process';
-import { existsSync, fstatSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { hasServerFlags, serverFlagsFor, startsServer } from './server-flags.mjs';
-import { convertNodeFlags, convertV8Flags } from './convert-flags.mjs';
+import { convertV8Flags } from './convert-flags.mjs';
 import v8 from 'node:v8';
 
 const MIN_MAJOR = 22;
@@ -52,36 +49,6 @@ function relaunch(node, flags) {
 
 const serverCommand = startsServer(process.argv.slice(2));
 const serverFlags = serverFlagsFor(process.argv.slice(2));
-/**
- * Whether a path is a file this process holds as a descriptor from 3 up (inherited: an exec would lose it), by
- * device and inode; read only when asked (a large file about to be converted here).
- */
-const heldOpen = () => {
-  let held;
-  return (path) => {
-    if (held === undefined) {
-      held = new Set();
-      const listed = process.platform === 'linux' ? '/proc/self/fd' : '/dev/fd';
-      for (const name of existsSync(listed) ? readdirSync(listed) : []) {
-        const fd = Number(name);
-        if (!Number.isInteger(fd) || fd < 3) continue;
-        try {
-          const stat = fstatSync(fd);
-          held.add(`${stat.dev}:${stat.ino}`);
-        } catch {
-          // Closed meanwhile (the listing's own descriptor).
-        }
-      }
-    }
-    const stat = statSync(path, { throwIfNoEntry: false });
-    return stat !== undefined && held.has(`${stat.dev}:${stat.ino}`);
-  };
-};
-/** The size of a regular file (0 for anything else: standard input, a device, a pipe). */
-const sizeOf = (path) => {
-  const stat = statSync(path);
-  return stat.isFile() ? stat.size : 0;
-};
 if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   const node = bundledNode();
   if (!node) {
@@ -90,34 +57,11 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
     );
     process.exit(1);
   }
-  relaunch(node, serverCommand ? serverFlags : convertNodeFlags(process.argv.slice(2), [], sizeOf));
+  relaunch(node, serverCommand ? serverFlags : []);
 } else if (serverCommand && !hasServerFlags(process.execArgv, serverFlags)) {
   relaunch(process.execPath, [...process.execArgv, ...serverFlags]);
 } else {
-  const largeFlags = convertNodeFlags(
-    process.argv.slice(2),
-    process.execArgv,
-    sizeOf,
-    process.env,
-    process.platform,
-    heldOpen(),
-  );
-  if (largeFlags.length > 0) replaceWith(process.execPath, [...process.execArgv, ...largeFlags]);
   await runCli();
-}
-
-/**
- * Replaces this process with this script on `node` with `flags` (process.execve) for a setting that is only worth
- * having, never needed: where Node cannot (Windows, Node before 22.15) or the call fails (a permission model, the
- * binary gone), this process goes on as it is. (relaunch's child process would change how signals and exit
- * statuses reach the caller, for nothing it must have.)
- */
-function replaceWith(node, flags) {
-  try {
-    process.execve?.(node, [node, ...flags, fileURLToPath(import.meta.url), ...process.argv.slice(2)]);
-  } catch {
-    // Converted here, without the flags.
-  }
 }
 
 function newestSource(dir) {
