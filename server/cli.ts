@@ -1,6 +1,6 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli/errors.ts';
 import { parseMemoryLimit, parseTimeLimit } from './cli/convert-limits.ts';
@@ -80,6 +80,21 @@ function readMapping(path: string): MappingRules | { rules: MappingRules } {
   }
 }
 
+/**
+ * Where -o PATH writes: PATH itself, or NAME inside it when PATH is an existing folder (as `cp file dir/` does). A
+ * PATH ending in a slash names a folder: one that does not exist is refused as such.
+ */
+function outputPath(path: string, name: string | undefined): string {
+  if (path === '-') return path;
+  const folder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  if (!folder && /[/\\]$/.test(path))
+    throw new CliError(`cannot write ${path}: the folder ${path.replace(/[/\\]+$/, '')} does not exist.`);
+  if (!folder) return path;
+  if (name === undefined)
+    throw new CliError(`cannot write standard input into the folder ${path}: it has no name; give -o a file name.`);
+  return path.endsWith(sep) || path.endsWith('/') ? `${path}${name}` : join(path, name);
+}
+
 function writeOutput(path: string, bytes: Uint8Array): void {
   try {
     if (path === '-') process.stdout.write(bytes);
@@ -147,26 +162,51 @@ type ConvertOpts = {
 };
 
 const EXAMPLES = `
-Examples:
+Examples (one for each command):
   docwright convert report.md -o report.docx --template corporate.dotx --mapping mapping.json
+  docwright daemon status
+  docwright template default -o my-template.docx
   docwright template styles corporate.dotx
   docwright serve --port 0
+  docwright open
   docwright mcp                    (in an MCP client's configuration: the absolute path of docwright)
   docwright keys create "CI script"
+  docwright keys list
   docwright config set retention_days 7
   docwright cert
   docwright status --json`;
+
+/**
+ * A command whose usage errors (a wrong command line) are one sentence and where its help is, not the whole help:
+ * `docwright: convert takes one file, not 2; see \`docwright convert --help\`.` (exit status 2, in main).
+ */
+class DocwrightCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new DocwrightCommand(name);
+  }
+
+  override error(message: string, options?: { code?: string; exitCode?: number }): never {
+    let text = message.replace(/^error: /, '').replace(/\.$/, '');
+    const invalid = /^option '(?:-\w, )?(\S+)[^']*' argument '(.*)' is invalid\. (.*)$/s.exec(text);
+    if (invalid) text = `${invalid[1] ?? ''} ${invalid[3] ?? ''}, not ${invalid[2] ?? ''}`;
+    // Batch conversion (several files in one run) is planned; until then, convert says what it takes.
+    if (options?.code === 'commander.excessArguments' && this.name() === 'convert')
+      text = `convert takes one file, not ${String(this.args.length)}`;
+    const names = [this.name()];
+    for (let command = this.parent; command; command = command.parent) names.unshift(command.name());
+    return super.error(`docwright: ${text}; see \`${names.join(' ')} --help\`.`, options);
+  }
+}
 
 /** How long after a first stop signal the same signal is taken as a repeat of it, not as the user insisting. */
 const SIGNAL_REPEAT_MS = 1_000;
 
 /** Builds the `docwright` command line. */
 export function buildProgram(): Command {
-  const program = new Command('docwright')
+  const program = new DocwrightCommand('docwright')
     .description('Docwright: markdown to Word documents through your own Word template.')
     .version(packageJson.version, '-V, --version', 'print the version')
     .addHelpText('after', EXAMPLES)
-    .showHelpAfterError()
     .exitOverride();
 
   program
@@ -189,7 +229,10 @@ export function buildProgram(): Command {
       const markdown = readInput(input);
       const template = opts.template ? readBytes(opts.template, 'template') : undefined;
       const mapping = opts.mapping ? readMapping(opts.mapping) : undefined;
-      const output = opts.output ?? defaultOutput(input);
+      const output =
+        opts.output === undefined
+          ? defaultOutput(input)
+          : outputPath(opts.output, input === '-' ? undefined : `${basename(input, extname(input))}.docx`);
       if (output === '-' && process.stdout.isTTY)
         throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
       // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
@@ -205,9 +248,12 @@ export function buildProgram(): Command {
       // for the next conversions).
       const daemon = opts.daemon && Object.keys(limits).length === 0;
       const warm = daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
-      if (warm && 'limit' in warm) throw (await bounded()).limitError(warm.limit, warm.message);
+      // A limit's error names the input, as the API's names its `markdown` field.
+      const label = input === '-' ? 'standard input' : input;
+      if (warm && 'limit' in warm) throw (await bounded()).limitError(warm.limit, warm.message, label);
       const result =
-        warm ?? (await (await bounded()).convertBounded({ markdown, template, mapping, created, folder }, limits));
+        warm ??
+        (await (await bounded()).convertBounded({ markdown, template, mapping, created, folder }, limits, label));
       for (const warning of result.warnings) process.stderr.write(warningLine(warning, input === '-' && opts.images));
       writeOutput(output, result.docx);
       if (!opts.quiet)
@@ -259,9 +305,10 @@ export function buildProgram(): Command {
     .option('-o, --output <file>', 'where to write it', 'docwright-default.docx')
     .action(async (opts: { output: string }) => {
       const bytes = (await engine()).defaultTemplate();
-      writeOutput(opts.output, bytes);
+      const output = outputPath(opts.output, 'docwright-default.docx');
+      writeOutput(output, bytes);
       process.stderr.write(
-        `Wrote ${opts.output === '-' ? 'standard output' : opts.output} (${(bytes.byteLength / 1024).toFixed(1)} KB): the built-in template "Docwright Default"\n`,
+        `Wrote ${output === '-' ? 'standard output' : output} (${(bytes.byteLength / 1024).toFixed(1)} KB): the built-in template "Docwright Default"\n`,
       );
     });
   template

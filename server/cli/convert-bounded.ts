@@ -21,9 +21,12 @@ function hint(limit: ConvertLimitError['limit']): string | undefined {
   return undefined;
 }
 
-/** The one-sentence error of a conversion stopped by a limit (the API's message, and the flag that raises it). */
-export function limitError(limit: ConvertLimitError['limit'], message: string): CliError {
-  return new CliError(limitMessage(new ConvertLimitError(limit, message), hint(limit)));
+/**
+ * The one-sentence error of a conversion of LABEL (the input file, or standard input) stopped by a limit: the API's
+ * message, and the flag that raises it.
+ */
+export function limitError(limit: ConvertLimitError['limit'], message: string, label: string): CliError {
+  return new CliError(limitMessage(new ConvertLimitError(limit, message), hint(limit), label));
 }
 
 /** The pool's options for one command line's conversion. */
@@ -42,7 +45,8 @@ export function poolOptions(limits: ConvertLimits): PoolOptions {
 
 /**
  * Converts in a worker thread of this process under LIMITS. The template's own warnings (what reading it removed)
- * come first, as the daemon and the API report them. Throws ConvertInputError, or CliError for a limit or a failure.
+ * come first, as the daemon and the API report them. Throws ConvertInputError, or CliError for a limit or a failure
+ * (about LABEL: the input file, or standard input).
  */
 export async function convertBounded(
   input: {
@@ -53,6 +57,7 @@ export async function convertBounded(
     folder: string | undefined;
   },
   limits: ConvertLimits,
+  label: string,
 ): Promise<{ docx: Uint8Array; warnings: string[]; stats: ConversionStats }> {
   const pool = new ConvertPool(poolOptions(limits));
   try {
@@ -66,7 +71,7 @@ export async function convertBounded(
     });
     return { docx: result.docx, warnings: result.warnings, stats: result.stats };
   } catch (error) {
-    if (error instanceof ConvertLimitError) throw limitError(error.limit, error.message);
+    if (error instanceof ConvertLimitError) throw limitError(error.limit, error.message, label);
     if (error instanceof ConvertWorkerError)
       throw new CliError(`the conversion failed: ${error.message.split('\n')[0] ?? ''}`);
     throw error;

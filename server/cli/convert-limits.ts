@@ -12,11 +12,14 @@ export interface ConvertLimits {
 const MAX_SECONDS = 24 * 60 * 60;
 const MAX_MB = 64 * 1024;
 
-/** Parses --time-limit SECONDS (a positive number, fractions allowed) to ms. */
+/** The smallest --time-limit: below it a worker's start alone would exceed it, and a typo (1e-9) is no limit. */
+const MIN_SECONDS = 0.1;
+
+/** Parses --time-limit SECONDS (from 0.1, fractions allowed) to ms. */
 export function parseTimeLimit(value: string): number {
   const seconds = Number(value);
-  if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_SECONDS)
-    throw new InvalidArgumentError(`must be a number of seconds above 0 and at most ${String(MAX_SECONDS)}.`);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS)
+    throw new InvalidArgumentError(`must be a number of seconds from ${String(MIN_SECONDS)} to ${String(MAX_SECONDS)}`);
   return Math.ceil(seconds * 1000);
 }
 
@@ -24,6 +27,6 @@ export function parseTimeLimit(value: string): number {
 export function parseMemoryLimit(value: string): number {
   const mb = Number(value);
   if (!/^\d+$/.test(value.trim()) || mb < 16 || mb > MAX_MB)
-    throw new InvalidArgumentError(`must be a whole number of MB from 16 to ${String(MAX_MB)}.`);
+    throw new InvalidArgumentError(`must be a whole number of MB from 16 to ${String(MAX_MB)}`);
   return mb;
 }

@@ -114,11 +114,11 @@ export class ConvertLimitError extends Error {
 }
 
 /**
- * What a user is told of a conversion stopped by a limit: the API's document_too_complex message, and the command
- * line's (which adds how to raise the limit, HINT).
+ * What a user is told of a conversion stopped by a limit: the API's document_too_complex message (about `markdown`),
+ * and the command line's (about its input, LABEL, and with how to raise the limit, HINT).
  */
-export function limitMessage(error: ConvertLimitError, hint?: string): string {
-  return `markdown: ${error.message}; split the document or simplify its nesting${hint ? `, or ${hint}` : ''}.`;
+export function limitMessage(error: ConvertLimitError, hint?: string, label = 'markdown'): string {
+  return `${label}: ${error.message}; split the document or simplify its nesting${hint ? `, or ${hint}` : ''}.`;
 }
 
 /** Every worker is busy and the queue is full: the conversion was not started. */
