@@ -138,6 +138,18 @@ describe('images nested in an SVG', () => {
   }, 120_000);
 });
 
+/** A GIF whose screen is SCREEN × SCREEN pixels and whose one frame is FRAME × FRAME (35 bytes: one LZW code). */
+function gif(screen: number, frame: number): Uint8Array {
+  const out = Buffer.from([
+    ...Buffer.from('GIF89a', 'latin1'),
+    ...[screen & 0xff, screen >> 8, screen & 0xff, screen >> 8, 0x80, 0, 0], // screen, a 2-colour table
+    ...[0, 0, 0, 0xff, 0xff, 0xff],
+    ...[0x2c, 0, 0, 0, 0, frame & 0xff, frame >> 8, frame & 0xff, frame >> 8, 0], // the frame at 0,0
+    ...[2, 2, 0x44, 0x01, 0, 0x3b], // LZW minimum code size, one sub-block, its end, the trailer
+  ]);
+  return new Uint8Array(out);
+}
+
 /** An SVG whose one image's data: URI is in attribute ATTR (declared namespaces: xlink, s = SVG, o = another). */
 const svgWithHref = (attr: string, uri: string, element = 'image'): string =>
   `<svg ${NS} xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:s="http://www.w3.org/2000/svg" xmlns:o="urn:other" width="200" height="200"><defs><pattern id="p" width="10" height="10"><${element} width="10" height="10" ${attr}="${uri}"/></pattern></defs><rect width="200" height="200" fill="url(#p)"/><circle r="50" cx="100" cy="100" fill="red"/></svg>`;
@@ -202,6 +214,30 @@ describe('hrefs and effects in any namespace the renderer reads', () => {
       // The renderer's copy has neither the filter nor anything pointing at one.
       if (cleaned.ok) expect(cleaned.render, attr).not.toMatch(/filter|mask/);
     }
+  });
+});
+
+describe('GIF frames', () => {
+  it('refuses a GIF whose frame is larger than its screen, on its own and inside an SVG', async () => {
+    const big = gif(1, 20_000);
+    const alone = convert({ markdown: '![a](frame.gif)\n', images: filesSource(new Map([['frame.gif', big]])) });
+    expect(alone.warnings).toContain('image_unsupported: frame.gif (gif 1×1 with a 20000×20000 frame)');
+    expect((await validateDocx(alone.docx)).ok).toBe(true);
+    const nested = convertOne(
+      'frame.svg',
+      `<svg ${NS} width="10" height="10"><image width="10" height="10" href="data:image/gif;base64,${base64(big)}"/></svg>`,
+    );
+    expect(nested.warnings).toContain(
+      'image_unsupported: frame.svg (an image inside it: gif 1×1 with a 20000×20000 frame)',
+    );
+  });
+
+  it('keeps a GIF whose frame fits its screen', () => {
+    const { warnings } = convert({
+      markdown: '![a](ok.gif)\n',
+      images: filesSource(new Map([['ok.gif', gif(20, 20)]])),
+    });
+    expect(warnings).toEqual([]);
   });
 });
 
