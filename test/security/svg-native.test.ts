@@ -11,6 +11,7 @@ import { FormData, request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, filesSource } from '../../server/convert/index.ts';
 import { IMAGE_LIMITS } from '../../server/convert/images/limits.ts';
+import { cleanSvg } from '../../server/convert/images/svg.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
 import { killAllChildren, runCli, startServe, trustingAgent, type ServeProcess } from '../helpers/docwright-process.ts';
 import { validateDocx } from '../helpers/docx.ts';
@@ -135,6 +136,109 @@ describe('images nested in an SVG', () => {
     expect(childrenCpuMs() - children).toBeLessThan(IMAGE_LIMITS.svgRenderMs + 2_000);
     expect((await validateDocx(docx)).ok).toBe(true);
   }, 120_000);
+});
+
+/** A GIF whose screen is SCREEN × SCREEN pixels and whose one frame is FRAME × FRAME (35 bytes: one LZW code). */
+function gif(screen: number, frame: number): Uint8Array {
+  const out = Buffer.from([
+    ...Buffer.from('GIF89a', 'latin1'),
+    ...[screen & 0xff, screen >> 8, screen & 0xff, screen >> 8, 0x80, 0, 0], // screen, a 2-colour table
+    ...[0, 0, 0, 0xff, 0xff, 0xff],
+    ...[0x2c, 0, 0, 0, 0, frame & 0xff, frame >> 8, frame & 0xff, frame >> 8, 0], // the frame at 0,0
+    ...[2, 2, 0x44, 0x01, 0, 0x3b], // LZW minimum code size, one sub-block, its end, the trailer
+  ]);
+  return new Uint8Array(out);
+}
+
+/** An SVG whose one image's data: URI is in attribute ATTR (declared namespaces: xlink, s = SVG, o = another). */
+const svgWithHref = (attr: string, uri: string, element = 'image'): string =>
+  `<svg ${NS} xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:s="http://www.w3.org/2000/svg" xmlns:o="urn:other" width="200" height="200"><defs><pattern id="p" width="10" height="10"><${element} width="10" height="10" ${attr}="${uri}"/></pattern></defs><rect width="200" height="200" fill="url(#p)"/><circle r="50" cx="100" cy="100" fill="red"/></svg>`;
+const pngUri = (png: Uint8Array): string => `data:image/png;base64,${base64(png)}`;
+const svgUri = (svg: string): string => `data:image/svg+xml;base64,${base64(svg)}`;
+/** The nested filter of the issue's hostile SVG, as a data: URI. */
+const HOSTILE_URI = svgUri(
+  `<svg ${NS} width="2000" height="2000"><filter id="f"><feMorphology operator="dilate" radius="300"/><feGaussianBlur stdDeviation="300"/></filter><rect width="2000" height="2000" filter="url(#f)"/></svg>`,
+);
+
+describe('hrefs and effects in any namespace the renderer reads', () => {
+  const over = blackPng(8_000, 8_000);
+  const overWarning = (name: string) => `image_unsupported: ${name} (an image inside it: png 8000×8000)`;
+
+  for (const attr of ['xml:href', 's:href', 'o:href']) {
+    it(`checks a nested bitmap in ${attr} (in a pattern) against the pixel cap`, async () => {
+      const { warnings, docx } = convertOne('ns.svg', svgWithHref(attr, pngUri(over)));
+      expect(warnings).toContain(overWarning('ns.svg'));
+      expect(bitmapSizes(docx).filter((s) => s.pixels > IMAGE_LIMITS.maxPixels)).toEqual([]);
+      expect((await validateDocx(docx)).ok).toBe(true);
+    });
+  }
+
+  it('refuses a nested SVG in xml:href or s:href', async () => {
+    for (const attr of ['xml:href', 's:href']) {
+      const { warnings, docx, ms } = convertOne('ns.svg', svgWithHref(attr, HOSTILE_URI));
+      expect(warnings).toContain('image_unsupported: ns.svg (an SVG image inside it)');
+      expect(ms).toBeLessThan(5_000);
+      expect((await validateDocx(docx)).ok).toBe(true);
+    }
+  });
+
+  it('checks an xlink:href whose prefix a child binds to the SVG namespace, and an svg:image element', async () => {
+    const rebound = `<svg ${NS} width="10" height="10"><g xmlns:xlink="http://www.w3.org/2000/svg"><image width="10" height="10" xlink:href="${pngUri(over)}"/></g></svg>`;
+    const prefixed = `<svg ${NS} xmlns:svg="http://www.w3.org/2000/svg" width="10" height="10"><svg:g><svg:image width="10" height="10" href="${pngUri(over)}"/></svg:g></svg>`;
+    const defaulted = `<svg ${NS} width="10" height="10"><o:g xmlns:o="urn:other" xmlns="urn:other"><image xmlns="http://www.w3.org/2000/svg" width="10" height="10" xml:href="${pngUri(over)}"/></o:g></svg>`;
+    for (const [name, svg] of [
+      ['rebound.svg', rebound],
+      ['prefixed.svg', prefixed],
+      ['defaulted.svg', defaulted],
+    ] as const) {
+      const { warnings, docx } = convertOne(name, svg);
+      expect(warnings).toContain(overWarning(name));
+      expect(bitmapSizes(docx).filter((s) => s.pixels > IMAGE_LIMITS.maxPixels)).toEqual([]);
+    }
+  });
+
+  it('keeps a small nested bitmap in xml:href out of the stored SVG (browsers ignore it), with no warning', async () => {
+    const { warnings, docx } = convertOne('small.svg', svgWithHref('xml:href', pngUri(blackPng(40, 40))));
+    expect(warnings).toEqual([]);
+    const svgPart = Object.entries(unzipSync(docx)).find(([name]) => name.endsWith('.svg'));
+    expect(svgPart && Buffer.from(svgPart[1]).toString('utf8')).not.toMatch(/xml:href/);
+    expect((await validateDocx(docx)).ok).toBe(true);
+  });
+
+  it('draws no filter given as s:filter, xlink:filter, xml:filter or s:style (the renderer reads the first three)', () => {
+    for (const attr of ['s:filter', 'xlink:filter', 'xml:filter', 's:mask', 's:style']) {
+      const value = attr === 's:style' ? 'filter:url(#f)' : 'url(#f)';
+      const svg = `<svg ${NS} xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:s="http://www.w3.org/2000/svg" width="20" height="20"><filter id="f"><feFlood flood-color="red"/></filter><rect width="10" height="10" ${attr}="${value}"/></svg>`;
+      const cleaned = cleanSvg(utf8(svg));
+      expect(cleaned.ok).toBe(true);
+      // The renderer's copy has neither the filter nor anything pointing at one.
+      if (cleaned.ok) expect(cleaned.render, attr).not.toMatch(/filter|mask/);
+    }
+  });
+});
+
+describe('GIF frames', () => {
+  it('refuses a GIF whose frame is larger than its screen, on its own and inside an SVG', async () => {
+    const big = gif(1, 20_000);
+    const alone = convert({ markdown: '![a](frame.gif)\n', images: filesSource(new Map([['frame.gif', big]])) });
+    expect(alone.warnings).toContain('image_unsupported: frame.gif (gif 1×1 with a 20000×20000 frame)');
+    expect((await validateDocx(alone.docx)).ok).toBe(true);
+    const nested = convertOne(
+      'frame.svg',
+      `<svg ${NS} width="10" height="10"><image width="10" height="10" href="data:image/gif;base64,${base64(big)}"/></svg>`,
+    );
+    expect(nested.warnings).toContain(
+      'image_unsupported: frame.svg (an image inside it: gif 1×1 with a 20000×20000 frame)',
+    );
+  });
+
+  it('keeps a GIF whose frame fits its screen', () => {
+    const { warnings } = convert({
+      markdown: '![a](ok.gif)\n',
+      images: filesSource(new Map([['ok.gif', gif(20, 20)]])),
+    });
+    expect(warnings).toEqual([]);
+  });
 });
 
 /** Processes by pid: their parent and their CPU time (user and system, their waited-for children's included), in ms. */
@@ -329,6 +433,17 @@ describe('native rendering on a real server: nothing keeps working after the ans
     const answer = await convertThrough(plain, 'huge.svg', svgAround(blackPng(20_000, 20_000)));
     expect(answer.status).toBe(200);
     expect(answer.warnings).toContain('image_unsupported: huge.svg (an image inside it: png 20000×20000)');
+    const docx = new Uint8Array(answer.body);
+    expect(bitmapSizes(docx).filter((s) => s.pixels > IMAGE_LIMITS.maxPixels)).toEqual([]);
+    expect((await validateDocx(docx)).ok).toBe(true);
+    await expectIdle(plain.process.pid);
+    expect(treePeakRss(plain.process.pid)).toBeLessThan(1.5e9);
+  }, 60_000);
+
+  it('a 20000×20000 PNG in xml:href inside a pattern: refused by name, memory bounded, nothing stored past the cap', async () => {
+    const answer = await convertThrough(plain, 'xml.svg', svgWithHref('xml:href', pngUri(blackPng(20_000, 20_000))));
+    expect(answer.status).toBe(200);
+    expect(answer.warnings).toContain('image_unsupported: xml.svg (an image inside it: png 20000×20000)');
     const docx = new Uint8Array(answer.body);
     expect(bitmapSizes(docx).filter((s) => s.pixels > IMAGE_LIMITS.maxPixels)).toEqual([]);
     expect((await validateDocx(docx)).ok).toBe(true);

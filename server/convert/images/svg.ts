@@ -1,10 +1,19 @@
-import { DOMParser, XMLSerializer, type Element } from '@xmldom/xmldom';
+import { DOMParser, XMLSerializer, type Attr, type Element } from '@xmldom/xmldom';
 import { describeImage } from './describe.ts';
 import { IMAGE_LIMITS } from './limits.ts';
 import { render } from './rasterise.ts';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const XLINK_NS = 'http://www.w3.org/1999/xlink';
+const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
+
+/** The namespaced attributes kept. resvg reads an attribute by its local name in the SVG, XLink and XML namespaces as
+ * well as in none (`xml:href`, `s:filter` with `s` bound to SVG), so any other there would pass every check below. */
+const KEPT_NAMESPACED = new Map([
+  [XLINK_NS, new Set(['href', 'title'])],
+  [XML_NS, new Set(['space', 'lang'])],
+]);
 
 /** An SVG made safe to embed and render, with its size in pixels and a PNG of it; or why it stays a placeholder. */
 export type RenderedSvg =
@@ -19,8 +28,42 @@ const ANIMATIONS = new Set(['animate', 'set', 'animateMotion', 'animateTransform
 /** Elements dropped whole: code, HTML, and style sheets (which can @import or url() anything). */
 const DROPPED = new Set(['script', 'foreignObject', 'style']);
 
+/** The element's link as readers take it (after dropUnread: only `xlink:href` and `href` are left). */
 function hrefOf(el: Element): string {
   return (el.getAttributeNS(XLINK_NS, 'href') ?? el.getAttribute('href') ?? '').trim();
+}
+
+/** The element's attributes. */
+function attributesOf(el: Element): Attr[] {
+  const attributes: Attr[] = [];
+  for (let i = 0; i < el.attributes.length; i++) {
+    const attr = el.attributes.item(i);
+    if (attr) attributes.push(attr);
+  }
+  return attributes;
+}
+
+/** Whether an attribute is a link in any namespace and letter case (`href`, `xlink:href`, `xml:href`, `o:HREF`...). */
+function isHref(attr: Attr): boolean {
+  return (attr.localName ?? attr.nodeName).toLowerCase() === 'href';
+}
+
+/**
+ * Drops the attributes only resvg would read, or no reader would: in the SVG or XML namespace (but `xml:space` and
+ * `xml:lang`), in XLink (but `xlink:href` and `xlink:title`), and links other than `href` and `xlink:href`. Browsers
+ * and the SVG specification ignore them all; left in, they would reach the renderer past the checks by name.
+ */
+function dropUnread(el: Element): void {
+  for (const attr of attributesOf(el)) {
+    const ns = attr.namespaceURI;
+    if (ns === XMLNS_NS) continue;
+    const local = attr.localName ?? attr.nodeName;
+    const kept =
+      ns === SVG_NS || ns === XML_NS || ns === XLINK_NS
+        ? (KEPT_NAMESPACED.get(ns)?.has(local) ?? false)
+        : !isHref(attr) || (ns === null && local === 'href');
+    if (!kept) el.removeAttributeNode(attr);
+  }
 }
 
 /** Whether a CSS or attribute value has a url() that points outside the SVG (anything but `#id`). */
@@ -44,10 +87,10 @@ function cleanAttributes(el: Element, keepData: boolean): void {
     const attr = attributes.item(i);
     if (!attr) continue;
     const value = attr.value;
-    if (attr.localName === 'href' || attr.nodeName === 'href') {
+    if (isHref(attr)) {
       const target = value.trim();
       if (!target.startsWith('#') && !(keepData && target.startsWith('data:'))) el.removeAttributeNode(attr);
-    } else if (attr.nodeName === 'style') {
+    } else if (attr.localName === 'style' && attr.namespaceURI === null) {
       if (!urlOutside(value) && !value.includes('\\')) continue;
       const kept = styleWithout(value, urlOutside);
       if (kept.trim() === '') el.removeAttributeNode(attr);
@@ -104,13 +147,14 @@ function tooComplex(elements: number, uses: Element[], ids: Map<string, Element[
   if (uses.length > IMAGE_LIMITS.svgUses) return true;
   let total = elements;
   const sizes = new Map<string, number>();
-  for (const use of uses) {
-    const id = hrefOf(use).slice(1);
+  // Each of a <use>'s links counts (readers differ in which one they take).
+  const targets = uses.flatMap((use) => attributesOf(use).filter(isHref)).map((attr) => attr.value.trim().slice(1));
+  for (const id of targets) {
     let size = sizes.get(id);
     if (size === undefined) {
       size = 0;
       for (const target of ids.get(id) ?? []) {
-        if (target.localName === 'use' || target.getElementsByTagNameNS(SVG_NS, 'use').length > 0) return true;
+        if (target.localName === 'use' || target.getElementsByTagNameNS('*', 'use').length > 0) return true;
         size = Math.max(size, subtreeSize(target));
       }
       sizes.set(id, size);
@@ -145,13 +189,17 @@ function renderable(root: Element): string {
       continue;
     }
     const drop = (p: string) => UNBOUNDED.has(p) || (inside && NESTING.has(p));
-    for (const attribute of [...UNBOUNDED, ...NESTING]) if (drop(attribute)) el.removeAttribute(attribute);
-    const style = el.getAttribute('style');
-    if (style !== null && /filter|mask|pattern|clip|marker/i.test(style))
-      el.setAttribute(
-        'style',
-        styleWithout(style, (d) => drop(property(d))),
-      );
+    // By local name, whatever the namespace: the renderer reads `s:filter` as `filter`.
+    for (const attr of attributesOf(el)) {
+      const local = attr.localName ?? attr.nodeName;
+      if (drop(local)) el.removeAttributeNode(attr);
+      else if (local === 'style' && /filter|mask|pattern|clip|marker/i.test(attr.value))
+        el.setAttributeNS(
+          attr.namespaceURI,
+          attr.nodeName,
+          styleWithout(attr.value, (d) => drop(property(d))),
+        );
+    }
     for (let child = el.firstChild; child; child = child.nextSibling)
       if (child.nodeType === 1) stack.push([child as Element, inside]);
   }
@@ -187,27 +235,38 @@ export function cleanSvg(bytes: Uint8Array): CleanedSvg {
   const stack: Element[] = [root];
   for (let el = stack.pop(); el; el = stack.pop()) {
     if (++elements > IMAGE_LIMITS.svgElements) return { ok: false, reason: 'too complex' };
+    // Elements by local name in any namespace (a superset of what the renderer draws: it draws the SVG namespace's).
     const name = el.localName ?? '';
-    const href = hrefOf(el);
     const image = name === 'image' || name === 'feImage';
+    // Every data: link of an image is checked, those dropUnread drops too: a bad one refuses the SVG by name.
+    const checked = new Map<string, ReturnType<typeof nestedImage>>();
+    for (const attr of image ? attributesOf(el).filter(isHref) : []) {
+      const target = attr.value.trim();
+      if (!target.startsWith('data:') || checked.has(target)) continue;
+      const nested = nestedImage(target);
+      if (!nested.ok) return nested;
+      checked.set(target, nested);
+    }
+    dropUnread(el);
+    const href = hrefOf(el);
     const external =
       (image && href !== '' && !href.startsWith('data:')) || (name === 'use' && href !== '' && !href.startsWith('#'));
     const animatesLink =
-      ANIMATIONS.has(name) && /^(xlink:)?href$/.test((el.getAttribute('attributeName') ?? '').trim());
+      ANIMATIONS.has(name) && /^([^:]*:)?href$/i.test((el.getAttribute('attributeName') ?? '').trim());
     if (DROPPED.has(name) || external || animatesLink) {
       el.parentNode?.removeChild(el);
       continue;
     }
     cleanAttributes(el, image);
     if (image && href.startsWith('data:')) {
-      const nested = nestedImage(href);
+      const nested = checked.get(href) ?? nestedImage(href);
       if (!nested.ok) return nested;
       nestedPixels += nested.pixels;
       if (nestedPixels > IMAGE_LIMITS.maxPixels)
         return { ok: false, reason: `images inside it over ${String(IMAGE_LIMITS.maxPixels / 1_000_000)} megapixels` };
       // Every href of the element (href and xlink:href) names the checked bytes, whichever the reader prefers.
-      for (const attr of [...Array.from({ length: el.attributes.length }, (_, i) => el.attributes.item(i))])
-        if (attr?.localName === 'href') el.setAttributeNS(attr.namespaceURI, attr.nodeName, nested.href);
+      for (const attr of attributesOf(el).filter(isHref))
+        el.setAttributeNS(attr.namespaceURI, attr.nodeName, nested.href);
     }
     if (name === 'text') text = true;
     if (name === 'use' && href !== '') uses.push(el);
