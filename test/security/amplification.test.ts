@@ -106,4 +106,34 @@ describe('amplification', () => {
       /^the document would be [\d.]+ MB of Word XML, more than 500 times its markdown$/,
     );
   });
+
+  // H2: each `[x][r]` once got a relationship of its own repeating the whole URL, and the bound counted only the main
+  // part and the notes (140 KB of markdown wrote 407 MB of relationships, a 581 KB .docx).
+  const longUrl = `https://example.com/${'a'.repeat(20_000)}`;
+  const references = `${'[x][r] '.repeat(2_000)}\n\n[r]: ${longUrl}\n`;
+
+  it('refuses links that would write their URL out of proportion to the markdown, in the body', () => {
+    const markdown = references;
+    expect(() => convert({ markdown, created })).toThrow(OutputTooLargeError);
+  });
+
+  it('refuses links that would write their URL out of proportion to the markdown, in a footnote', () => {
+    const markdown = `Text[^n].\n\n[^n]: ${references}`;
+    expect(() => convert({ markdown, created })).toThrow(OutputTooLargeError);
+  });
+
+  it('writes one relationship for a URL linked many times, in the body and in a note', async () => {
+    const url = 'https://example.com/a/long/enough/address';
+    const markdown = `${'[x][r] [y](https://example.com/other) '.repeat(50)}[^n]\n\n[^n]: ${'[z][r] '.repeat(20)}\n\n[r]: ${url}\n`;
+    const result = convert({ markdown, created });
+    const rels = part(result.docx, 'word/_rels/document.xml.rels');
+    const noteRels = part(result.docx, 'word/_rels/footnotes.xml.rels');
+    expect(count(rels, url)).toBe(1);
+    expect(count(rels, 'https://example.com/other')).toBe(1);
+    expect(count(noteRels, url)).toBe(1);
+    const document = part(result.docx, 'word/document.xml');
+    expect(count(document, '<w:hyperlink ')).toBe(100);
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
 });
