@@ -23,6 +23,14 @@ export const OUTPUT_FACTOR = 500;
 /** …plus this many characters. */
 export const OUTPUT_SLACK = 1024 * 1024;
 
+/** The refusal of a document that would be CHARS characters of Word XML. */
+export function outputTooLarge(chars: number): OutputTooLargeError {
+  const megabytes = (chars / 1024 / 1024).toFixed(1);
+  return new OutputTooLargeError(
+    `the document would be ${megabytes} MB of Word XML, more than ${String(OUTPUT_FACTOR)} times its markdown`,
+  );
+}
+
 /** The most characters of Word XML a conversion of MARKDOWNCHARS may write. */
 export function outputLimit(markdownChars: number): number {
   return OUTPUT_FACTOR * markdownChars + OUTPUT_SLACK;

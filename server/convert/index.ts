@@ -89,6 +89,7 @@ export function convert(input: ConvertInput): ConvertResult {
       options: elementOptions(rules),
       images: input.images ? new ImageEmbedder(input.images) : undefined,
       templateFields: templateTitleFields(template),
+      outputLimit: outputLimit(input.markdown.length),
     });
   let compiled = compile();
   let docx: Uint8Array;

@@ -4,7 +4,18 @@
 import type { Root } from 'mdast';
 import { describe, expect, it } from 'vitest';
 import { AnchorIndex, MAX_BOOKMARK_NAME, type Anchor } from '../../server/convert/compile/anchors.ts';
-import { convert, OUTPUT_FACTOR, OutputTooLargeError } from '../../server/convert/index.ts';
+import { toDocx } from '../../server/convert/compile/index.ts';
+import { elementOptions } from '../../server/convert/element-options.ts';
+import {
+  convert,
+  DEFAULT_RULES,
+  defaultTemplateRead,
+  OUTPUT_FACTOR,
+  OutputTooLargeError,
+  resolveStyles,
+} from '../../server/convert/index.ts';
+import { packageDocument } from '../../server/convert/package/index.ts';
+import { parseMarkdown } from '../../server/convert/parse.ts';
 import { part, validateDocx } from '../helpers/docx.ts';
 
 const created = new Date('2026-01-02T03:04:05Z');
@@ -105,5 +116,53 @@ describe('amplification', () => {
     expect((error as Error).message).toMatch(
       /^the document would be [\d.]+ MB of Word XML, more than 500 times its markdown$/,
     );
+  });
+
+  // H2: each `[x][r]` once got a relationship of its own repeating the whole URL, and the bound counted only the main
+  // part and the notes (140 KB of markdown wrote 407 MB of relationships, a 581 KB .docx).
+  const longUrl = `https://example.com/${'a'.repeat(20_000)}`;
+  const references = `${'[x][r] '.repeat(2_000)}\n\n[r]: ${longUrl}\n`;
+
+  it('refuses links that would write their URL out of proportion to the markdown, in the body', () => {
+    const markdown = references;
+    expect(() => convert({ markdown, created })).toThrow(OutputTooLargeError);
+  });
+
+  it('refuses links that would write their URL out of proportion to the markdown, in a footnote', () => {
+    const markdown = `Text[^n].\n\n[^n]: ${references}`;
+    expect(() => convert({ markdown, created })).toThrow(OutputTooLargeError);
+  });
+
+  it('counts every part it writes against the bound, the numbering too, not only the body and the notes', () => {
+    // `1.` and `1)` lists alternating: each a list of its own, whose numbering outweighs its two short paragraphs.
+    const markdown = '1. a\n1) a\n'.repeat(200);
+    const compiled = () =>
+      toDocx(parseMarkdown(markdown), {
+        styles: resolveStyles(DEFAULT_RULES, defaultTemplateRead().styles).styles,
+        textWidthTwips: 9000,
+        options: elementOptions(DEFAULT_RULES),
+      });
+    const template = defaultTemplateRead();
+    const docx = packageDocument(template, compiled(), created);
+    const body = part(docx, 'word/document.xml').length - (template.parts.get('word/document.xml')?.length ?? 0);
+    const numbering = part(docx, 'word/numbering.xml').length;
+    expect(numbering).toBeGreaterThan(body);
+    // A bound the body alone keeps: the numbering is what passes it.
+    expect(() => packageDocument(template, compiled(), created, { limit: body + 1_000 })).toThrow(OutputTooLargeError);
+  });
+
+  it('writes one relationship for a URL linked many times, in the body and in a note', async () => {
+    const url = 'https://example.com/a/long/enough/address';
+    const markdown = `${'[x][r] [y](https://example.com/other) '.repeat(50)}[^n]\n\n[^n]: ${'[z][r] '.repeat(20)}\n\n[r]: ${url}\n`;
+    const result = convert({ markdown, created });
+    const rels = part(result.docx, 'word/_rels/document.xml.rels');
+    const noteRels = part(result.docx, 'word/_rels/footnotes.xml.rels');
+    expect(count(rels, url)).toBe(1);
+    expect(count(rels, 'https://example.com/other')).toBe(1);
+    expect(count(noteRels, url)).toBe(1);
+    const document = part(result.docx, 'word/document.xml');
+    expect(count(document, '<w:hyperlink ')).toBe(100);
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
   });
 });

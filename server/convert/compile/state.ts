@@ -17,6 +17,7 @@ import { directed, type Direction } from './bidi.ts';
 import type { TitleValues } from './title-block.ts';
 import { AnchorIndex } from './anchors.ts';
 import { TocState } from './toc.ts';
+import { outputTooLarge } from '../errors.ts';
 import type { DocumentProperties } from './handlers/front-matter.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 
@@ -94,6 +95,8 @@ export interface CompileOptions {
   images?: ImageEmbedder | undefined;
   /** Title block keys the template has fields for (placeholders, content controls): filled, not printed. */
   templateFields?: ReadonlySet<TitleKey>;
+  /** The most characters of Word XML the conversion may write (outputLimit); absent: unbounded. */
+  outputLimit?: number;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -148,6 +151,9 @@ export class State {
   rtl = false;
 
   private listInstances = 0;
+  /** Characters of link targets docx will write, one relationship per link, before the package step merges them. */
+  private linkTargetChars = 0;
+  private readonly outputLimit: number;
   private footnoteIds = 0;
 
   constructor(
@@ -160,6 +166,16 @@ export class State {
     this.options = options.options ?? DEFAULT_ELEMENT_OPTIONS;
     this.images = options.images;
     this.templateFields = options.templateFields ?? new Set();
+    this.outputLimit = options.outputLimit ?? Infinity;
+  }
+
+  /**
+   * Counts an external link's target, which docx writes into a relationship per link: a URL linked out of proportion
+   * to the markdown is refused here, before docx writes it N times (OutputTooLargeError).
+   */
+  countLinkTarget(target: string): void {
+    this.linkTargetChars += target.length;
+    if (this.linkTargetChars > this.outputLimit) throw outputTooLarge(this.linkTargetChars);
   }
 
   /** The warnings, each once. */

@@ -38,7 +38,7 @@ import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
 import { compileParts, docxCompiler, PartCache, zipParts } from './zip.ts';
-import { OUTPUT_FACTOR, OutputTooLargeError } from '../errors.ts';
+import { outputTooLarge } from '../errors.ts';
 import { encodeUtf8 } from '../xml.ts';
 
 export { compileParts, zipParts } from './zip.ts';
@@ -383,15 +383,12 @@ export function packageDocument(
     out.set('_rels/.rels', rootRels.toXml());
     types.addOverride('/docProps/core.xml', CONTENT_TYPE.core);
   }
-  // What we wrote into the main part and the notes, bounded by the markdown it came from (OutputTooLargeError).
-  const written = [main, footnotesPath].reduce(
-    (sum, path) => sum + Math.max(0, sizeOf(out.get(path)) - sizeOf(template.parts.get(path))),
-    0,
-  );
-  if (written > limit)
-    throw new OutputTooLargeError(
-      `the document would be ${megabytes(written)} MB of Word XML, more than ${String(OUTPUT_FACTOR)} times its markdown`,
-    );
+  // What we wrote (every XML part: body, notes, relationships, numbering, styles…, beyond the template's own bytes),
+  // bounded by the markdown it came from (OutputTooLargeError). Pictures are the user's bytes, not written from it.
+  let written = 0;
+  for (const [path, data] of out)
+    if (isXmlPart(path)) written += Math.max(0, sizeOf(data) - sizeOf(template.parts.get(path)));
+  if (written > limit) throw outputTooLarge(written);
   out.set('docProps/core.xml', corePropertiesXml(compiled.properties, created));
   // A .dotx template gives a .docx document.
   types.mainAsDocument(`/${main}`);
@@ -403,7 +400,8 @@ export function packageDocument(
 const sizeOf = (part: Uint8Array | string | undefined): number =>
   part === undefined ? 0 : typeof part === 'string' ? part.length : part.byteLength;
 
-const megabytes = (size: number): string => (size / 1024 / 1024).toFixed(1);
+/** A part of XML (`.xml`, `.rels`), not a picture or other binary. */
+const isXmlPart = (path: string): boolean => path.endsWith('.xml') || path.endsWith('.rels');
 
 /** A part the template lacks: its relationship from the main part and its content type. */
 function addPart(rels: Relationships, types: ContentTypes, type: string, path: string, contentType: string): void {
@@ -421,16 +419,23 @@ function moveHyperlinks(
   renameHyperlinks(nodes, hyperlinkIds(generatedRels, rels, prefix));
 }
 
-/** Adds docx's hyperlink relationships to the template part's with ids of our own; returns docx's ids → ours. */
+/**
+ * Adds docx's hyperlink relationships to the template part's with ids of our own, one per distinct target (docx writes
+ * one per link, so a URL linked N times would be written N times); returns docx's ids → ours.
+ */
 function hyperlinkIds(generatedRels: XmlDocument | null, rels: Relationships, prefix: string): Map<string, string> {
   const renamed = new Map<string, string>();
   if (!generatedRels?.documentElement) return renamed;
+  const byTarget = new Map<string, string>();
   for (const rel of children(generatedRels.documentElement)) {
     if (rel.getAttribute('Type') !== REL.hyperlink) continue;
-    renamed.set(
-      rel.getAttribute('Id') ?? '',
-      rels.add(REL.hyperlink, rel.getAttribute('Target') ?? '', { external: true, prefix }),
-    );
+    const target = rel.getAttribute('Target') ?? '';
+    let id = byTarget.get(target);
+    if (id === undefined) {
+      id = rels.add(REL.hyperlink, target, { external: true, prefix });
+      byTarget.set(target, id);
+    }
+    renamed.set(rel.getAttribute('Id') ?? '', id);
   }
   return renamed;
 }

@@ -35,6 +35,7 @@ function hyperlink(state: State, url: string, children: PhrasingContent[]): Para
   // An empty link (or a bare `#`) has no target: its text stays.
   if (!target || target.startsWith('#')) return runs;
   if (runs.length === 0) return [];
+  state.countLinkTarget(target);
   return [new ExternalHyperlink({ link: target, children: runs })];
 }
 
