@@ -28,7 +28,7 @@ import type {
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
 import { nameProblem } from './names.ts';
-import { dataDirOverlap } from './confined/within.ts';
+import { dataDirOverlap, realFolder } from './confined/within.ts';
 import {
   applyPolicy,
   effectiveSettings,
@@ -179,7 +179,20 @@ export class Services {
   async updateSettings(patch: Partial<Settings>): Promise<Settings> {
     const locked = lockedAmong(Object.keys(patch), this.policy);
     if (locked) throw new ApiError('forbidden', `${locked.message}.`);
-    const folder = patch.mcp_output_dir;
+    let folder = patch.mcp_output_dir;
+    if (typeof folder === 'string') {
+      // Stored as its real path: the folder it names now, the same for every process that reads the setting.
+      const checked = realFolder(folder);
+      if (!checked.ok)
+        throw new ApiError(
+          'validation_error',
+          checked.reason === 'missing'
+            ? 'mcp_output_dir must be the absolute path of an existing folder'
+            : `mcp_output_dir must not be a folder under /proc, /sys or /dev (${folder}); choose one of your own, such as ~/Documents/Docwright`,
+        );
+      folder = checked.real;
+      patch = { ...patch, mcp_output_dir: folder };
+    }
     const overlap = typeof folder === 'string' ? dataDirOverlap(folder, this.store.dataDir) : undefined;
     if (overlap)
       throw new ApiError(

@@ -39,3 +39,23 @@ export function dataDirOverlap(folder: string, dataDir: string): 'holds' | 'insi
   if (within(real(dataDir), folder)) return 'holds';
   return undefined;
 }
+
+/** The kernel's folders: what they hold differs per process (`/proc/self`) or is the machine's, never a user's files. */
+const SYSTEM_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/**
+ * The real path of a folder MCP may use, or why it may not: missing or not a folder, or named through or lying in
+ * /proc, /sys or /dev (as written or once resolved: `/proc/self/cwd` is another folder in every process).
+ */
+export function realFolder(folder: string): { ok: true; real: string } | { ok: false; reason: 'missing' | 'system' } {
+  let realPath: string;
+  try {
+    realPath = realpathSync(folder);
+  } catch {
+    return { ok: false, reason: 'missing' };
+  }
+  if (!statSync(realPath, { throwIfNoEntry: false })?.isDirectory()) return { ok: false, reason: 'missing' };
+  const system = (path: string) => SYSTEM_FOLDERS.some((root) => path === root || path.startsWith(`${root}/`));
+  if (system(resolve(folder)) || system(realPath)) return { ok: false, reason: 'system' };
+  return { ok: true, real: realPath };
+}

@@ -313,9 +313,9 @@ function validationMessage(error: FastifyError): string {
 function send(reply: FastifyReply, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
   reply.headers(headers);
   const status = ERRORS[code].status;
-  // A body refused before its end: answered with a lingering close, so the client, still sending, reads the answer.
-  if (code === 'payload_too_large' && answerWithLinger(reply, status, JSON.stringify(envelope(code, message))))
-    return reply;
+  // Any error answered before the body's end (a 413, or a 401 before it was read): a lingering close, so the client,
+  // still sending, reads the answer and the connection is held and read from no longer than LINGER's bounds.
+  if (answerWithLinger(reply, status, JSON.stringify(envelope(code, message)))) return reply;
   return reply.status(status).type('application/json; charset=utf-8').send(envelope(code, message));
 }
 

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 
 /**
- * The lingering close after a 413 sent before the body's end: the rest of the body is read and thrown away until it
+ * The lingering close after an error (a 413, a 401…) sent before the body's end: the rest of the body is read and thrown away until it
  * ends or the client closes, for `ms` and `bytes` at most; then the connection is closed whatever the client does.
  */
 export const LINGER = { ms: 2_000, bytes: 16 * 1024 * 1024 } as const;
@@ -64,14 +64,36 @@ export function installBodyLimits(app: FastifyInstance): void {
           : `The request body (${mb(declared)} MB) is larger than the ${mb(limit)} MB of JSON this request may have.`,
       );
     }
+    // The multipart plugin reads the request itself (not `payload`), past any bodyLimit, and what busboy throws away
+    // (a preamble, an epilogue, a field past fieldSize) counts against no limit of its own: counted here.
+    if (multipart) countBody(request.raw, multipart);
     if (awaitingContinue.delete(request.raw)) reply.raw.writeContinue();
     return payload;
   });
 }
 
 /**
- * Answers a 413 whose body is still arriving with a lingering close, and returns true; false where the body has all
- * arrived (the connection then stays as it is) or for a request without a real connection (`inject`).
+ * Counts a multipart body as it is read; past the route's limit the read fails with `payload_too_large`. The
+ * plugin ends its parts on an error of the request stream, which is raised without destroying the stream (that
+ * would reset the connection before the 413 is read). The count waits for the plugin to read: no data is lost.
+ */
+function countBody(raw: IncomingMessage, limit: { bytes: number; what: string }): void {
+  let read = 0;
+  const count = (chunk: Buffer) => {
+    read += chunk.byteLength;
+    if (read <= limit.bytes) return;
+    raw.off('data', count);
+    const message = `The request body is larger than the ${mb(limit.bytes)} MB ${limit.what} may have.`;
+    if (raw.listenerCount('error') > 0) raw.emit('error', new ApiError('payload_too_large', message));
+  };
+  raw.on('data', count);
+  raw.pause();
+}
+
+/**
+ * Answers an error (a 413, or a 401, 403, 404… sent before the body was read) whose request body is still arriving
+ * with a lingering close, and returns true; false where the body has all arrived or there is none (the connection
+ * then stays as it is) or for a request without a real connection (`inject`).
  * The answer goes out with `Connection: close` and the server's half of the connection is closed after it (so the
  * client, RFC 9112 §9.6, stops sending); the rest of the body is read and dropped until it ends or the client closes,
  * for LINGER.ms and LINGER.bytes at most, and only then is the connection closed.
@@ -80,7 +102,8 @@ export function answerWithLinger(reply: FastifyReply, status: number, body: stri
   const request: FastifyRequest = reply.request;
   const raw = request.raw;
   const socket = raw.socket as Socket | null;
-  if (raw.complete || !(socket instanceof Socket)) return false;
+  const hasBody = raw.headers['transfer-encoding'] !== undefined || Number(raw.headers['content-length']) > 0;
+  if (raw.complete || !hasBody || !(socket instanceof Socket)) return false;
   reply.raw.statusCode = status; // as the request log shows it
   reply.hijack();
   if (!socket.destroyed) {

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ApiError } from '../errors.ts';
 import { folderAt, resolveInside, type Folder } from '../confined/paths.ts';
-import { dataDirOverlap, within } from '../confined/within.ts';
+import { dataDirOverlap, realFolder, within } from '../confined/within.ts';
 
 type Field = 'input_path' | 'output_path';
 
@@ -29,6 +29,12 @@ export function allowedFolder(setting: string | null, dataDir: string, field: Fi
       `${field}: the allowed folder ${setting} does not exist any more; the user must set mcp_output_dir again.`,
     );
   }
+  // A setting stored before /proc, /sys and /dev were refused (services.ts updateSettings) is refused here.
+  if (!realFolder(setting).ok)
+    throw new ApiError(
+      'forbidden',
+      `${field}: the allowed folder ${setting} is under /proc, /sys or /dev, which MCP never reads or writes; the user must choose another folder (${SET_FOLDER}).`,
+    );
   const overlap = dataDirOverlap(folder.real, dataDir);
   if (overlap)
     throw new ApiError(
