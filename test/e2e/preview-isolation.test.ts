@@ -43,7 +43,12 @@ async function expectAppVisible(page: Page): Promise<void> {
 
 async function preview(page: Page, filename: string, text: string): Promise<void> {
   await page.getByRole('link', { name: 'History' }).click();
-  await page.getByRole('button', { name: `Preview ${filename}` }).click();
+  // History keeps Preview in each row's menu (the row's one open action is Save).
+  await page.getByRole('button', { name: `More actions for ${filename}` }).click();
+  await page
+    .getByRole('menu', { name: `Actions for ${filename}` })
+    .getByRole('menuitem', { name: 'Preview' })
+    .click();
   await page.getByTestId('preview-body').getByText(text).first().waitFor();
 }
 

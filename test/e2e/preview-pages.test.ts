@@ -129,7 +129,12 @@ describe('preview pages (item 3)', () => {
 
       const { page } = await world.signedIn();
       await page.getByRole('link', { name: 'History' }).click();
-      await page.getByRole('button', { name: `Preview ${name}.docx` }).click();
+      // History keeps Preview in each row's menu (the row's one open action is Save).
+      await page.getByRole('button', { name: `More actions for ${name}.docx` }).click();
+      await page
+        .getByRole('menu', { name: `Actions for ${name}.docx` })
+        .getByRole('menuitem', { name: 'Preview' })
+        .click();
       const note = page.getByTestId('preview-note');
       await expect.poll(async () => note.innerText(), { timeout: 60_000 }).toMatch(/\(\d+ pages?\)/);
       const shown = Number(/\((\d+) pages?\)/.exec(await note.innerText())?.[1]);

@@ -342,3 +342,64 @@ describe('item 9: unpolished edges', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
   });
 });
+
+describe('the sidebar and History at 1280×800 (review of the screenshots)', () => {
+  test('History gives the file name the room: most of a long name shows, and its column is the widest', async () => {
+    const name = 'quarterly-report-for-the-board-of-directors-2026';
+    await convertByApi(name, '# Report\n\n- one\n- two\n');
+    const { page } = await world.signedIn({ width: 1280, height: 800 });
+    await page.getByRole('link', { name: 'History' }).click();
+    const cell = page.getByTitle(`${name}.docx`, { exact: true }).first();
+    await cell.waitFor();
+    // How many of the name's characters fit in its box (the rest is behind the ellipsis).
+    const shown = await cell.evaluate((el) => (el.clientWidth / el.scrollWidth) * (el.textContent ?? '').length);
+    expect(shown).toBeGreaterThanOrEqual(40);
+    const widths = await page
+      .getByRole('table', { name: 'Past conversions' })
+      .locator('thead th')
+      .evaluateAll((cells) => cells.map((c) => c.getBoundingClientRect().width));
+    expect(Math.max(...widths)).toBe(widths[0]);
+  });
+
+  test('the plan stays inside the window on a page taller than the window', async () => {
+    const { page } = await world.signedIn({ width: 1280, height: 800 });
+    await dropFiles(
+      page,
+      Array.from({ length: 6 }, (_, i) => ({ name: `tall-${i}.md`, text: `# Part ${i}\n\nText.\n` })),
+    );
+    for (let i = 0; i < 6; i++)
+      await page
+        .getByRole('listitem', { name: `tall-${i}.md` })
+        .getByText('Done')
+        .waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollHeight > innerHeight)).toBe(true);
+    const plan = page.getByTestId('sidebar-usage');
+    for (const scroll of [0, 10_000]) {
+      await page.evaluate((y) => scrollTo(0, y), scroll);
+      const box = await plan.boundingBox();
+      expect(box, `scrolled to ${scroll}`).not.toBeNull();
+      expect(box?.y ?? -1).toBeGreaterThanOrEqual(0);
+      expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(800);
+    }
+    await world.screenshot(page, 'polish-sidebar-plan-1280');
+  });
+
+  test('signed out and server down, the sidebar shows no plan (as it shows no navigation)', async () => {
+    const { page, context } = await world.signedIn({ width: 1280, height: 800 });
+    await page.getByTestId('sidebar-usage').waitFor();
+    await context.setOffline(true);
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByRole('heading', { name: 'Docwright’s server is not reachable', level: 1 }).waitFor();
+    expect(await page.getByText('Plan:').count()).toBe(0);
+    expect(await page.getByTestId('sidebar-usage').count()).toBe(0);
+    await context.setOffline(false);
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByTestId('sidebar-usage').waitFor();
+    // A session the server does not know (as after a restart): the signed-out page.
+    await page.evaluate(() => sessionStorage.setItem('docwright.session', 'forgotten'));
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Open Docwright from its link', level: 1 }).waitFor();
+    expect(await page.getByText('Plan:').count()).toBe(0);
+    expect(await page.getByTestId('sidebar-usage').count()).toBe(0);
+  });
+});
