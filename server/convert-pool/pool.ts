@@ -617,19 +617,24 @@ export class ConvertPool {
     return slot;
   }
 
+  /** Gives SLOT the task as running job ID, with what is left of its time limit. */
+  private assign(slot: Slot, task: Task, id: number): void {
+    const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
+    slot.task = {
+      ...task,
+      id,
+      limitMs,
+      renderMs: 0,
+      origin: task,
+      ...this.timing(slot, this.firstCheck(task, limitMs)),
+    };
+  }
+
   private start(slot: Slot, task: Task): void {
     const id = this.nextId++;
     clearTimeout(slot.idle);
     if (task.kind === 'inspect') {
-      const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
-      slot.task = {
-        ...task,
-        id,
-        limitMs,
-        renderMs: 0,
-        origin: task,
-        ...this.timing(slot, this.firstCheck(task, limitMs)),
-      };
+      this.assign(slot, task, id);
       slot.worker.ref();
       try {
         slot.worker.postMessage({ kind: 'inspect', id, bytes: task.bytes } satisfies InspectMessage);
@@ -660,15 +665,7 @@ export class ConvertPool {
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };
     slot.writing = message.outputTemp;
-    const limitMs = Math.max(1, this.timeoutMs - (task.spentMs ?? 0));
-    slot.task = {
-      ...task,
-      id,
-      limitMs,
-      renderMs: 0,
-      origin: task,
-      ...this.timing(slot, this.firstCheck(task, limitMs)),
-    };
+    this.assign(slot, task, id);
     if (known < 0) this.counters.templatesSent += 1;
     slot.worker.ref();
     try {
