@@ -12,12 +12,15 @@ const installed = join(tools, 'node_modules', '.package-lock.json');
 const TOOLS = {
   eslint: ['eslint', '--config', join(tools, 'eslint.config.js')],
   prettier: ['prettier', '--config', join(tools, 'prettier.config.js'), '--ignore-path', join(root, '.prettierignore')],
+  // The shape of server/ (no import circle, layers): .dependency-cruiser.cjs. It reads TypeScript through TypeScript's
+  // JavaScript API too, so it lives here with TypeScript 6.
+  depcruise: ['depcruise', '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'err'],
 };
 
 const [tool, ...args] = process.argv.slice(2);
-const command = tool === 'eslint' || tool === 'prettier' ? TOOLS[tool] : undefined;
+const command = Object.hasOwn(TOOLS, tool ?? '') ? TOOLS[tool] : undefined;
 if (!command) {
-  console.error('usage: node scripts/lint-tools.mjs eslint|prettier [arguments]');
+  console.error('usage: node scripts/lint-tools.mjs eslint|prettier|depcruise [arguments]');
   process.exit(2);
 }
 if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(join(tools, 'package-lock.json')).mtimeMs) {

@@ -18,7 +18,17 @@ registerHooks({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'release/', 'test-results/', '**/node_modules/', '**/*.d.mts', 'tools/lint/'] },
+  {
+    ignores: [
+      'dist/',
+      'release/',
+      'test-results/',
+      '**/node_modules/',
+      '**/*.d.mts',
+      'tools/lint/',
+      '.dependency-cruiser.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...svelte.configs.recommended,
