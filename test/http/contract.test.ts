@@ -161,7 +161,7 @@ function expectError(
 
 /** SPEC.md Resources, Conversion record: exactly these fields (the implementation adds template_id and mapping_id). */
 const RECORD_FIELDS = ['conversion_id', 'status', 'filename', 'download_url', 'warnings', 'stats', 'created_at'];
-// docs/api-extensions.md: provenance (key_name with an API key), size, warnings with their source lines.
+// docs/api.md: provenance (key_name with an API key), size, warnings with their source lines.
 const RECORD_EXTRAS = ['template_id', 'mapping_id', 'channel', 'key_name', 'size', 'warning_details'];
 const STATS_FIELDS = ['headings', 'paragraphs', 'lists', 'tables', 'code_blocks', 'images'];
 
@@ -270,7 +270,7 @@ describe('SPEC.md Endpoints: POST /api/v1/convert', () => {
       const record = res.json<Record<string, unknown>>();
       expectConversionRecord(record);
       expect(record.filename).toBe('document.docx');
-      // "Images: A placeholder text is inserted in place of the image", and said so (docs/api-extensions.md).
+      // "Images: A placeholder text is inserted in place of the image", and said so (docs/api.md).
       expect(record.warnings).toEqual(['image_placeholder: logo']);
       expect(record.template_id).toBe(BUILTIN_TEMPLATE_ID);
       expect(record.mapping_id).toBe(BUILTIN_MAPPING_ID);
@@ -729,7 +729,7 @@ describe('SPEC.md Endpoints: GET /api/v1/mappings; Resources: Style mapping', ()
         template_id: string;
       }>
     >();
-    // The template's own mapping matched by style name (docs/auto-mapping.md), then the one created above.
+    // The template's own mapping matched by style name (docs/mappings.md), then the one created above.
     expect(mine.map((m) => m.id)).toContain(mapping.id);
     expect(mine.every((m) => m.template_id === templateId)).toBe(true);
     const builtinOnly = (await req(env.app, 'GET', `/api/v1/mappings?template_id=${BUILTIN_TEMPLATE_ID}`, auth)).json<

@@ -18,7 +18,7 @@ afterAll(async () => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-// A list nested 400 deep, each item indented under the last: seconds of the parser's CPU (docs/threat-model.md).
+// A list nested 400 deep, each item indented under the last: seconds of the parser's CPU (docs/security.md).
 const nested = join(temp, 'nested.md');
 writeFileSync(nested, Array.from({ length: 400 }, (_, i) => `${'  '.repeat(i)}- item ${String(i)}\n`).join(''));
 const large = join(temp, 'large.md');

@@ -1,6 +1,6 @@
 // Issue 12, X-Warnings bounded: 2,000 distinct unsupported tags gave a 51 KB header (3,000 one that common
 // clients cannot read). The header keeps the first 20 warnings and a count, under 4 KB; the full list stays in the
-// record (the JSON response and GET /api/v1/conversions/:id). Format: docs/api-extensions.md.
+// record (the JSON response and GET /api/v1/conversions/:id). Format: docs/api.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtin, openEnv, type Env } from './support.ts';
 
@@ -51,7 +51,7 @@ describe('X-Warnings is bounded; the full list stays in the record', () => {
     expect(Buffer.byteLength(header)).toBeLessThan(4096);
     const shown = JSON.parse(header) as string[];
     for (const w of shown)
-      expect(Array.from(w).length).toBeLessThanOrEqual(200 /* characters, docs/api-extensions.md */);
+      expect(Array.from(w).length).toBeLessThanOrEqual(200 /* characters, docs/api.md */);
     expect(shown.at(-1)).toMatch(/^truncated: \d+ more warnings; /);
     expect(res.headers['x-warnings-total']).toBe('30');
   });
