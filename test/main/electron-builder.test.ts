@@ -156,14 +156,15 @@ describe('electron-builder.yml', () => {
     ]) {
       expect(readme, command).toContain(command);
     }
-    // Where each platform's policy file lives, as docs/installers.md and the configuration's comment say.
+    // Where each platform's policy file lives, as docs/it-policy.md (its one home) and the configuration's comment say.
+    const policyDoc = readFileSync(join(root, 'docs', 'it-policy.md'), 'utf8');
     const yml = readFileSync(join(root, 'electron-builder.yml'), 'utf8');
     for (const path of [
       '%ProgramData%\\Docwright\\policy.json',
       '/Library/Application Support/Docwright/policy.json',
       '/etc/docwright/policy.json',
     ]) {
-      expect(readme, path).toContain(path);
+      expect(policyDoc, path).toContain(path);
       expect(yml, path).toContain(path);
     }
   });

@@ -50,8 +50,7 @@ describe('X-Warnings is bounded; the full list stays in the record', () => {
     expect(header).toMatch(/^[\x20-\x7e]+$/);
     expect(Buffer.byteLength(header)).toBeLessThan(4096);
     const shown = JSON.parse(header) as string[];
-    for (const w of shown)
-      expect(Array.from(w).length).toBeLessThanOrEqual(200 /* characters, docs/api.md */);
+    for (const w of shown) expect(Array.from(w).length).toBeLessThanOrEqual(200 /* characters, docs/api.md */);
     expect(shown.at(-1)).toMatch(/^truncated: \d+ more warnings; /);
     expect(res.headers['x-warnings-total']).toBe('30');
   });
