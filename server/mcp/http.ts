@@ -1,8 +1,8 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, envelope, ERRORS } from '../errors.ts';
-import { access } from '../http/access.ts';
-import { holdConnection } from '../http/long-request.ts';
+import { access } from '../web/access.ts';
+import { holdConnection } from '../web/long-request.ts';
 import { createMcpServer } from './server.ts';
 
 /**

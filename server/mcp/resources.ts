@@ -1,7 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ApiError } from '../errors.ts';
-import { conversionOut, DOCX_TYPE } from '../http/routes/conversions.ts';
-import { templateOut } from '../http/routes/templates.ts';
+import { conversionOut, DOCX_TYPE, templateOut } from '../services/present.ts';
 import type { Services } from '../services.ts';
 import { findConversion, findTemplate } from './lookup.ts';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { RulesSchema } from '../http/schemas/index.ts';
-import { conversionOut } from '../http/routes/conversions.ts';
+import { RulesSchema } from '../schemas/index.ts';
+import { conversionOut } from '../services/present.ts';
 import type { ConversionRecord } from '../store/database.ts';
 
 // The tools' inputs and outputs in zod, which the MCP SDK speaks. The mapping rules come from the REST API's own

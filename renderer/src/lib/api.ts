@@ -11,7 +11,7 @@ import type {
   RulesSchema,
   TemplateOut,
   TemplateStyleSchema,
-} from '../../../server/http/schemas/index.ts';
+} from '../../../server/schemas/index.ts';
 import type { SettingsView } from '../../../server/http/routes/settings.ts';
 import { plainMessage } from './messages.ts';
 

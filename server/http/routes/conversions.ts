@@ -1,32 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConversionRecord } from '../../store/database.ts';
+import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
 import { wellFormed } from '../../names.ts';
 import { ApiError } from '../../errors.ts';
-import { IdParamsSchema, ERROR_RESPONSES, type Conversion } from '../schemas/index.ts';
-import { access } from '../access.ts';
-
-export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-
-/** The conversion record as the API shows it. */
-export function conversionOut(record: ConversionRecord): Conversion {
-  return {
-    conversion_id: record.conversion_id,
-    status: record.status,
-    filename: record.filename,
-    download_url: `/api/v1/conversions/${record.conversion_id}/download`,
-    warnings: record.warnings,
-    stats: record.stats,
-    created_at: record.created_at,
-    template_id: record.template_id,
-    mapping_id: record.mapping_id,
-    // Extensions (docs/api-extensions.md): where the conversion came from, its size, and where each warning came from.
-    channel: record.channel,
-    ...(record.key_name !== undefined ? { key_name: record.key_name } : {}),
-    size: record.size,
-    warning_details: record.warning_details ?? record.warnings.map((warning) => ({ warning, line: null, count: 1 })),
-  };
-}
+import { IdParamsSchema, ERROR_RESPONSES } from '../../schemas/index.ts';
+import { access } from '../../web/access.ts';
 
 /**
  * A Content-Disposition (RFC 6266) safe for any filename, never throwing: the exact name in RFC 8187 `filename*`

@@ -1,6 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { DOCX_TYPE } from '../../http/routes/conversions.ts';
+import { DOCX_TYPE } from '../../services/present.ts';
 import { outputFilename, stemOf } from '../../services.ts';
 import { PathChangedError } from '../../confined/open.ts';
 import { ApiError } from '../../errors.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DOCX_TYPE } from '../../http/routes/conversions.ts';
+import { DOCX_TYPE } from '../../services/present.ts';
 import { ApiError } from '../../errors.ts';
 import { findConversion } from '../lookup.ts';
 import { documentUri } from '../resources.ts';

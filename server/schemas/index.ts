@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { NAME_PATTERN, TEXT_PATTERN } from '../../names.ts';
+import { NAME_PATTERN, TEXT_PATTERN } from '../names.ts';
 
 /** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
 
