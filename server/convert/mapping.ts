@@ -1,4 +1,4 @@
-import { nameProblem } from '../names.ts';
+import { nameProblem } from './names.ts';
 import { checkOption, isElementOption, type ElementOptions } from './element-options.ts';
 import { findStyle, type StyleType, type TemplateStyle } from './template/styles.ts';
 
@@ -67,7 +67,7 @@ function checkName(value: unknown, field: string, errors: string[], characters: 
     errors.push(`${field} must be a style name of 1 to ${MAX_STYLE_NAME} characters`);
     return undefined;
   }
-  // The one rule for names a user gives (server/names.ts): no control character, no unpaired surrogate.
+  // The one rule for names a user gives (./names.ts): no control character, no unpaired surrogate.
   const problem = characters ? nameProblem(field, value) : undefined;
   if (problem) {
     errors.push(problem);

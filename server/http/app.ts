@@ -34,7 +34,7 @@ import { settingsRoutes, type ServerInfo } from './routes/settings.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { uiRoutes } from './routes/ui.ts';
 import { SHARED_SCHEMAS } from '../schemas/index.ts';
-import { NAME_PATTERN, nameRule, TEXT_PATTERN } from '../names.ts';
+import { NAME_PATTERN, nameRule, TEXT_PATTERN } from '../convert/names.ts';
 
 /** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
 export const BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024;

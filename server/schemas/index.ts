@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { NAME_PATTERN, TEXT_PATTERN } from '../names.ts';
+import { NAME_PATTERN, TEXT_PATTERN } from '../convert/names.ts';
 
 /** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
 
 const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 const StyleName = Type.String({ minLength: 1, maxLength: 253, description: 'A style name as Word shows it' });
-/** A name a user gives (server/names.ts): any Unicode text without control characters or unpaired surrogates. */
+/** A name a user gives (server/convert/names.ts): any Unicode text without control characters or unpaired surrogates. */
 const Name = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN, ...(description ? { description } : {}) });
 /** A template's description: multi-line text under the same rule. */

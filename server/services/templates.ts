@@ -3,7 +3,7 @@ import type { TemplateStyle } from '../convert/index.ts';
 import { AUTO_MAPPING_NAME, matchedCount, suggestRules } from '../convert/auto-mapping.ts';
 import type { MappingRules } from '../convert/index.ts';
 import { ApiError } from '../errors.ts';
-import { wellFormed } from '../names.ts';
+import { wellFormed } from '../convert/names.ts';
 import { PLAN_LIMITS, type Services } from '../services.ts';
 import type { MappingRecord, TemplateRecord } from '../store/database.ts';
 

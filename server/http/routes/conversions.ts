@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConversionRecord } from '../../store/database.ts';
 import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
-import { wellFormed } from '../../names.ts';
+import { wellFormed } from '../../convert/names.ts';
 import { ApiError } from '../../errors.ts';
 import { IdParamsSchema, ERROR_RESPONSES } from '../../schemas/index.ts';
 import { access } from '../../web/access.ts';
