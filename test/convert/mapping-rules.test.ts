@@ -117,6 +117,14 @@ describe('checkRules', () => {
     expect(checkRules(value)).toEqual({ ok: false, errors });
   });
 
+  it('counts a style name’s characters as JSON Schema does, by code point (the hand check counted UTF-16 units)', () => {
+    expect(checkRules({ strong: '𝐁'.repeat(253) })).toEqual({ ok: true, rules: { strong: '𝐁'.repeat(253) } });
+    expect(checkRules({ strong: '𝐁'.repeat(254) })).toEqual({
+      ok: false,
+      errors: ['rules.strong must be a style name of 1 to 253 characters'],
+    });
+  });
+
   it('names the field under the prefix it is given', () => {
     expect(checkRules({ heading: { '9': 'H' } }, 'mappings[2].rules')).toEqual({
       ok: false,
