@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConversionRecord } from '../../store/database.ts';
+import { findConversion } from '../../services/conversions.ts';
 import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
 import { wellFormed } from '../../convert/names.ts';
 import { ApiError } from '../../errors.ts';
@@ -21,21 +22,6 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-/** The conversion of a path id, or 404 (an expired one is gone too). */
-function find(app: FastifyInstance, id: string): ConversionRecord {
-  const record = UUID.test(id) ? app.services.store.getConversion(id) : undefined;
-  if (!record) throw new ApiError('not_found', `Conversion ${id} not found.`);
-  const retention = app.services.store.settings().retention_days * 86_400_000;
-  if (Date.parse(record.created_at) < app.services.now().getTime() - retention)
-    throw new ApiError(
-      'not_found',
-      `Conversion ${id} has expired (kept ${app.services.store.settings().retention_days} days).`,
-    );
-  return record;
-}
-
 /** Conversion records: read, download, list (newest first), delete. */
 export async function conversionRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string } }>(
@@ -48,7 +34,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Ref('Conversion'), ...ERROR_RESPONSES },
       },
     },
-    async (request) => conversionOut(find(app, request.params.id)),
+    async (request) => conversionOut(findConversion(app.services, request.params.id)),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -68,7 +54,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const record = find(app, request.params.id);
+      const record = findConversion(app.services, request.params.id);
       let bytes: Uint8Array;
       try {
         bytes = await app.services.store.outputBytes(record);
@@ -149,7 +135,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const record = find(app, request.params.id);
+      const record = findConversion(app.services, request.params.id);
       await app.services.store.deleteConversion(record.conversion_id);
       return reply.status(204).send();
     },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
 import { ApiError } from '../../errors.ts';
-import { findConversion } from '../lookup.ts';
+import { findConversion } from '../../services/conversions.ts';
 import { documentUri } from '../resources.ts';
 import { Conversion, DocumentRef } from '../schemas.ts';
 import { documentContent } from './convert-markdown.ts';
