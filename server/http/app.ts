@@ -17,6 +17,7 @@ import type { Store } from '../store/store.ts';
 import { Authenticator, type Credentials } from '../auth/authenticator.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
 import { access, installAccess } from '../web/access.ts';
+import '../web/services.ts';
 import { answerWithLinger, installBodyLimits } from './body-limits.ts';
 import {
   fastifyServerOptions,
@@ -73,7 +74,6 @@ export interface AppOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services;
     authenticator: Authenticator;
     /** Where this server listens, for the settings page. */
     serverInfo(): ServerInfo;
