@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import packageJson from '../package.json' with { type: 'json' };
 import type { FastifyInstance } from 'fastify';
 import { loadSecret, type LoadedSecret } from './auth/secret.ts';
-import { buildApp } from './http/app.ts';
+import { buildApp } from './app.ts';
 import {
   allowedHostNames,
   checkListen,

@@ -27,7 +27,7 @@ import type {
 } from './store/database.ts';
 import { Store } from './store/store.ts';
 import { ApiError } from './errors.ts';
-import { nameProblem } from './names.ts';
+import { nameProblem } from './convert/names.ts';
 import { dataDirOverlap, realFolder } from './confined/within.ts';
 import {
   applyPolicy,
@@ -72,7 +72,7 @@ export interface ConvertRequest {
   images?: ImageInput;
 }
 
-/** Refuses a name that breaks the rule of server/names.ts (every channel: HTTP checks it in its schemas too). */
+/** Refuses a name that breaks the rule of server/convert/names.ts (every channel: HTTP checks it in its schemas too). */
 function checkName(field: string, value: string | undefined): void {
   const problem = value === undefined ? undefined : nameProblem(field, value);
   if (problem) throw new ApiError('validation_error', problem);

@@ -6,7 +6,7 @@ import { hashKey, isWellFormed, keysEqual } from './keys.ts';
 import { FailureThrottle } from './throttle.ts';
 
 /**
- * What a route needs, declared by the route itself (server/http/access.ts reads it from the matched route):
+ * What a route needs, declared by the route itself (server/web/access.ts reads it from the matched route):
  * - `public`: nothing (the UI's files, health, the session link exchange, the 404 answer);
  * - `api`: the public API — an API key on a plan with API access, or the owner (the app's session, the CLI);
  * - `owner`: the settings area — the app's session or the CLI's admin token, never an API key;

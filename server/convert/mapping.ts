@@ -1,5 +1,7 @@
-import { nameProblem } from '../names.ts';
-import { checkOption, isElementOption, type ElementOptions } from './element-options.ts';
+import { Type, type Static, type TString } from 'typebox';
+import { Check } from 'typebox/schema';
+import { ELEMENT_OPTIONS, isElementOption } from './element-options.ts';
+import { NAME_PATTERN, nameRule } from './names.ts';
 import { findStyle, type StyleType, type TemplateStyle } from './template/styles.ts';
 
 /** Heading levels a mapping may name. */
@@ -10,47 +12,81 @@ export type HeadingLevel = (typeof HEADING_LEVELS)[number];
 export const TITLE_KEYS = ['title', 'subtitle', 'author', 'date'] as const;
 export type TitleKey = (typeof TITLE_KEYS)[number];
 
-/**
- * The `rules` of a style mapping (SPEC.md): markdown elements → style names of the template; beyond SPEC, character
- * styles for inline elements, the footnote text style, and the options of element-options.ts.
- */
-export interface MappingRules extends Partial<ElementOptions> {
-  heading?: Partial<Record<HeadingLevel, string>>;
-  paragraph?: string;
-  list_bullet?: string;
-  list_ordered?: string;
-  code_block?: string;
-  blockquote?: string;
-  table?: { style?: string; header_row?: boolean };
-  /** Paragraph style of footnote bodies (Word's "footnote text" is a paragraph style). */
-  footnote_text?: string;
-  /** Paragraph style of an image's caption (its title); none: no caption (docs/images.md). */
-  caption?: string;
-  inline_code?: string;
-  link?: string;
-  strong?: string;
-  emphasis?: string;
-  title?: string;
-  subtitle?: string;
-  author?: string;
-  date?: string;
-}
-
-/** Keys naming a paragraph style. */
-const STRING_KEYS = [
-  'paragraph',
-  'list_bullet',
-  'list_ordered',
-  'code_block',
-  'blockquote',
-  'footnote_text',
-  'caption',
-  ...TITLE_KEYS,
-] as const;
 /** Keys naming a character style: the runs of the element get it (w:rStyle). */
 export const CHARACTER_KEYS = ['inline_code', 'link', 'strong', 'emphasis'] as const;
 export type CharacterKey = (typeof CHARACTER_KEYS)[number];
 const MAX_STYLE_NAME = 253;
+
+/** A style name as Word shows it; `strict` adds what only the check asks: not blank, and (`characters`) the name rule. */
+function styleName(description: string | undefined, strict?: { characters: boolean }): TString {
+  return Type.String({
+    minLength: 1,
+    maxLength: MAX_STYLE_NAME,
+    // Blank (String.prototype.trim's white space) is no name; the name rule (./names.ts) bars control characters.
+    ...(strict ? { pattern: strict.characters ? `^(?=.*\\S)${NAME_PATTERN.slice(1)}` : '\\S' } : {}),
+    description: description ?? 'A style name as Word shows it',
+  });
+}
+
+/**
+ * The `rules` of a style mapping (SPEC.md): markdown elements → style names of the template; beyond SPEC, character
+ * styles for inline elements, the footnote text style, and the options of element-options.ts. One schema for every
+ * surface: the REST API validates and documents rules with it, MCP's tools take it, the app's types come from it, and
+ * checkRules checks with it (`strict`: the same schema, its style names also not blank and under the name rule).
+ */
+function rulesSchema(strict?: { characters: boolean }) {
+  const name = (description?: string) => Type.Optional(styleName(description, strict));
+  return Type.Object(
+    {
+      heading: Type.Optional(
+        Type.Object(
+          { '1': name(), '2': name(), '3': name(), '4': name(), '5': name(), '6': name() },
+          { additionalProperties: false },
+        ),
+      ),
+      paragraph: name(),
+      list_bullet: name(),
+      list_ordered: name(),
+      code_block: name(),
+      blockquote: name(),
+      caption: name("Paragraph style of an image's title shown as a caption (docs/images.md)"),
+      table: Type.Optional(
+        Type.Object({ style: name(), header_row: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      ),
+      // The title block: front matter title, subtitle, author(s) and date, printed at the top in these styles.
+      title: name('Style of the front matter title, printed at the top'),
+      subtitle: name('Style of the front matter subtitle'),
+      author: name('Style of each front matter author (one paragraph each)'),
+      date: name('Style of the front matter date'),
+      // Beyond SPEC: the footnote text paragraph style and character styles for inline elements (w:rStyle on their runs).
+      footnote_text: name('Paragraph style of footnote bodies'),
+      inline_code: name('Character style of inline code, e.g. "Verbatim Char"'),
+      link: name('Character style of links (default: the template’s "Hyperlink")'),
+      strong: name('Character style of **strong** text, e.g. "Strong"'),
+      emphasis: name('Character style of *emphasised* text, e.g. "Emphasis"'),
+      // Beyond SPEC: options where SPEC fixes one behaviour (SPEC's is the default); the values of ELEMENT_OPTIONS.
+      thematic_break: Type.Optional(
+        Type.Union([Type.Literal('page_break'), Type.Literal('rule'), Type.Literal('none')], {
+          description:
+            'A horizontal rule: `page_break` (default, SPEC), `rule` (an empty paragraph with a bottom border) or `none`',
+        }),
+      ),
+      task_list: Type.Optional(
+        Type.Union([Type.Literal('plain'), Type.Literal('checkbox')], {
+          description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)',
+        }),
+      ),
+    },
+    { $id: 'Rules', additionalProperties: false },
+  );
+}
+
+/** Mapping rules, as the REST API takes and shows them (server/schemas/ registers it as `Rules`). */
+export const RulesSchema = rulesSchema();
+export type MappingRules = Static<typeof RulesSchema>;
+
+const CHECKED = rulesSchema({ characters: true });
+const SHAPE_CHECKED = rulesSchema({ characters: false });
 
 export type RulesCheck = { ok: true; rules: MappingRules } | { ok: false; errors: string[] };
 
@@ -58,89 +94,67 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function checkName(value: unknown, field: string, errors: string[], characters: boolean): string | undefined {
-  if (typeof value !== 'string') {
-    errors.push(`${field} must be a style name (a string)`);
-    return undefined;
-  }
-  if (value.trim().length === 0 || value.length > MAX_STYLE_NAME) {
-    errors.push(`${field} must be a style name of 1 to ${MAX_STYLE_NAME} characters`);
-    return undefined;
-  }
-  // The one rule for names a user gives (server/names.ts): no control character, no unpaired surrogate.
-  const problem = characters ? nameProblem(field, value) : undefined;
-  if (problem) {
-    errors.push(problem);
-    return undefined;
-  }
-  return value;
+/** The sentence for a style name its schema refused. */
+function nameError(value: unknown, field: string): string {
+  if (typeof value !== 'string') return `${field} must be a style name (a string)`;
+  if (value.trim().length === 0 || value.length > MAX_STYLE_NAME)
+    return `${field} must be a style name of 1 to ${MAX_STYLE_NAME} characters`;
+  return nameRule(field);
+}
+
+/** The sentences for one key of an object its schema refused, in the order of its keys (heading, table). */
+function keyErrors(
+  schema: { properties: Record<string, unknown> },
+  value: Record<string, unknown>,
+  field: string,
+  unknown: (key: string) => string,
+): string[] {
+  return Object.keys(value).flatMap((key) => {
+    const property = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
+    if (property === undefined) return [unknown(key)];
+    return Check(property as Parameters<typeof Check>[0], value[key])
+      ? []
+      : [key === 'header_row' ? `${field}.${key} must be true or false` : nameError(value[key], `${field}.${key}`)];
+  });
 }
 
 /**
- * Checks the shape of mapping rules and the characters of their style names; each error names the offending field
- * (`rules.heading.7`, …). `characters: false` checks the shape only (mappings stored before the name rule still load).
+ * Checks mapping rules against their schema; each error names the offending field (`rules.heading.7`, …), in the
+ * order of the keys. `characters: false` checks the shape only (mappings stored before the name rule still load).
  */
 export function checkRules(
   value: unknown,
   prefix = 'rules',
   { characters = true }: { characters?: boolean } = {},
 ): RulesCheck {
-  const errors: string[] = [];
+  const schema = characters ? CHECKED : SHAPE_CHECKED;
+  if (Check(schema, value)) return { ok: true, rules: structuredClone(value) };
   if (!isRecord(value)) return { ok: false, errors: [`${prefix} must be an object`] };
-  const rules: MappingRules = {};
-  for (const key of Object.keys(value)) {
+  const { heading, table } = schema.properties;
+  const errors = Object.keys(value).flatMap((key): string[] => {
     const field = `${prefix}.${key}`;
     const v = value[key];
-    if (key === 'heading') {
-      if (!isRecord(v)) {
-        errors.push(`${field} must be an object keyed by heading level ("1" to "6")`);
-        continue;
-      }
-      const heading: Partial<Record<HeadingLevel, string>> = {};
-      for (const level of Object.keys(v)) {
-        if (!(HEADING_LEVELS as readonly string[]).includes(level)) {
-          errors.push(`${field}.${level} is not a heading level; use "1" to "6"`);
-          continue;
-        }
-        const name = checkName(v[level], `${field}.${level}`, errors, characters);
-        if (name !== undefined) heading[level as HeadingLevel] = name;
-      }
-      rules.heading = heading;
-    } else if ((STRING_KEYS as readonly string[]).includes(key)) {
-      const name = checkName(v, field, errors, characters);
-      if (name !== undefined) rules[key as (typeof STRING_KEYS)[number]] = name;
-    } else if ((CHARACTER_KEYS as readonly string[]).includes(key)) {
-      const name = checkName(v, field, errors, characters);
-      if (name !== undefined) rules[key as CharacterKey] = name;
-    } else if (isElementOption(key)) {
-      const problem = checkOption(key, v, field);
-      if (problem !== undefined) errors.push(problem);
-      else Object.assign(rules, { [key]: v });
-    } else if (key === 'table') {
-      if (!isRecord(v)) {
-        errors.push(`${field} must be an object with "style" and "header_row"`);
-        continue;
-      }
-      const table: NonNullable<MappingRules['table']> = {};
-      for (const k of Object.keys(v)) {
-        if (k === 'style') {
-          const name = checkName(v[k], `${field}.style`, errors, characters);
-          if (name !== undefined) table.style = name;
-        } else if (k === 'header_row') {
-          if (typeof v[k] !== 'boolean') errors.push(`${field}.header_row must be true or false`);
-          else table.header_row = v[k];
-        } else {
-          errors.push(`${field}.${k} is not a known key; use "style" and "header_row"`);
-        }
-      }
-      rules.table = table;
-    } else {
-      errors.push(
+    const property = Object.hasOwn(schema.properties, key)
+      ? schema.properties[key as keyof typeof schema.properties]
+      : undefined;
+    if (property === undefined)
+      return [
         `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list`,
-      );
-    }
-  }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, rules };
+      ];
+    if (Check(property, v)) return [];
+    if (key === 'heading')
+      return isRecord(v)
+        ? keyErrors(heading, v, field, (level) => `${field}.${level} is not a heading level; use "1" to "6"`)
+        : [`${field} must be an object keyed by heading level ("1" to "6")`];
+    if (key === 'table')
+      return isRecord(v)
+        ? keyErrors(table, v, field, (k) => `${field}.${k} is not a known key; use "style" and "header_row"`)
+        : [`${field} must be an object with "style" and "header_row"`];
+    if (isElementOption(key))
+      return [`${field} must be one of ${ELEMENT_OPTIONS[key].map((option) => `"${option}"`).join(', ')}`];
+    return [nameError(v, field)];
+  });
+  return { ok: false, errors };
 }
 
 /** Style ids to use for each element (undefined: none mapped or missing, so built-in formatting applies). */

@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,7 +16,8 @@ import type { Policy } from '../policy/index.ts';
 import type { Store } from '../store/store.ts';
 import { Authenticator, type Credentials } from '../auth/authenticator.ts';
 import { ApiError, envelope, ERRORS, type ErrorCode } from '../errors.ts';
-import { access, installAccess } from './access.ts';
+import { access, installAccess } from '../web/access.ts';
+import '../web/services.ts';
 import { answerWithLinger, installBodyLimits } from './body-limits.ts';
 import {
   fastifyServerOptions,
@@ -27,9 +34,8 @@ import { mappingRoutes } from './routes/mappings.ts';
 import { settingsRoutes, type ServerInfo } from './routes/settings.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { uiRoutes } from './routes/ui.ts';
-import { SHARED_SCHEMAS } from './schemas/index.ts';
-import { mcpRoutes } from '../mcp/http.ts';
-import { NAME_PATTERN, nameRule, TEXT_PATTERN } from '../names.ts';
+import { SHARED_SCHEMAS } from '../schemas/index.ts';
+import { NAME_PATTERN, nameRule, TEXT_PATTERN } from '../convert/names.ts';
 
 /** Largest JSON body: 10 MiB of markdown plus room for the other fields. Larger gets 413. */
 export const BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024;
@@ -68,7 +74,6 @@ export interface AppOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: Services;
     authenticator: Authenticator;
     /** Where this server listens, for the settings page. */
     serverInfo(): ServerInfo;
@@ -77,8 +82,15 @@ declare module 'fastify' {
 
 export type App = FastifyInstance;
 
-/** Builds the HTTP application, ready for `inject` or `listen`; never listens itself. */
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+/**
+ * Builds the HTTP application, ready for `inject` or `listen`; never listens itself. `surfaces` are other surfaces
+ * on the same services, registered after the API's routes under the same guards and access checks (server/app.ts
+ * gives MCP over HTTP): this layer knows none of them.
+ */
+export async function buildHttpApp(
+  options: AppOptions,
+  surfaces: readonly FastifyPluginAsync[] = [],
+): Promise<FastifyInstance> {
   const now = options.now ?? (() => new Date());
   const timeouts: Timeouts = { ...TIMEOUTS, ...options.timeouts };
   const app = Fastify({
@@ -179,7 +191,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(mappingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(settingsRoutes);
-  await app.register(mcpRoutes);
+  for (const surface of surfaces) await app.register(surface);
   await app.register(uiRoutes, { uiDir: options.uiDir });
 
   app.get('/api/v1/openapi.json', { schema: { hide: true }, ...access('api') }, async () => app.swagger());

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import type { PeerCertificate } from 'node:tls';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { checkServerIdentity } from '../http/server-identity.ts';
+import { checkServerIdentity } from '../web/server-identity.ts';
 
 /** The certificate a local Docwright server presents: its PEM (trusted as the only CA) and SHA-256 fingerprint. */
 export interface PinnedCertificate {

@@ -1,8 +1,9 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, envelope, ERRORS } from '../errors.ts';
-import { access } from '../http/access.ts';
-import { holdConnection } from '../http/long-request.ts';
+import { access } from '../web/access.ts';
+import { holdConnection } from '../web/long-request.ts';
+import { servicesOf } from '../web/services.ts';
 import { createMcpServer } from './server.ts';
 
 /**
@@ -16,7 +17,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     // JSON-RPC escapes the markdown (quotes, newlines), so the body may be larger than the markdown it carries.
     { ...access('mcp'), schema: { hide: true }, bodyLimit: 2 * (app.initialConfig.bodyLimit ?? 1024 * 1024) },
     async (request, reply) => {
-      const server = createMcpServer(app.services, {
+      const server = createMcpServer(servicesOf(app), {
         logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

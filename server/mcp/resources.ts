@@ -1,9 +1,9 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ApiError } from '../errors.ts';
-import { conversionOut, DOCX_TYPE } from '../http/routes/conversions.ts';
-import { templateOut } from '../http/routes/templates.ts';
+import { conversionOut, DOCX_TYPE, templateOut } from '../services/present.ts';
 import type { Services } from '../services.ts';
-import { findConversion, findTemplate } from './lookup.ts';
+import { findConversion } from '../services/conversions.ts';
+import { findTemplate } from './lookup.ts';
 
 /** How many conversions resources/list shows (newest first); older ones are read by their URI. */
 export const RECENT_CONVERSIONS = 20;

@@ -1,17 +1,31 @@
 import * as z from 'zod';
-import { RulesSchema } from '../http/schemas/index.ts';
-import { conversionOut } from '../http/routes/conversions.ts';
-import type { ConversionRecord } from '../store/database.ts';
+import type { TSchema } from 'typebox';
+import { ConversionSchema, MappingSchema, RulesSchema, SHARED_SCHEMAS, TemplateSchema } from '../schemas/index.ts';
 
-// The tools' inputs and outputs in zod, which the MCP SDK speaks. The mapping rules come from the REST API's own
-// TypeBox schema (the single source), converted, so both channels accept exactly the same rules.
+// The tools' inputs and outputs in zod, which the tools validate their arguments and results with (its issues give
+// the messages of tool.ts). The resources (conversion, template, mapping, rules) are the REST API's own TypeBox
+// schemas (server/schemas/, the single source), converted, so both surfaces accept and show exactly the same shapes.
+
+/** A TypeBox schema of server/schemas/ as zod: its references to other shared schemas inlined, then converted. */
+function fromTypeBox(schema: TSchema): z.ZodObject {
+  const inline = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(inline);
+    if (typeof value !== 'object' || value === null) return value;
+    const { $ref, $id: _id, ...rest } = value as Record<string, unknown>;
+    if (typeof $ref === 'string') {
+      const target = SHARED_SCHEMAS.find((shared) => (shared as { $id?: string }).$id === $ref);
+      if (!target) throw new Error(`No shared schema ${$ref}`);
+      return inline(target);
+    }
+    return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, inline(v)]));
+  };
+  return z.fromJSONSchema(inline(schema) as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodObject;
+}
 
 /** Mapping rules, as POST /api/v1/mappings takes them. */
-export const Rules = z
-  .fromJSONSchema(JSON.parse(JSON.stringify(RulesSchema)) as Parameters<typeof z.fromJSONSchema>[0])
-  .describe(
-    'Style mapping rules: for each markdown element, the name of a template style as Word shows it. Keys: heading (object: "1"…"6" → style), paragraph, list_bullet, list_ordered, code_block, blockquote, footnote_text, caption (each a paragraph style name; caption: the style of an image title shown as a caption under it), table ({ style, header_row: boolean }), title, subtitle, author, date (paragraph styles of the title block printed at the top from front matter), inline_code, link, strong, emphasis (each a character style name); options thematic_break ("page_break" default, "rule", "none") and task_list ("plain" default, "checkbox"). Leave out what should stay Word\'s Normal.',
-  );
+export const Rules = fromTypeBox(RulesSchema).describe(
+  'Style mapping rules: for each markdown element, the name of a template style as Word shows it. Keys: heading (object: "1"…"6" → style), paragraph, list_bullet, list_ordered, code_block, blockquote, footnote_text, caption (each a paragraph style name; caption: the style of an image title shown as a caption under it), table ({ style, header_row: boolean }), title, subtitle, author, date (paragraph styles of the title block printed at the top from front matter), inline_code, link, strong, emphasis (each a character style name); options thematic_break ("page_break" default, "rule", "none") and task_list ("plain" default, "checkbox"). Leave out what should stay Word\'s Normal.',
+);
 
 /** A template or mapping named by id or name. */
 export const IdOrName = (what: 'template' | 'mapping') =>
@@ -23,31 +37,8 @@ export const IdOrName = (what: 'template' | 'mapping') =>
       `The ${what}'s id (UUID) or its name, exactly as list_${what}s shows it (case and extra spaces do not matter).`,
     );
 
-export const Stats = z.object({
-  headings: z.int().min(0),
-  paragraphs: z.int().min(0),
-  lists: z.int().min(0),
-  tables: z.int().min(0),
-  code_blocks: z.int().min(0),
-  images: z.int().min(0),
-});
-
 /** The conversion record of the REST API (SPEC.md), as GET /api/v1/conversions/:id shows it. */
-export const Conversion = z.object({
-  conversion_id: z.string(),
-  status: z.literal('completed'),
-  filename: z.string().describe('Output file name, .docx included'),
-  download_url: z
-    .string()
-    .describe('Path of the REST download (/api/v1/conversions/<id>/download; Team and Enterprise plans)'),
-  warnings: z
-    .array(z.string())
-    .describe('`<code>: <detail>` strings, e.g. `missing_style: Body Text`; empty when none'),
-  stats: Stats,
-  created_at: z.string(),
-  template_id: z.string(),
-  mapping_id: z.string(),
-});
+export const Conversion = fromTypeBox(ConversionSchema);
 
 /** Where the .docx of a conversion can be had over MCP. */
 export const DocumentRef = z.object({
@@ -57,32 +48,8 @@ export const DocumentRef = z.object({
   embedded: z.boolean().describe('Whether this reply holds the .docx as an embedded resource (else: a resource link)'),
 });
 
-export const TemplateSummary = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  version: z.int().min(1),
-  created_at: z.string(),
-  updated_at: z.string(),
-  builtin: z.boolean(),
-  size: z.int().min(0),
-  warnings: z
-    .array(z.string())
-    .describe('What was removed from or renamed in the uploaded file before it was stored; empty when none'),
-});
+/** A template as GET /api/v1/templates shows it. */
+export const TemplateSummary = fromTypeBox(TemplateSchema);
 
-export const Mapping = z.object({
-  id: z.string(),
-  name: z.string(),
-  template_id: z.string(),
-  version: z.int().min(1),
-  rules: Rules,
-  created_at: z.string(),
-  updated_at: z.string(),
-  builtin: z.boolean(),
-});
-
-/** The REST record of a conversion, its stats typed (the TypeBox type leaves the referenced Stats unknown). */
-export function conversionResult(record: ConversionRecord): z.input<typeof Conversion> {
-  return { ...conversionOut(record), stats: record.stats };
-}
+/** A mapping as GET /api/v1/mappings shows it. */
+export const Mapping = fromTypeBox(MappingSchema);

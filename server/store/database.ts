@@ -1,9 +1,9 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { ConversionStats, MappingRules, WarningDetail } from '../convert/index.ts';
+import type { MappingRules } from '../convert/index.ts';
 import { checkRules } from '../convert/mapping.ts';
 import { writeFileAtomic } from './files.ts';
 import { SETTING_KEYS, type SettingKey } from './setting-keys.ts';
@@ -44,26 +44,8 @@ export interface MappingRecord {
   managed: boolean;
 }
 
-export interface ConversionRecord {
-  conversion_id: string;
-  status: 'completed';
-  filename: string;
-  warnings: string[];
-  stats: ConversionStats;
-  created_at: string;
-  template_id: string;
-  mapping_id: string;
-  /** Output file name under outputs/. */
-  file: string;
-  size: number;
-  /** Where the conversion came from: the public API, the UI, MCP or the CLI. */
-  channel: 'api' | 'ui' | 'mcp' | 'cli';
-  /** The API key that asked for it (channel `api`): its id and its name at the time. */
-  key_id?: string;
-  key_name?: string;
-  /** The warnings with their first source line and count (absent in records from before it existed). */
-  warning_details?: WarningDetail[];
-}
+/** A stored conversion record: the shape of ConversionSchema below, which checks it when read. */
+export type ConversionRecord = Static<typeof ConversionSchema>;
 
 export interface ApiKeyRecord {
   id: string;

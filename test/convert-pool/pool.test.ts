@@ -18,7 +18,7 @@ import {
   ConvertStorageError,
   type PoolOptions,
 } from '../../server/convert-pool/pool.ts';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 import { call, type HttpResult } from '../helpers/docwright-process.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { TIMEOUTS } from '../../server/http/hardening.ts';
 import { loadOrCreateCertificate } from '../../server/http/tls.ts';
 import { Store } from '../../server/store/store.ts';

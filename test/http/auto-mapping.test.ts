@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { Store } from '../../server/store/store.ts';
 
 const CORPUS = resolve(import.meta.dirname, '../../../shared/corpus/templates');

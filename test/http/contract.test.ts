@@ -9,7 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../server/auth/keys.ts';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 import { fixture, validateDocx } from '../helpers/docx.ts';
 

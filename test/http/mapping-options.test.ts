@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ELEMENT_OPTIONS } from '../../server/convert/element-options.ts';
 import { DEFAULT_RULES } from '../../server/convert/index.ts';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 import { part, validateDocx } from '../helpers/docx.ts';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashKey } from '../../server/auth/keys.ts';
 import { loadSecret } from '../../server/auth/secret.ts';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { DatabaseError } from '../../server/store/database.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 
@@ -128,7 +128,7 @@ describe('a damaged database', () => {
 describe('server errors', () => {
   it('answers 500 internal_error without internals', async () => {
     const { app } = await setup();
-    // Every route declares its access (server/http/access.ts), test routes too.
+    // Every route declares its access (server/web/access.ts), test routes too.
     app.get('/api/v1/test-failure', { config: { access: 'api' } }, async () => {
       throw new Error('ENOENT: /home/someone/.local/share/docwright/secret stuff');
     });

@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { checkServerIdentity } from '../../server/http/server-identity.ts';
+import { checkServerIdentity } from '../../server/web/server-identity.ts';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKey } from '../../server/auth/keys.ts';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { Store } from '../../server/store/store.ts';
 import { rawRequest } from './raw-http.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../server/http/app.ts';
+import { buildApp } from '../../server/app.ts';
 import { Store } from '../../server/store/store.ts';
 import { fixture } from '../helpers/docx.ts';
 import { rawRequest, type RawResponse } from './raw-http.ts';

@@ -8,7 +8,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, type AppOptions } from '../../server/http/app.ts';
+import { buildApp, type AppOptions } from '../../server/app.ts';
 import { showSessionLink } from '../../server/cli/session-link.ts';
 import { Store } from '../../server/store/store.ts';
 import { runCli, startServe } from '../helpers/docwright-process.ts';

@@ -6,12 +6,13 @@ import type {
   ApiKeyCreatedSchema,
   ApiKeySchema,
   Conversion,
+  ConversionListSchema,
   MappingSchema,
   MappingWithWarningsSchema,
   RulesSchema,
   TemplateOut,
   TemplateStyleSchema,
-} from '../../../server/http/schemas/index.ts';
+} from '../../../server/schemas/index.ts';
 import type { SettingsView } from '../../../server/http/routes/settings.ts';
 import { plainMessage } from './messages.ts';
 
@@ -24,12 +25,8 @@ export type Rules = Static<typeof RulesSchema>;
 export type ApiKey = Static<typeof ApiKeySchema>;
 export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;
 export type Settings = SettingsView['settings'];
-export interface ConversionPage {
-  items: Conversion[];
-  total: number;
-  offset: number;
-  limit: number;
-}
+/** A page of GET /api/v1/conversions (its items, referenced by name in the schema, typed here). */
+export type ConversionPage = Omit<Static<typeof ConversionListSchema>, 'items'> & { items: Conversion[] };
 
 /** An error answered by the server (its envelope), or a failure to reach it; `message` is in plain words. */
 export class ApiProblem extends Error {

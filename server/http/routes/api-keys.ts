@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiKeyRecord } from '../../store/database.ts';
 import { ApiError } from '../../errors.ts';
-import { IdParamsSchema, ERROR_RESPONSES } from '../schemas/index.ts';
-import { access } from '../access.ts';
+import { IdParamsSchema, ERROR_RESPONSES } from '../../schemas/index.ts';
+import { access } from '../../web/access.ts';
 
 /** An API key as listed: never the secret. */
 export function keyOut(k: ApiKeyRecord) {

@@ -1,32 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { ConversionRecord } from '../../store/database.ts';
-import { wellFormed } from '../../names.ts';
+import { findConversion } from '../../services/conversions.ts';
+import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
+import { wellFormed } from '../../convert/names.ts';
 import { ApiError } from '../../errors.ts';
-import { IdParamsSchema, ERROR_RESPONSES, type Conversion } from '../schemas/index.ts';
-import { access } from '../access.ts';
-
-export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-
-/** The conversion record as the API shows it. */
-export function conversionOut(record: ConversionRecord): Conversion {
-  return {
-    conversion_id: record.conversion_id,
-    status: record.status,
-    filename: record.filename,
-    download_url: `/api/v1/conversions/${record.conversion_id}/download`,
-    warnings: record.warnings,
-    stats: record.stats,
-    created_at: record.created_at,
-    template_id: record.template_id,
-    mapping_id: record.mapping_id,
-    // Extensions (docs/api-extensions.md): where the conversion came from, its size, and where each warning came from.
-    channel: record.channel,
-    ...(record.key_name !== undefined ? { key_name: record.key_name } : {}),
-    size: record.size,
-    warning_details: record.warning_details ?? record.warnings.map((warning) => ({ warning, line: null, count: 1 })),
-  };
-}
+import { IdParamsSchema, ERROR_RESPONSES } from '../../schemas/index.ts';
+import { access } from '../../web/access.ts';
 
 /**
  * A Content-Disposition (RFC 6266) safe for any filename, never throwing: the exact name in RFC 8187 `filename*`
@@ -42,21 +22,6 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-/** The conversion of a path id, or 404 (an expired one is gone too). */
-function find(app: FastifyInstance, id: string): ConversionRecord {
-  const record = UUID.test(id) ? app.services.store.getConversion(id) : undefined;
-  if (!record) throw new ApiError('not_found', `Conversion ${id} not found.`);
-  const retention = app.services.store.settings().retention_days * 86_400_000;
-  if (Date.parse(record.created_at) < app.services.now().getTime() - retention)
-    throw new ApiError(
-      'not_found',
-      `Conversion ${id} has expired (kept ${app.services.store.settings().retention_days} days).`,
-    );
-  return record;
-}
-
 /** Conversion records: read, download, list (newest first), delete. */
 export async function conversionRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string } }>(
@@ -69,7 +34,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Ref('Conversion'), ...ERROR_RESPONSES },
       },
     },
-    async (request) => conversionOut(find(app, request.params.id)),
+    async (request) => conversionOut(findConversion(app.services, request.params.id)),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -89,7 +54,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const record = find(app, request.params.id);
+      const record = findConversion(app.services, request.params.id);
       let bytes: Uint8Array;
       try {
         bytes = await app.services.store.outputBytes(record);
@@ -170,7 +135,7 @@ export async function conversionRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const record = find(app, request.params.id);
+      const record = findConversion(app.services, request.params.id);
       await app.services.store.deleteConversion(record.conversion_id);
       return reply.status(204).send();
     },

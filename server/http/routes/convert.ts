@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { holdConnection } from '../long-request.ts';
+import { holdConnection } from '../../web/long-request.ts';
 import { warningsHeaders } from '../warnings-header.ts';
-import { type ConvertBody } from '../schemas/index.ts';
-import { contentDisposition, conversionOut, DOCX_TYPE } from './conversions.ts';
-import { access } from '../access.ts';
+import { type ConvertBody } from '../../schemas/index.ts';
+import { contentDisposition } from './conversions.ts';
+import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
+import { access } from '../../web/access.ts';
 import { CONVERT_UPLOAD, readConvertUpload } from '../convert-upload.ts';
 
 /** The images of a multipart conversion, read before validation (its fields are validated as the JSON body). */

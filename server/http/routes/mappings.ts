@@ -1,37 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { MappingRules } from '../../convert/index.ts';
-import type { MappingRecord } from '../../store/database.ts';
-import { ApiError } from '../../errors.ts';
-import { IdParamsSchema, ERROR_RESPONSES, type MappingCreate } from '../schemas/index.ts';
-import { access } from '../access.ts';
-
-/** The mapping as the API shows it. */
-export function mappingOut(m: MappingRecord) {
-  return {
-    id: m.id,
-    name: m.name,
-    template_id: m.template_id,
-    version: m.version,
-    rules: m.rules,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    builtin: m.builtin,
-    managed: m.managed,
-  };
-}
-
-const managedMessage = (name: string) =>
-  `The mapping "${name}" is managed by your organisation; it cannot be changed or deleted here. Create your own to change it.`;
+import { mappingOut } from '../../services/present.ts';
+import { deleteMapping, findMapping, updateMapping } from '../../services/templates.ts';
+import { IdParamsSchema, ERROR_RESPONSES, type MappingCreate } from '../../schemas/index.ts';
+import { access } from '../../web/access.ts';
 
 /** Style mappings: list (optionally of one template), create, read, update (version + 1), delete. */
 export async function mappingRoutes(app: FastifyInstance): Promise<void> {
-  const store = app.services.store;
-  const find = (id: string) => {
-    const m = store.getMapping(id);
-    if (!m) throw new ApiError('not_found', `Mapping ${id} not found.`);
-    return m;
-  };
+  const services = app.services;
 
   app.get<{ Querystring: { template_id?: string } }>(
     '/api/v1/mappings',
@@ -47,7 +24,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(Type.Ref('Mapping')), ...ERROR_RESPONSES },
       },
     },
-    async (request) => store.listMappings(request.query.template_id).map(mappingOut),
+    async (request) => services.store.listMappings(request.query.template_id).map(mappingOut),
   );
 
   app.post<{ Body: MappingCreate }>(
@@ -61,7 +38,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { mapping, warnings } = await app.services.createMapping({
+      const { mapping, warnings } = await services.createMapping({
         ...request.body,
         rules: request.body.rules as MappingRules,
       });
@@ -79,7 +56,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Ref('Mapping'), ...ERROR_RESPONSES },
       },
     },
-    async (request) => mappingOut(find(request.params.id)),
+    async (request) => mappingOut(findMapping(services, request.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Body: { name?: string; rules?: MappingRules } }>(
@@ -94,18 +71,8 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const m = find(request.params.id);
-      if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be changed; create your own.');
-      if (m.managed) throw new ApiError('forbidden', managedMessage(m.name));
-      const rules = request.body.rules ?? m.rules;
-      const warnings = await app.services.mappingWarnings(m.template_id, rules);
-      const updated = await store.updateMapping(m.id, {
-        ...request.body,
-        rules,
-        version: m.version + 1,
-        updated_at: app.services.now().toISOString(),
-      });
-      return { ...mappingOut(updated ?? m), warnings };
+      const { mapping, warnings } = await updateMapping(services, request.params.id, request.body);
+      return { ...mappingOut(mapping), warnings };
     },
   );
 
@@ -120,10 +87,7 @@ export async function mappingRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const m = find(request.params.id);
-      if (m.builtin) throw new ApiError('forbidden', 'The built-in mapping cannot be deleted.');
-      if (m.managed) throw new ApiError('forbidden', managedMessage(m.name));
-      await store.deleteMapping(m.id);
+      await deleteMapping(services, request.params.id);
       return reply.status(204).send();
     },
   );

@@ -6,8 +6,8 @@ import { managedSettings, type ManagedSettings } from '../../policy/index.ts';
 import { nextMonth, PLAN_LIMITS, quotaOf } from '../../services.ts';
 import type { Settings } from '../../store/database.ts';
 import { ApiError } from '../../errors.ts';
-import { ERROR_RESPONSES } from '../schemas/index.ts';
-import { access } from '../access.ts';
+import { ERROR_RESPONSES } from '../../schemas/index.ts';
+import { access } from '../../web/access.ts';
 
 const SettingsSchema = Type.Object({
   plan: Type.Union([Type.Literal('solo'), Type.Literal('team'), Type.Literal('enterprise')]),

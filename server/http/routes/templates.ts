@@ -1,17 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { TemplateRecord } from '../../store/database.ts';
-import type { TemplateStyle } from '../../convert/index.ts';
-import { PLAN_LIMITS } from '../../services.ts';
-import { wellFormed } from '../../names.ts';
 import { ApiError } from '../../errors.ts';
-import { IdParamsSchema, ERROR_RESPONSES, TemplateFieldsSchema, type TemplateOut } from '../schemas/index.ts';
-import { contentDisposition, DOCX_TYPE } from './conversions.ts';
-import { access } from '../access.ts';
+import { IdParamsSchema, ERROR_RESPONSES, TemplateFieldsSchema } from '../../schemas/index.ts';
+import { contentDisposition } from './conversions.ts';
+import { DOCX_TYPE, templateOut } from '../../services/present.ts';
+import {
+  addTemplate,
+  deleteTemplate,
+  editableTemplate,
+  findTemplate,
+  replaceTemplateFile,
+  suggestedRules,
+  templateStyles,
+  updateTemplate,
+} from '../../services/templates.ts';
+import { access } from '../../web/access.ts';
 import { upload } from '../body-limits.ts';
 import { multipartError } from '../multipart-errors.ts';
-import { AUTO_MAPPING_NAME, matchedCount, suggestRules } from '../../convert/auto-mapping.ts';
 import { TEMPLATE_LIMIT } from '../../limits.ts';
 
 /** Largest template upload: the .docx and its text fields. */
@@ -19,22 +24,6 @@ const TEMPLATE_UPLOAD = upload(
   TEMPLATE_LIMIT,
   `a template upload (a ${TEMPLATE_LIMIT / 1024 / 1024} MB .docx and its fields)`,
 );
-
-/** The template as the API shows it. */
-export function templateOut(t: TemplateRecord): TemplateOut {
-  return {
-    id: t.id,
-    name: t.name,
-    description: t.description,
-    version: t.version,
-    created_at: t.created_at,
-    updated_at: t.updated_at,
-    builtin: t.builtin,
-    managed: t.managed,
-    size: t.size,
-    warnings: t.warnings ?? [],
-  };
-}
 
 /**
  * Reads a multipart upload: the file's bytes and the text fields. A body that is not well-formed multipart is
@@ -118,50 +107,9 @@ function uploadFields(
   return present;
 }
 
-/** The name of a template uploaded without one: its file's, made to fit the rules of a name. */
-function nameFromFile(filename: string | undefined): string {
-  const base = wellFormed((filename ?? '').replace(/\.do[ct]x$/i, ''))
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
-    .trim()
-    .slice(0, 200);
-  return base || 'Template';
-}
-
 /** Templates: list, upload, read, styles, download, rename, replace the file (version + 1), delete. */
 export async function templateRoutes(app: FastifyInstance): Promise<void> {
-  const store = app.services.store;
-  /** A template that is not stored (never was, or deleted by another request while this one waited). */
-  const gone = (id: string): never => {
-    throw new ApiError('not_found', `Template ${id} not found.`);
-  };
-  const find = (id: string) => store.getTemplate(id) ?? gone(id);
-  // Stored directly: its rules name only styles just read from the template, so there is nothing to check (and the
-  // template is not read a second time).
-  const addMatchedMapping = async (templateId: string, styles: readonly TemplateStyle[]) => {
-    const at = app.services.now().toISOString();
-    await store.addMapping({
-      id: randomUUID(),
-      name: AUTO_MAPPING_NAME,
-      template_id: templateId,
-      version: 1,
-      rules: suggestRules(styles),
-      created_at: at,
-      updated_at: at,
-      builtin: false,
-      managed: false,
-    });
-  };
-  const editable = (id: string) => {
-    const t = find(id);
-    if (t.builtin)
-      throw new ApiError('forbidden', 'The built-in template cannot be changed or deleted; upload your own.');
-    if (t.managed)
-      throw new ApiError(
-        'forbidden',
-        `The template "${t.name}" is managed by your organisation; it cannot be changed or deleted here. Upload your own to change it.`,
-      );
-    return t;
-  };
+  const services = app.services;
 
   app.get(
     '/api/v1/templates',
@@ -172,7 +120,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(Type.Ref('Template')), ...ERROR_RESPONSES },
       },
     },
-    async () => store.listTemplates().map(templateOut),
+    async () => services.store.listTemplates().map(templateOut),
   );
 
   app.post(
@@ -189,29 +137,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       const { bytes, fields, filename } = await readUpload(request);
       const given = uploadFields(request, fields);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
-      const name = given.name ?? nameFromFile(filename);
-      const description = given.description ?? '';
-      // Read, checked and sanitised in a worker; the clean bytes are what is stored.
-      const inspected = await app.services.checkTemplate(bytes);
-      const limit = PLAN_LIMITS[store.settings().plan].templates;
-      const own = store.listTemplates().filter((t) => !t.builtin && !t.managed).length; // the organisation's do not count
-      if (limit !== null && own >= limit)
-        throw new ApiError('forbidden', `Your plan allows ${limit} templates; delete one or change the plan.`);
-      const at = app.services.now().toISOString();
-      const record = await store.addTemplate(
-        {
-          id: randomUUID(),
-          name,
-          description,
-          version: 1,
-          created_at: at,
-          updated_at: at,
-          warnings: inspected.warnings,
-        },
-        inspected.bytes,
-      );
-      // A template converts at once: a mapping matched by style name comes with it (docs/auto-mapping.md).
-      await addMatchedMapping(record.id, inspected.styles);
+      const record = await addTemplate(services, bytes, { ...given, filename });
       return reply.status(201).send(templateOut(record));
     },
   );
@@ -226,7 +152,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES },
       },
     },
-    async (request) => templateOut(find(request.params.id)),
+    async (request) => templateOut(findTemplate(services, request.params.id)),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -239,8 +165,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(Type.Ref('TemplateStyle')), ...ERROR_RESPONSES },
       },
     },
-    async (request) =>
-      (await app.services.template(find(request.params.id))).styles.map(({ name, id, type }) => ({ name, id, type })),
+    async (request) => templateStyles(services, request.params.id),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -261,10 +186,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (request) => {
-      const rules = suggestRules((await app.services.template(find(request.params.id))).styles);
-      return { rules, ...matchedCount(rules) };
-    },
+    async (request) => suggestedRules(services, request.params.id),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -284,8 +206,8 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const t = find(request.params.id);
-      const bytes = await store.templateBytes(t);
+      const t = findTemplate(services, request.params.id);
+      const bytes = await services.store.templateBytes(t);
       reply.header('Content-Type', DOCX_TYPE).header('Content-Disposition', contentDisposition(`${t.name}.docx`));
       return reply.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     },
@@ -302,11 +224,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      const t = editable(request.params.id);
-      const patch = { ...request.body, version: t.version + 1, updated_at: app.services.now().toISOString() };
-      return templateOut((await store.updateTemplate(t.id, patch)) ?? gone(t.id));
-    },
+    async (request) => templateOut(await updateTemplate(services, request.params.id, request.body)),
   );
 
   app.put<{ Params: { id: string } }>(
@@ -321,24 +239,12 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const t = editable(request.params.id);
+      // Refused before its body is read: neither the built-in template nor a managed one can be replaced.
+      const t = editableTemplate(services, request.params.id);
       const { bytes, fields } = await readUpload(request);
-      const { name, description } = uploadFields(request, fields);
+      const given = uploadFields(request, fields);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
-      const inspected = await app.services.checkTemplate(bytes);
-      const patch = {
-        ...(name ? { name } : {}),
-        ...(description !== undefined ? { description } : {}),
-        version: t.version + 1,
-        updated_at: app.services.now().toISOString(),
-        warnings: inspected.warnings,
-      };
-      // Deleted while its new file was read: nothing is stored, and no mapping is made for it.
-      const updated = (await store.updateTemplate(t.id, patch, inspected.bytes)) ?? gone(t.id);
-      // The old version's bytes and reading, here and in every worker, are of no further use.
-      app.services.forgetTemplate(t.id);
-      // Existing mappings are the user's and stay as they are; a template left with none gets a matched one again.
-      if (store.listMappings(t.id).length === 0) await addMatchedMapping(t.id, inspected.styles);
+      const updated = await replaceTemplateFile(services, t, bytes, given);
       return templateOut(updated);
     },
   );
@@ -354,9 +260,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const t = editable(request.params.id);
-      await store.deleteTemplate(t.id);
-      app.services.forgetTemplate(t.id);
+      await deleteTemplate(services, request.params.id);
       return reply.status(204).send();
     },
   );

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { access } from '../access.ts';
+import { access } from '../../web/access.ts';
 
 /**
  * The UI's Content Security Policy: everything from this server only. Inline styles are allowed because the

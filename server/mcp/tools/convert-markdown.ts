@@ -1,6 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { DOCX_TYPE } from '../../http/routes/conversions.ts';
+import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
 import { outputFilename, stemOf } from '../../services.ts';
 import { PathChangedError } from '../../confined/open.ts';
 import { ApiError } from '../../errors.ts';
@@ -8,7 +8,7 @@ import { inputFile } from '../input.ts';
 import { resolvePair } from '../lookup.ts';
 import { outputTarget, writeOutput } from '../output.ts';
 import { documentUri } from '../resources.ts';
-import { Conversion, conversionResult, DocumentRef, IdOrName } from '../schemas.ts';
+import { Conversion, DocumentRef, IdOrName } from '../schemas.ts';
 import { defineTool } from './tool.ts';
 
 /** Largest markdown accepted: the REST API's limit (10 MiB). */
@@ -159,7 +159,7 @@ export const convertMarkdown = defineTool({
     const embed = docx.byteLength <= embedLimit && savedTo === null;
     return {
       result: {
-        ...conversionResult(record),
+        ...conversionOut(record),
         template_name: template.name,
         mapping_name: mapping.name,
         document: {

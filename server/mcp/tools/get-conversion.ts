@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { DOCX_TYPE } from '../../http/routes/conversions.ts';
+import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
 import { ApiError } from '../../errors.ts';
-import { findConversion } from '../lookup.ts';
+import { findConversion } from '../../services/conversions.ts';
 import { documentUri } from '../resources.ts';
-import { Conversion, conversionResult, DocumentRef } from '../schemas.ts';
+import { Conversion, DocumentRef } from '../schemas.ts';
 import { documentContent } from './convert-markdown.ts';
 import { defineTool } from './tool.ts';
 
@@ -33,7 +33,7 @@ export const getConversion = defineTool({
     }
     return {
       result: {
-        ...conversionResult(record),
+        ...conversionOut(record),
         document: { uri: documentUri(record.conversion_id), mime_type: DOCX_TYPE, size: record.size, embedded: embed },
       },
       ...(content ? { content } : {}),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { mappingOut } from '../../services/present.ts';
 import { findTemplate } from '../lookup.ts';
 import { IdOrName, Mapping } from '../schemas.ts';
 import { defineTool } from './tool.ts';
@@ -15,6 +16,6 @@ export const listMappings = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, { services }) {
     const templateId = args.template === undefined ? undefined : findTemplate(services, args.template).id;
-    return { result: { mappings: services.store.listMappings(templateId) } };
+    return { result: { mappings: services.store.listMappings(templateId).map(mappingOut) } };
   },
 });

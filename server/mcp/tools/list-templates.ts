@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { templateOut } from '../../http/routes/templates.ts';
+import { templateOut } from '../../services/present.ts';
 import { TemplateSummary } from '../schemas.ts';
 import { defineTool } from './tool.ts';
 

@@ -1,7 +1,9 @@
 /**
  * The one rule for names a user gives (output filenames, template, mapping and API-key names; template
  * descriptions): any Unicode text, but no control character (C0, DEL, C1) and no unpaired surrogate, which no
- * filename, header or terminal can carry. JSON schemas use the pattern, other channels `nameProblem`.
+ * filename, header or terminal can carry. JSON schemas use the pattern, other channels `nameProblem`. It lives in the
+ * engine because the engine checks mapping rules' style names with it (mapping.ts), and the engine imports nothing of
+ * the server around it; the server's surfaces import it from here.
  */
 
 /** JSON-schema pattern of a name (compiled with the `u` flag, so a surrogate range matches only unpaired ones). */

@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { NAME_PATTERN, TEXT_PATTERN } from '../../names.ts';
+import { RulesSchema } from '../convert/mapping.ts';
+import { NAME_PATTERN, TEXT_PATTERN } from '../convert/names.ts';
 
 /** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
 
 const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
-const StyleName = Type.String({ minLength: 1, maxLength: 253, description: 'A style name as Word shows it' });
-/** A name a user gives (server/names.ts): any Unicode text without control characters or unpaired surrogates. */
+/** A name a user gives (server/convert/names.ts): any Unicode text without control characters or unpaired surrogates. */
 const Name = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN, ...(description ? { description } : {}) });
 /** A template's description: multi-line text under the same rule. */
@@ -148,74 +148,8 @@ export const TemplatePatchSchema = Type.Object(templateFields, {
 /** The text fields sent with an uploaded template (multipart), checked by the same validator as TemplatePatch. */
 export const TemplateFieldsSchema = Type.Object(templateFields);
 
-/** Beyond SPEC: the footnote text paragraph style and character styles for inline elements (w:rStyle on their runs). */
-const describedStyle = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
-const characterRules = {
-  footnote_text: Type.Optional(describedStyle('Paragraph style of footnote bodies')),
-  inline_code: Type.Optional(describedStyle('Character style of inline code, e.g. "Verbatim Char"')),
-  link: Type.Optional(describedStyle('Character style of links (default: the template’s "Hyperlink")')),
-  strong: Type.Optional(describedStyle('Character style of **strong** text, e.g. "Strong"')),
-  emphasis: Type.Optional(describedStyle('Character style of *emphasised* text, e.g. "Emphasis"')),
-};
-
-/** Beyond SPEC: options where SPEC fixes one behaviour (SPEC's is the default); the values of element-options.ts. */
-const optionRules = {
-  thematic_break: Type.Optional(
-    Type.Union([Type.Literal('page_break'), Type.Literal('rule'), Type.Literal('none')], {
-      description:
-        'A horizontal rule: `page_break` (default, SPEC), `rule` (an empty paragraph with a bottom border) or `none`',
-    }),
-  ),
-  task_list: Type.Optional(
-    Type.Union([Type.Literal('plain'), Type.Literal('checkbox')], {
-      description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)',
-    }),
-  ),
-};
-
-export const RulesSchema = Type.Object(
-  {
-    heading: Type.Optional(
-      Type.Object(
-        {
-          '1': Type.Optional(StyleName),
-          '2': Type.Optional(StyleName),
-          '3': Type.Optional(StyleName),
-          '4': Type.Optional(StyleName),
-          '5': Type.Optional(StyleName),
-          '6': Type.Optional(StyleName),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    paragraph: Type.Optional(StyleName),
-    list_bullet: Type.Optional(StyleName),
-    list_ordered: Type.Optional(StyleName),
-    code_block: Type.Optional(StyleName),
-    blockquote: Type.Optional(StyleName),
-    caption: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 253,
-        description: "Paragraph style of an image's title shown as a caption (docs/images.md)",
-      }),
-    ),
-    table: Type.Optional(
-      Type.Object(
-        { style: Type.Optional(StyleName), header_row: Type.Optional(Type.Boolean()) },
-        { additionalProperties: false },
-      ),
-    ),
-    // The title block: front matter title, subtitle, author(s) and date, printed at the top in these styles.
-    title: Type.Optional({ ...StyleName, description: 'Style of the front matter title, printed at the top' }),
-    subtitle: Type.Optional({ ...StyleName, description: 'Style of the front matter subtitle' }),
-    author: Type.Optional({ ...StyleName, description: 'Style of each front matter author (one paragraph each)' }),
-    date: Type.Optional({ ...StyleName, description: 'Style of the front matter date' }),
-    ...characterRules,
-    ...optionRules,
-  },
-  { $id: 'Rules', additionalProperties: false },
-);
+/** Mapping rules: the engine's schema (server/convert/mapping.ts), which checkRules checks with. */
+export { RulesSchema };
 
 const mappingFields = {
   id: Uuid,
