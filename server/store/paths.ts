@@ -22,12 +22,8 @@ export function dataPaths(dataDir: string) {
     database: join(dataDir, 'db.json'),
     templates: join(dataDir, 'templates'),
     outputs: join(dataDir, 'outputs'),
-    /** Conversion records (schema 2): small lowdb files, one month and at most a few hundred records each. */
+    /** Conversion records: small lowdb files, one month and at most a few hundred records each. */
     conversions: join(dataDir, 'conversions'),
-    /** Where the move of the records out of a schema-1 db.json writes them before they take conversions/'s place. */
-    conversionsMigrating: join(dataDir, 'conversions.migrating'),
-    /** The schema-1 db.json as it was before its records were moved out (kept, nothing is lost). */
-    schema1Backup: join(dataDir, 'db.schema-1.json.bak'),
     lock: join(dataDir, 'docwright.lock'),
     discovery: join(dataDir, 'server.json'),
     tls: join(dataDir, 'tls'),
