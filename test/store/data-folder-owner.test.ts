@@ -4,7 +4,7 @@
 //   leaves nothing in its data folder that dataPaths does not name, so the list below is the whole folder;
 // - in the sources (server/, main/, bin/, scripts/; comments aside), no file outside server/store/ names an entry of
 //   that list (a file name such as db.json in any string; a folder name such as templates as an argument of
-//   join/resolve), builds a path from the data folder (join(dataDir, …), `${dataDir}/…`), or imports dataPaths.
+//   join/resolve), builds a path from the data folder (join(dataDir, …), `${dataDir}/…`), or uses dataPaths.
 // The scanner is tried on examples of each kind, so that it cannot quietly stop finding anything.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,7 +84,7 @@ function tokens(source: string): Token[] {
 }
 
 /** What a source file does with the data folder that only server/store/ may do; one line each. */
-export function dataFolderPaths(source: string): string[] {
+function dataFolderPaths(source: string): string[] {
   const found: string[] = [];
   let code = '';
   // The brackets open at this point of the code, each with the name of the call it opens (`join` in `path.join(`).
