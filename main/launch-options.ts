@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { dataFolder } from '../server/store/data-folder.ts';
 import { defaultDataDir } from '../server/store/paths.ts';
 
 /** How this launch runs: from the command line and the environment. */
@@ -43,6 +44,6 @@ export function launchOptions(
   return {
     dataDir: defaultDataDir(env, platform),
     port,
-    userDataDir: home ? join(home, 'electron') : join(appData, 'Docwright'),
+    userDataDir: home ? dataFolder(home).electronProfile : join(appData, 'Docwright'),
   };
 }

@@ -509,8 +509,8 @@ export function buildProgram(): Command {
     .command('cert')
     .description("print the path of the server's certificate (for curl --cacert)")
     .action(async () => {
-      const { loadOrCreateCertificate, dataPaths } = await serverModules();
-      const tls = await loadOrCreateCertificate(dataPaths(dataDir()).tls);
+      const { loadOrCreateCertificate, dataFolder } = await serverModules();
+      const tls = await loadOrCreateCertificate(dataFolder(dataDir()).certificate);
       print(tls.certPath);
     });
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import packageJson from '../package.json' with { type: 'json' };
 import type { FastifyInstance } from 'fastify';
@@ -17,8 +16,7 @@ import {
 } from './http/listen.ts';
 import { loadAdminCertificate, loadOrCreateCertificate } from './http/tls.ts';
 import { applyPolicy, listenAddress, listenPort, loadPolicy, seedFromPolicy } from './policy/index.ts';
-import { writeFileAtomic } from './store/files.ts';
-import { dataPaths } from './store/paths.ts';
+import { dataFolder } from './store/data-folder.ts';
 import { docwrightCommand } from './cli/advice.ts';
 import { Store } from './store/store.ts';
 
@@ -117,13 +115,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return parsed;
   });
   const store = await Store.open(options.dataDir);
-  const paths = dataPaths(options.dataDir);
+  const folder = dataFolder(options.dataDir);
   try {
     applyPolicy(store, policy);
     const seeded = await seedFromPolicy(store, policy);
     const secret = await loadSecret(options.dataDir);
     const keychainWarning = await secretWarning(store, secret, options.verbose ?? false);
-    const tls = http ? undefined : (adminCertificate ?? (await loadOrCreateCertificate(paths.tls)));
+    const tls = http ? undefined : (adminCertificate ?? (await loadOrCreateCertificate(folder.certificate)));
     const adminToken = randomBytes(32).toString('base64url');
     const uiToken = randomBytes(32).toString('base64url');
     const port = listenPort(policy, options.port, store.settings().port);
@@ -164,7 +162,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const actualPort = typeof address === 'object' && address ? address.port : port;
     const urlHost = localUrlHost(host);
     const url = `${tls ? 'https' : 'http'}://${urlHost}:${actualPort}`;
-    await writeFileAtomic(paths.adminToken, adminToken, 0o600);
+    await folder.writeAdminToken(adminToken);
     const discovery: Discovery = {
       url,
       host,
@@ -177,7 +175,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       started_at: new Date().toISOString(),
       version: packageJson.version,
     };
-    await writeFileAtomic(paths.discovery, `${JSON.stringify(discovery, null, 2)}\n`, 0o644);
+    await folder.writeDiscovery(`${JSON.stringify(discovery, null, 2)}\n`);
     const purge = setInterval(() => void store.purgeExpired(new Date()).catch(() => undefined), 3_600_000);
     purge.unref();
     await store.purgeExpired(new Date());
@@ -185,8 +183,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // find compiled code instead of waiting for a thread's start (seconds) and its first, cold conversion.
     if (options.warmWorkers ?? true) app.services.convertPool.warm();
     let closed = false;
-    /** What a client finds and trusts: removed when the server stops, however it stops. */
-    const clientFiles = [paths.discovery, paths.adminToken, paths.uiLink];
     return {
       app,
       store,
@@ -211,17 +207,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         closed = true;
         clearInterval(purge);
         await app.close();
-        for (const path of clientFiles) rmSync(path, { force: true });
+        // What a client finds and trusts: removed when the server stops, however it stops.
+        folder.removeClientFiles();
         store.close();
       },
       abandon() {
-        for (const path of clientFiles) {
-          try {
-            rmSync(path, { force: true });
-          } catch {
-            // Nothing more can be done on the way out; the lock tells the next start this server is gone.
-          }
-        }
+        folder.abandonClientFiles();
       },
     };
   } catch (error) {

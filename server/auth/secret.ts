@@ -1,19 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { AsyncEntry, type EntryOptions } from '@napi-rs/keyring';
+import { dataFolder, type SecretFiles } from '../store/data-folder.ts';
 
 // The secret that API keys are hashed with (HMAC-SHA256), one per data directory.
 // It lives in the OS keychain (service "Docwright", account `hmac-secret:<sha256(dataDir), 16 hex>`).
@@ -23,9 +11,6 @@ import { AsyncEntry, type EntryOptions } from '@napi-rs/keyring';
 // (headless servers, containers, CI). Deleting the secret invalidates every API key.
 
 export const KEYCHAIN_SERVICE = 'Docwright';
-export const SECRET_FILE_NAME = 'secret.key';
-/** Marks a data directory whose secret lives in the keychain, so an unreachable keychain is an error, not a new secret. */
-export const KEYCHAIN_MARKER_NAME = 'secret.in-keychain';
 
 const SECRET_BYTES = 32;
 const BASE64_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
@@ -56,7 +41,8 @@ export function keychainAccount(dataDir: string): string {
 
 /** Read the API key hashing secret for a data directory, creating it on first use; never replaces one. */
 export async function loadSecret(dataDir: string, options: LoadSecretOptions = {}): Promise<LoadedSecret> {
-  const file = join(resolve(dataDir), SECRET_FILE_NAME);
+  const files = dataFolder(dataDir).secret;
+  const { file, marker } = files;
   const turnedOff =
     options.keychain === 'off'
       ? "keychain: 'off'"
@@ -66,7 +52,7 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
   if (turnedOff) {
     return {
       ...fromFile(
-        file,
+        files,
         `OS keychain turned off (${turnedOff}); the API key secret is kept in ${file}, ${protection()}.`,
       ),
       notice: 'keychain-off',
@@ -75,7 +61,6 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
 
   const account = keychainAccount(dataDir);
   const where = `keychain entry "${KEYCHAIN_SERVICE}" / "${account}"`;
-  const marker = join(resolve(dataDir), KEYCHAIN_MARKER_NAME);
   let entry: AsyncEntry;
   let stored: string | null;
   try {
@@ -83,14 +68,14 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
     stored = await entry.getPassword();
   } catch (error) {
     // The secret is known to be in the keychain: a file secret now would silently invalidate every key.
-    if (existsSync(marker) && !existsSync(file)) throw keychainLocked(error, marker);
-    return unreachable(file, error);
+    if (files.hasMarker() && !files.hasFile()) throw keychainLocked(error, marker);
+    return unreachable(files, error);
   }
 
   if (stored !== null) {
     const secret = decode(stored, where);
-    markKeychain(marker);
-    if (!existsSync(file)) return { secret, store: 'keychain' };
+    markKeychain(files);
+    if (!files.hasFile()) return { secret, store: 'keychain' };
     return {
       secret,
       store: 'keychain',
@@ -98,7 +83,7 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
     };
   }
 
-  const existing = readSecretFile(file);
+  const existing = readSecretFile(files);
   if (existing) {
     return {
       secret: existing,
@@ -115,16 +100,14 @@ export async function loadSecret(dataDir: string, options: LoadSecretOptions = {
     kept = await entry.getPassword();
     if (kept === null) throw new Error('the keychain did not keep the secret');
   } catch (error) {
-    return unreachable(file, error);
+    return unreachable(files, error);
   }
-  markKeychain(marker);
+  markKeychain(files);
   return { secret: decode(kept, where), store: 'keychain' };
 }
 
-function markKeychain(marker: string): void {
-  if (existsSync(marker)) return;
-  mkdirSync(dirname(marker), { recursive: true, mode: 0o700 });
-  writeFileSync(marker, 'The API key secret of this data directory is kept in the OS keychain.\n', { mode: 0o600 });
+function markKeychain(files: SecretFiles): void {
+  files.mark('The API key secret of this data directory is kept in the OS keychain.\n');
 }
 
 function keychainLocked(error: unknown, marker: string): Error {
@@ -135,11 +118,11 @@ function keychainLocked(error: unknown, marker: string): Error {
 }
 
 /** The secret from its file where the keychain cannot be reached: why in words, the keychain's own words apart. */
-function unreachable(file: string, error: unknown): LoadedSecret {
+function unreachable(files: SecretFiles, error: unknown): LoadedSecret {
   return {
     ...fromFile(
-      file,
-      `The OS keychain could not be reached, so the API key secret is kept in ${file}, ${protection()}; API keys work as usual. To use the keychain, unlock it and restart Docwright.`,
+      files,
+      `The OS keychain could not be reached, so the API key secret is kept in ${files.file}, ${protection()}; API keys work as usual. To use the keychain, unlock it and restart Docwright.`,
     ),
     detail: (error instanceof Error ? error.message : String(error)).replace(/\.$/, ''),
     notice: 'keychain-unreachable',
@@ -160,52 +143,26 @@ function decode(text: string, where: string): Buffer {
   return Buffer.from(trimmed, 'base64');
 }
 
-function readSecretFile(file: string): Buffer | undefined {
-  let text: string;
+function readSecretFile(files: SecretFiles): Buffer | undefined {
+  let text: string | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    text = files.read();
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
     throw new Error(
-      `cannot read the API key secret ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot read the API key secret ${files.file}: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
   }
-  return decode(text, file);
+  return text === undefined ? undefined : decode(text, files.file);
 }
 
-function fromFile(file: string, warning: string): LoadedSecret {
-  const secret = readSecretFile(file) ?? createSecretFile(file);
+function fromFile(files: SecretFiles, warning: string): LoadedSecret {
+  const secret = readSecretFile(files) ?? createSecretFile(files);
   return { secret, store: 'file', warning };
 }
 
-function createSecretFile(file: string): Buffer {
-  const dir = dirname(file);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+/** A new secret in secret.key, or the one another process published there first. */
+function createSecretFile(files: SecretFiles): Buffer {
   const secret = randomBytes(SECRET_BYTES);
-  const temp = join(dir, `.${SECRET_FILE_NAME}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, `${secret.toString('base64')}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    // link, unlike rename, refuses to replace a secret.key that another process published meanwhile.
-    linkSync(temp, file);
-  } catch (error) {
-    const published = isErrno(error, 'EEXIST') ? readSecretFile(file) : undefined;
-    if (published) return published;
-    if (existsSync(file)) throw error;
-    renameSync(temp, file); // file systems without hard links
-    return secret;
-  } finally {
-    if (existsSync(temp)) unlinkSync(temp);
-  }
-  return secret;
-}
-
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+  return files.create(`${secret.toString('base64')}\n`, () => readSecretFile(files)) ?? secret;
 }

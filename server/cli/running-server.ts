@@ -1,22 +1,22 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import type { PeerCertificate } from 'node:tls';
-import { lockOwner } from '../store/lock.ts';
-import { dataPaths } from '../store/paths.ts';
+import { dataFolder } from '../store/data-folder.ts';
 import type { Discovery } from '../serve.ts';
 
 /** A running server of this data directory, found through its discovery file, or undefined. */
 export function findRunningServer(
   dataDir: string,
 ): { discovery: Discovery; adminToken: string; ca?: string } | undefined {
-  const paths = dataPaths(dataDir);
-  if (!existsSync(paths.discovery)) return undefined;
+  const folder = dataFolder(dataDir);
   try {
-    const discovery = JSON.parse(readFileSync(paths.discovery, 'utf8')) as Discovery;
-    if (lockOwner(paths.lock) !== discovery.pid) return undefined;
+    const text = folder.readDiscovery();
+    if (text === undefined) return undefined;
+    const discovery = JSON.parse(text) as Discovery;
+    if (folder.lockOwner() !== discovery.pid) return undefined;
     process.kill(discovery.pid, 0);
-    const adminToken = readFileSync(paths.adminToken, 'utf8').trim();
+    const adminToken = folder.readAdminToken();
     const ca = discovery.cert_path ? readFileSync(discovery.cert_path, 'utf8') : undefined;
     return { discovery, adminToken, ...(ca ? { ca } : {}) };
   } catch {

@@ -4,6 +4,6 @@ export { findRunningServer } from './running-server.ts';
 export { loadOrCreateCertificate } from '../http/tls.ts';
 export { startServer } from '../serve.ts';
 export { PLAN_LIMITS, quotaOf } from '../services.ts';
-export { dataPaths } from '../store/paths.ts';
+export { dataFolder } from '../store/data-folder.ts';
 export { parseSetting, withAdmin } from './admin.ts';
 export { newSessionLink, sessionLinkLines, showSessionLink } from './session-link.ts';

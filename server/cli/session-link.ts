@@ -1,5 +1,4 @@
-import { writeFileAtomic } from '../store/files.ts';
-import { dataPaths } from '../store/paths.ts';
+import { dataFolder } from '../store/data-folder.ts';
 import { CliError } from './errors.ts';
 import { docwrightCommand } from './advice.ts';
 import { callServer, findRunningServer } from './running-server.ts';
@@ -20,9 +19,10 @@ export async function sessionLinkLines(
       `Open the app:  ${link}`,
       `               (opens the app once, within 5 minutes; keep it private; a new one: ${docwrightCommand('open')})`,
     ];
-  const file = dataPaths(dataDir).uiLink;
+  const folder = dataFolder(dataDir);
+  const file = folder.uiLinkFile;
   try {
-    await writeFileAtomic(file, `${link}\n`, 0o600);
+    await folder.writeUiLink(`${link}\n`);
   } catch (error) {
     return [
       `Open the app:  the link could not be written to ${file} (${(error as Error).message}); get one with: ${docwrightCommand('open')}`,

@@ -1,8 +1,8 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { generate } from 'selfsigned';
-import { writeFileAtomic } from '../store/files.ts';
+import type { CertificateFiles } from '../store/data-folder.ts';
 import { hostName, ServeError } from './listen.ts';
 
 export interface TlsMaterial {
@@ -13,29 +13,21 @@ export interface TlsMaterial {
   fingerprint: string;
 }
 
-/** Certificate paths inside a data directory's tls/ folder. */
-export function tlsPaths(tlsDir: string) {
-  return { cert: join(tlsDir, 'localhost-cert.pem'), key: join(tlsDir, 'localhost-key.pem') };
-}
-
 /**
  * The server's certificate for localhost, 127.0.0.1 and ::1: generated on first start (EC P-256, valid 825 days)
  * and kept; regenerated only when missing, unreadable or expiring within 30 days.
  */
-export async function loadOrCreateCertificate(tlsDir: string, now = new Date()): Promise<TlsMaterial> {
-  const paths = tlsPaths(tlsDir);
-  if (existsSync(paths.cert) && existsSync(paths.key)) {
+export async function loadOrCreateCertificate(files: CertificateFiles, now = new Date()): Promise<TlsMaterial> {
+  const stored = files.read();
+  if (stored) {
     try {
-      const cert = readFileSync(paths.cert, 'utf8');
-      const key = readFileSync(paths.key, 'utf8');
-      const x509 = new X509Certificate(cert);
+      const x509 = new X509Certificate(stored.cert);
       if (Date.parse(x509.validTo) - now.getTime() > 30 * 86_400_000)
-        return { cert, key, certPath: paths.cert, fingerprint: x509.fingerprint256 };
+        return { ...stored, certPath: files.certPath, fingerprint: x509.fingerprint256 };
     } catch {
       // Unreadable: made anew below.
     }
   }
-  mkdirSync(tlsDir, { recursive: true, mode: 0o700 });
   const notAfter = new Date(now.getTime() + 825 * 86_400_000);
   const pems = await generate(
     [
@@ -63,12 +55,11 @@ export async function loadOrCreateCertificate(tlsDir: string, now = new Date()):
       ],
     },
   );
-  await writeFileAtomic(paths.key, pems.private, 0o600);
-  await writeFileAtomic(paths.cert, pems.cert, 0o644);
+  await files.write(pems.cert, pems.private);
   return {
     cert: pems.cert,
     key: pems.private,
-    certPath: paths.cert,
+    certPath: files.certPath,
     fingerprint: new X509Certificate(pems.cert).fingerprint256,
   };
 }

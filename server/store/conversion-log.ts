@@ -68,7 +68,7 @@ export function toSegments(records: ConversionRecord[]): { name: string; data: S
   return out.map(({ name, data }) => ({ name, data }));
 }
 
-/** The conversion records of a data directory (schema 2 layout): every segment loaded, one written per change. */
+/** The conversion records of a data directory: every segment loaded, one written per change. */
 export class ConversionLog {
   private records: ConversionRecord[] = [];
   /** Each record's segment, by conversion id. */

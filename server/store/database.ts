@@ -8,7 +8,7 @@ import { checkRules } from '../convert/mapping.ts';
 import { writeFileAtomic } from './files.ts';
 import { SETTING_KEYS, type SettingKey } from './setting-keys.ts';
 
-/** Schema 2: conversion records live in conversions/ (server/store/conversion-log.ts), not in db.json. */
+/** The storage layout: db.json, conversion records in conversions/ (server/store/conversion-log.ts). */
 export const SCHEMA_VERSION = 2;
 
 export type Plan = 'solo' | 'team' | 'enterprise';
@@ -70,15 +70,13 @@ export interface Settings {
   mcp_output_dir: string | null;
 }
 
-/** db.json (schema 2): everything but the conversion records. */
+/** db.json: everything but the conversion records and their usage counts (conversions/). */
 export interface DatabaseData {
   schema_version: number;
   settings: Settings;
   templates: TemplateRecord[];
   mappings: MappingRecord[];
   api_keys: ApiKeyRecord[];
-  /** Conversions counted per calendar month (UTC), `YYYY-MM` → count, before schema 2 (later ones: conversions/). */
-  usage: Record<string, number>;
   /** Settings the user has set (a policy's unlocked value is only the default of the others). */
   chosen_settings: SettingKey[];
 }
@@ -92,7 +90,7 @@ export function emptyData(): DatabaseData {
     templates: [],
     mappings: [],
     api_keys: [],
-    usage: {},
+
     chosen_settings: [],
   };
 }
@@ -118,7 +116,7 @@ const Timestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 const Count = Type.Integer({ minimum: 0 });
 
-/** A conversion record (in a conversions/ segment; in db.json itself before schema 2). */
+/** A conversion record (in a conversions/ segment). */
 export const ConversionSchema = Type.Object({
   conversion_id: Type.String({ minLength: 1 }),
   status: Type.Literal('completed'),
@@ -200,18 +198,10 @@ const databaseFields = {
       revoked_at: NullableTimestamp,
     }),
   ),
-  usage: Type.Record(Type.String({ pattern: '^\\d{4}-\\d{2}$' }), Count, { additionalProperties: false }),
   chosen_settings: Type.Optional(Type.Array(Type.Union(SETTING_KEYS.map((key) => Type.Literal(key))))),
 };
 const DatabaseSchema = Type.Object({ schema_version: Type.Literal(SCHEMA_VERSION), ...databaseFields });
-/** db.json before schema 2: the conversion records in it. */
-const DatabaseSchemaV1 = Type.Object({
-  schema_version: Type.Literal(1),
-  ...databaseFields,
-  conversions: Type.Array(ConversionSchema),
-});
 const databaseValidator = Compile(DatabaseSchema);
-const databaseValidatorV1 = Compile(DatabaseSchemaV1);
 
 /** `conversions/3/file` → `conversions[3].file`. */
 export function fieldPath(pointer: string): string {
@@ -224,11 +214,8 @@ export function fieldPath(pointer: string): string {
   );
 }
 
-/** A checked db.json: schema 2, or schema 1 with the conversion records still in it (to be moved out). */
-export type LoadedDatabase = { data: DatabaseData; legacyConversions: ConversionRecord[] | null };
-
 /** Checks the shape of a loaded database; a hand-edited file that breaks it is refused, never overwritten. */
-function validate(file: string, raw: unknown): LoadedDatabase {
+function validate(file: string, raw: unknown): DatabaseData {
   if (!isRecord(raw)) throw new DatabaseError(file, `The database ${file} does not hold a JSON object.`);
   const version = raw.schema_version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
@@ -240,14 +227,20 @@ function validate(file: string, raw: unknown): LoadedDatabase {
       `The database ${file} was written by a newer Docwright (schema ${version}); this one reads schema ${SCHEMA_VERSION}.`,
     );
   }
+  // Schema 1 (the conversions in db.json) was written only by development builds before the first release.
+  if (version < SCHEMA_VERSION) {
+    throw new DatabaseError(
+      file,
+      `The database ${file} is of schema ${version}, the layout of Docwright's development builds before its first release, which this version does not read (it reads schema ${SCHEMA_VERSION}).`,
+    );
+  }
   // Settings added by later versions of the same schema take their defaults.
   const candidate = {
     ...raw,
     settings: isRecord(raw.settings) ? { ...emptyData().settings, ...raw.settings } : raw.settings,
   };
-  const validator = version === 1 ? databaseValidatorV1 : databaseValidator;
-  if (!validator.Check(candidate)) {
-    const first = validator.Errors(candidate)[0];
+  if (!databaseValidator.Check(candidate)) {
+    const first = databaseValidator.Errors(candidate)[0];
     const detail = first ? `${fieldPath(first.instancePath)} ${first.message}` : 'its shape is wrong';
     throw new DatabaseError(file, `The database ${file} is damaged: ${detail}.`);
   }
@@ -260,22 +253,18 @@ function validate(file: string, raw: unknown): LoadedDatabase {
         `The database ${file} is damaged: ${rules.errors[0] ?? `mappings[${i}].rules is invalid`}.`,
       );
   }
-  if (version === 1) {
-    const { conversions, ...rest } = candidate as unknown as DatabaseData & { conversions: ConversionRecord[] };
-    return { data: withAddedFields({ ...rest, schema_version: SCHEMA_VERSION }), legacyConversions: conversions };
-  }
-  return { data: withAddedFields(candidate as unknown as DatabaseData), legacyConversions: null };
+  return withAddedFields(candidate as unknown as DatabaseData);
 }
 
 /**
- * Fields added after schema 1 take their defaults: records are not managed; the settings a user has chosen are,
- * for a database from before they were recorded, those that differ from the built-in defaults.
+ * Fields that a db.json written before they existed lacks take their defaults: records are not managed; the
+ * settings a user has chosen are those that differ from the built-in defaults.
  */
 function withAddedFields(data: DatabaseData): DatabaseData {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- absent in a database from schema 1
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- absent in a db.json from before the field
   for (const record of [...data.templates, ...data.mappings]) record.managed ??= false;
   const defaults = emptyData().settings;
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- absent in a database from schema 1
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- absent in a db.json from before the field
   data.chosen_settings ??= SETTING_KEYS.filter((key) => data.settings[key] !== defaults[key]);
   return data;
 }
@@ -340,7 +329,7 @@ export class AtomicJsonFile<T> implements Adapter<T> {
  * Reads and checks db.json (null when there is none). A file that is not valid JSON or not a Docwright database
  * stops the start with a message naming it, after a backup copy is kept.
  */
-export function readDatabase(file: string): LoadedDatabase | null {
+export function readDatabase(file: string): DatabaseData | null {
   if (!existsSync(file)) return null;
   let text: string;
   try {

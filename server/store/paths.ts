@@ -12,25 +12,34 @@ export function defaultDataDir(
   return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'docwright');
 }
 
-/** Files and folders inside a data directory. */
+/**
+ * Every file and folder inside a data directory: the one place that names them (test/store/data-folder-owner.test.ts
+ * checks that nothing else does, and that a running server writes nothing else). Other modules reach them through
+ * data-folder.ts or the Store.
+ */
 export function dataPaths(dataDir: string) {
   return {
     database: join(dataDir, 'db.json'),
     templates: join(dataDir, 'templates'),
     outputs: join(dataDir, 'outputs'),
-    /** Conversion records (schema 2): small lowdb files, one month and at most a few hundred records each. */
+    /** Conversion records: small lowdb files, one month and at most a few hundred records each. */
     conversions: join(dataDir, 'conversions'),
-    /** Where the move of the records out of a schema-1 db.json writes them before they take conversions/'s place. */
-    conversionsMigrating: join(dataDir, 'conversions.migrating'),
-    /** The schema-1 db.json as it was before its records were moved out (kept, nothing is lost). */
-    schema1Backup: join(dataDir, 'db.schema-1.json.bak'),
     lock: join(dataDir, 'docwright.lock'),
     discovery: join(dataDir, 'server.json'),
     tls: join(dataDir, 'tls'),
+    /** The generated localhost certificate (0644) and its key (0600), in tls/ (0700). */
+    tlsCert: join(dataDir, 'tls', 'localhost-cert.pem'),
+    tlsKey: join(dataDir, 'tls', 'localhost-key.pem'),
+    /** The API keys' hashing secret where no keychain is used (0600). */
+    secret: join(dataDir, 'secret.key'),
+    /** Says that the secret is in the OS keychain, so an unreachable keychain is an error, not a new secret. */
+    keychainMarker: join(dataDir, 'secret.in-keychain'),
     adminToken: join(dataDir, 'admin.token'),
     /** The session link, when the output it would be printed to is no terminal (0600, removed on stop). */
     uiLink: join(dataDir, 'ui-link'),
     /** The notices already given for this data directory (e.g. the keychain fallback), each said once. */
     notices: join(dataDir, 'notices.json'),
+    /** Electron's own profile (cookies, cache, its logs on Linux and Windows) when the data directory is DOCWRIGHT_HOME. */
+    electronProfile: join(dataDir, 'electron'),
   };
 }

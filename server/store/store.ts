@@ -16,7 +16,7 @@ import {
   type TemplateRecord,
 } from './database.ts';
 import { removeQuietly, removeTempFiles, writeFileAtomic } from './files.ts';
-import { MissingConversionsError, openRecords, type MigrationProbe } from './layout.ts';
+import { MissingConversionsError, openRecords } from './layout.ts';
 import { acquireLock, DataDirLockedError } from './lock.ts';
 import { dataPaths } from './paths.ts';
 import { dataDirPermissionProblem, makePrivate } from './permissions.ts';
@@ -55,7 +55,7 @@ export class Store {
    * Opens (creating if needed) a data directory, taking its lock and cleaning what an interrupted run left. A
    * directory that cannot be created, read or written stops the start with a DataDirError naming it.
    */
-  static async open(dataDir: string, options: { migrationProbe?: MigrationProbe } = {}): Promise<Store> {
+  static async open(dataDir: string): Promise<Store> {
     const paths = dataPaths(dataDir);
     let release: () => void;
     try {
@@ -78,7 +78,7 @@ export class Store {
       if (!existsSync(paths.database)) refuseWithoutDatabase(dataDir);
       let records;
       try {
-        records = await openRecords(dataDir, options.migrationProbe);
+        records = await openRecords(dataDir);
       } catch (error) {
         if (error instanceof MissingConversionsError) throw new DataDirError(dataDir, error.message);
         throw error;
@@ -235,7 +235,7 @@ export class Store {
   /** Conversions counted this month (UTC). */
   usage(now: Date): number {
     const month = monthOf(now);
-    return (this.data.usage[month] ?? 0) + this.log.usage(month) + (this.counted.get(month) ?? 0);
+    return this.log.usage(month) + (this.counted.get(month) ?? 0);
   }
 
   /**

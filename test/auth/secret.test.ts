@@ -2,17 +2,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Entry } from '@napi-rs/keyring';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  KEYCHAIN_MARKER_NAME,
-  KEYCHAIN_SERVICE,
-  keychainAccount,
-  loadSecret,
-  SECRET_FILE_NAME,
-} from '../../server/auth/secret.ts';
+import { KEYCHAIN_SERVICE, keychainAccount, loadSecret } from '../../server/auth/secret.ts';
+import { dataPaths } from '../../server/store/paths.ts';
 
 // The keychain tests use the real Secret Service: run them through scripts/with-keyring.sh.
 
@@ -20,6 +15,9 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const childScript = fileURLToPath(new URL('./load-secret-child.ts', import.meta.url));
 const onLinux = process.platform === 'linux';
 const dataDirs: string[] = [];
+/** The secret's file and the keychain marker, as the store names them in a data directory. */
+const SECRET_FILE_NAME = basename(dataPaths('').secret);
+const KEYCHAIN_MARKER_NAME = basename(dataPaths('').keychainMarker);
 
 function tempDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'docwright-secret-'));

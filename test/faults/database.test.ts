@@ -10,21 +10,19 @@ import { DatabaseError } from '../../server/store/database.ts';
 import { DataDirError, Store } from '../../server/store/store.ts';
 import { runCli } from '../helpers/docwright-process.ts';
 import { fileHashes } from '../helpers/file-hashes.ts';
-import { asSchema1, readRecords } from '../helpers/records.ts';
+import { readRecords } from '../helpers/records.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'dw-faults-db-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** A data directory written by a real Store: the built-ins, a key, a conversion record and its output file; its records in one schema-1 db.json. */
+/** A data directory written by a real Store: the built-ins, a key, a conversion record and its output file; db.json's records (the conversions apart). */
 async function populated(): Promise<{
   dir: string;
   db: Record<string, unknown> & {
-    conversions: Record<string, unknown>[];
     api_keys: Record<string, unknown>[];
     mappings: Record<string, unknown>[];
     templates: Record<string, unknown>[];
     settings: Record<string, unknown>;
-    usage: Record<string, unknown>;
   };
 }> {
   const dir = mkdtempSync(join(root, 'd-'));
@@ -53,8 +51,10 @@ async function populated(): Promise<{
     new Uint8Array([0x50, 0x4b, 1, 2, 3]),
   );
   store.close();
-  // The schema-1 layout (everything in db.json): what a start refuses or moves into conversions/.
-  return { dir, db: asSchema1(readRecords(dir)) };
+  return {
+    dir,
+    db: JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) as Awaited<ReturnType<typeof populated>>['db'],
+  };
 }
 
 /** Every file of the directory (backups apart) with the hash of its bytes. */
@@ -85,11 +85,11 @@ async function expectRefused(dir: string, content: string | Buffer, message: Reg
 
 describe('a database that is not JSON', () => {
   const cases: [string, string | Buffer][] = [
-    ['truncated in the middle', '{"schema_version": 1, "templates": ['],
+    ['truncated in the middle', '{"schema_version": 2, "templates": ['],
     ['empty (0 bytes)', ''],
     ['binary garbage', Buffer.from([0x00, 0xff, 0xfe, 0x13, 0x37, 0x00])],
-    ['UTF-16 with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"schema_version":1}', 'utf16le')])],
-    ['two objects glued together', '{"schema_version":1}{"schema_version":1}'],
+    ['UTF-16 with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"schema_version":2}', 'utf16le')])],
+    ['two objects glued together', '{"schema_version":2}{"schema_version":2}'],
   ];
   for (const [label, content] of cases) {
     it(`${label} → refused, naming the file, with a backup`, async () => {
@@ -101,7 +101,7 @@ describe('a database that is not JSON', () => {
 
 describe('valid JSON of the wrong shape', () => {
   type Db = Awaited<ReturnType<typeof populated>>['db'];
-  const cases: [string, (db: Db) => unknown, RegExp][] = [
+  const cases: [string, (db: Db, dir: string) => unknown, RegExp][] = [
     ['a list instead of an object', () => [], /does not hold a JSON object/],
     ['null', () => null, /does not hold a JSON object/],
     ['an object without schema_version', ({ schema_version: _v, ...rest }) => rest, /no valid schema_version/],
@@ -109,19 +109,17 @@ describe('valid JSON of the wrong shape', () => {
     ['schema_version 0', (db) => ({ ...db, schema_version: 0 }), /no valid schema_version/],
     ['schema_version 1.5', (db) => ({ ...db, schema_version: 1.5 }), /no valid schema_version/],
     ['an unknown, newer schema_version (99)', (db) => ({ ...db, schema_version: 99 }), /newer Docwright \(schema 99\)/],
+    [
+      "schema_version 1 (development builds' layout before the first release: the conversions in db.json)",
+      (db, dir) => ({
+        ...db,
+        schema_version: 1,
+        conversions: readRecords<{ conversions: unknown[] }>(dir).conversions,
+      }),
+      /schema 1, the layout of Docwright's development builds before its first release, which this version does not read/,
+    ],
     ['templates an object', (db) => ({ ...db, templates: {} }), /templates must be array/],
     ['a template that is null', (db) => ({ ...db, templates: [...db.templates, null] }), /templates\[1\]/],
-    ['conversions missing', ({ conversions: _c, ...rest }) => rest, /conversions/],
-    [
-      'a conversion whose file climbs out of outputs/ ("../../etc/passwd")',
-      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, file: '../../etc/passwd' })) }),
-      /conversions\[0\]\.file/,
-    ],
-    [
-      'a conversion whose file is an absolute path',
-      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, file: '/etc/passwd' })) }),
-      /conversions\[0\]\.file/,
-    ],
     [
       'a template file with a backslash path',
       (db) => ({ ...db, templates: db.templates.map((t) => ({ ...t, file: '..\\..\\x.docx' })) }),
@@ -153,18 +151,6 @@ describe('valid JSON of the wrong shape', () => {
       (db) => ({ ...db, api_keys: db.api_keys.map((k) => ({ ...k, revoked_at: true })) }),
       /api_keys\[0\]\.revoked_at/,
     ],
-    ['a negative usage count', (db) => ({ ...db, usage: { '2026-01': -5 } }), /usage/],
-    ['a usage month that is not YYYY-MM', (db) => ({ ...db, usage: { January: 3 } }), /usage/],
-    [
-      'a conversion status "pending"',
-      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, status: 'pending' })) }),
-      /conversions\[0\]\.status/,
-    ],
-    [
-      'stats of the wrong type',
-      (db) => ({ ...db, conversions: db.conversions.map((c) => ({ ...c, stats: { headings: 'one' } })) }),
-      /conversions\[0\]\.stats/,
-    ],
     [
       'mapping rules naming heading level 9',
       (db) => ({ ...db, mappings: db.mappings.map((m) => ({ ...m, rules: { heading: { '9': 'Title' } } })) }),
@@ -174,7 +160,7 @@ describe('valid JSON of the wrong shape', () => {
   for (const [label, edit, message] of cases) {
     it(`${label} → refused, naming the file and the field`, async () => {
       const { dir, db } = await populated();
-      await expectRefused(dir, JSON.stringify(edit(db), null, 2), message);
+      await expectRefused(dir, JSON.stringify(edit(db, dir), null, 2), message);
     });
   }
 });
@@ -232,7 +218,7 @@ describe('docwright serve on a damaged database (a real process)', () => {
     const { dir, db } = await populated();
     const file = join(dir, 'db.json');
     for (const content of [
-      '{"schema_version": 1, "templ',
+      '{"schema_version": 2, "templ',
       JSON.stringify({ ...db, settings: { ...db.settings, plan: 'gold' } }),
     ]) {
       writeFileSync(file, content);
@@ -251,8 +237,8 @@ describe('docwright serve on a damaged database (a real process)', () => {
   });
 });
 
-describe('a damaged conversions/ segment (schema 2)', () => {
-  /** A schema-2 directory (the one record moved out of db.json) with its segment file. */
+describe('a damaged conversions/ segment', () => {
+  /** A data directory with its one segment file. */
   async function withSegment(): Promise<{
     dir: string;
     segment: string;
@@ -272,7 +258,24 @@ describe('a damaged conversions/ segment (schema 2)', () => {
         (s) => JSON.stringify({ ...s, conversions: s.conversions.map((c) => ({ ...c, file: '../../etc/passwd' })) }),
         /is damaged: conversions\[0\]\.file/,
       ],
+      [
+        'a conversion whose file is an absolute path',
+        (s) => JSON.stringify({ ...s, conversions: s.conversions.map((c) => ({ ...c, file: '/etc/passwd' })) }),
+        /is damaged: conversions\[0\]\.file/,
+      ],
+      [
+        'a conversion status "pending"',
+        (s) => JSON.stringify({ ...s, conversions: s.conversions.map((c) => ({ ...c, status: 'pending' })) }),
+        /is damaged: conversions\[0\]\.status/,
+      ],
+      [
+        'stats of the wrong type',
+        (s) => JSON.stringify({ ...s, conversions: s.conversions.map((c) => ({ ...c, stats: { headings: 'one' } })) }),
+        /is damaged: conversions\[0\]\.stats/,
+      ],
+      ['conversions missing', ({ conversions: _c, ...rest }) => JSON.stringify(rest), /is damaged: .*conversions/],
       ['a usage month that is not YYYY-MM', (s) => JSON.stringify({ ...s, usage: { June: 3 } }), /is damaged: usage/],
+      ['a negative usage count', (s) => JSON.stringify({ ...s, usage: { '2026-01': -5 } }), /is damaged: usage/],
     ];
   for (const [label, edit, message] of cases) {
     it(`${label} → refused, naming the segment file and the field; nothing touched`, async () => {

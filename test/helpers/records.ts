@@ -1,15 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/**
- * A data directory's records as one object, whatever the layout: db.json, with the conversion records of
- * conversions/ (schema 2) in `conversions`, oldest first.
- */
+/** A data directory's records as one object: db.json, with the conversion records of conversions/ in `conversions`, oldest first. */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the records' shape
 export function readRecords<T = Record<string, unknown>>(dir: string): T {
   const db = JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8')) as Record<string, unknown>;
   const folder = join(dir, 'conversions');
-  if (db.schema_version === 1 || !existsSync(folder)) return db as T;
+  if (!existsSync(folder)) return db as T;
   const conversions = readdirSync(folder)
     .filter((name) => /^\d{6}-\d{4}-\d{2}\.json$/.test(name))
     .sort()
@@ -17,9 +14,4 @@ export function readRecords<T = Record<string, unknown>>(dir: string): T {
       (name) => (JSON.parse(readFileSync(join(folder, name), 'utf8')) as { conversions: unknown[] }).conversions,
     );
   return { ...db, conversions } as T;
-}
-
-/** The same records as a schema-1 db.json would hold them (everything in one file), for tests of that layout. */
-export function asSchema1<T extends Record<string, unknown>>(records: T): T {
-  return { ...records, schema_version: 1 };
 }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.ts';
 import { TIMEOUTS } from '../../server/http/hardening.ts';
 import { loadOrCreateCertificate } from '../../server/http/tls.ts';
+import { dataFolder } from '../../server/store/data-folder.ts';
 import { Store } from '../../server/store/store.ts';
 
 const HANDSHAKE_TIMEOUT = 1_000;
@@ -23,7 +24,7 @@ let port = 0;
 
 beforeAll(async () => {
   store = await Store.open(join(dir, 'data'));
-  const tls = await loadOrCreateCertificate(join(dir, 'tls'));
+  const tls = await loadOrCreateCertificate(dataFolder(join(dir, 'tls')).certificate);
   app = await buildApp({
     store,
     secret: randomBytes(32),

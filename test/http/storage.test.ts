@@ -94,23 +94,21 @@ describe('a damaged database', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dw-broken-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'db.json');
-    writeFileSync(file, '{"schema_version": 1, "templates": [');
+    writeFileSync(file, '{"schema_version": 2, "templates": [');
     const error = await Store.open(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DatabaseError);
     expect((error as Error).message).toContain(file);
-    expect(readFileSync(file, 'utf8')).toBe('{"schema_version": 1, "templates": [');
+    expect(readFileSync(file, 'utf8')).toBe('{"schema_version": 2, "templates": [');
     expect(readdirSync(dir).some((name) => name.startsWith('db.json.') && name.endsWith('.bak'))).toBe(true);
     // The lock is released: once repaired, the directory opens.
     writeFileSync(
       file,
       JSON.stringify({
-        schema_version: 1,
+        schema_version: 2,
         settings: {},
         templates: [],
         mappings: [],
-        conversions: [],
         api_keys: [],
-        usage: {},
       }),
     );
     const store = await Store.open(dir);

@@ -17,6 +17,7 @@ import { isTrustedSender } from '../../main/sender.ts';
 import { windowOptions } from '../../main/window-options.ts';
 import { UI_CSP } from '../../server/http/routes/ui.ts';
 import { loadOrCreateCertificate, type TlsMaterial } from '../../server/http/tls.ts';
+import { dataFolder } from '../../server/store/data-folder.ts';
 
 const ORIGIN = 'https://127.0.0.1:47823';
 
@@ -158,8 +159,8 @@ describe('certificate pinning', () => {
   let other: TlsMaterial;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'docwright-pin-'));
-    ours = await loadOrCreateCertificate(join(dir, 'a'));
-    other = await loadOrCreateCertificate(join(dir, 'b'));
+    ours = await loadOrCreateCertificate(dataFolder(join(dir, 'a')).certificate);
+    other = await loadOrCreateCertificate(dataFolder(join(dir, 'b')).certificate);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
