@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import module, { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { hasServerFlags, serverFlagsFor, startsServer } from './server-flags.mjs';
+import { hasServerFlags, SERVER_NODE_FLAGS, startsServer } from './server-flags.mjs';
 import { convertV8Flags } from './convert-flags.mjs';
 import v8 from 'node:v8';
 
@@ -48,7 +48,6 @@ function relaunch(node, flags) {
 }
 
 const serverCommand = startsServer(process.argv.slice(2));
-const serverFlags = serverFlagsFor(process.argv.slice(2));
 if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   const node = bundledNode();
   if (!node) {
@@ -57,9 +56,9 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
     );
     process.exit(1);
   }
-  relaunch(node, serverCommand ? serverFlags : []);
-} else if (serverCommand && !hasServerFlags(process.execArgv, serverFlags)) {
-  relaunch(process.execPath, [...process.execArgv, ...serverFlags]);
+  relaunch(node, serverCommand ? SERVER_NODE_FLAGS : []);
+} else if (serverCommand && !hasServerFlags(process.execArgv, SERVER_NODE_FLAGS)) {
+  relaunch(process.execPath, [...process.execArgv, ...SERVER_NODE_FLAGS]);
 } else {
   await runCli();
 }

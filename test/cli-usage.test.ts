@@ -14,7 +14,7 @@ const welcome = join(root, 'examples', 'welcome.md');
 const dir = mkdtempSync(join(tmpdir(), 'dw-cli-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const env = { ...process.env, DOCWRIGHT_HOME: join(dir, 'data'), DOCWRIGHT_KEYCHAIN: 'off', DOCWRIGHT_DAEMON: '0' };
+const env = { ...process.env, DOCWRIGHT_HOME: join(dir, 'data'), DOCWRIGHT_KEYCHAIN: 'off' };
 
 interface Result {
   code: number;
