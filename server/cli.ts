@@ -74,10 +74,7 @@ export function buildProgram(): Command {
     .description(
       'convert markdown to .docx: through the running app or `docwright serve` of the data directory, else in this process',
     )
-    .argument(
-      '<inputs...>',
-      "markdown files, folders (their .md files, not their subfolders'), or - for standard input",
-    )
+    .argument('<input...>', "markdown files, folders (their .md files, not their subfolders'), or - for standard input")
     .option(
       '-o, --output <path>',
       'output .docx, or a folder to write into (with several inputs: a folder, made when missing); default: each INPUT with .docx beside it; standard output for -',

@@ -51,7 +51,7 @@ describe('output into a pipe whose reader went away', () => {
 describe('a wrong command line', () => {
   const see = ' see `docwright convert --help`.\n';
   it.each([
-    [['convert', 'a.md', 'b.md'], `docwright: convert takes one file, not 2;${see}`],
+    [['convert', 'a.md', '-'], `docwright: standard input (-) is converted alone, not with other inputs;${see}`],
     [
       ['convert', 'a.md', '--time-limit', 'abc'],
       `docwright: --time-limit must be a number of seconds from 0.1 to 86400, not abc;${see}`,
