@@ -103,7 +103,12 @@ async function runCli() {
   // V8's compiled code of the bundle kept on disk: later starts skip compiling it again. NODE_DISABLE_COMPILE_CACHE=1
   // turns it off.
   const cache = privateCacheDir();
-  if (cache) module.enableCompileCache?.(cache);
+  if (cache) {
+    module.enableCompileCache?.(cache);
+    // The conversion's worker thread (and the SVG renderer's child) load the engine: they read NODE_COMPILE_CACHE,
+    // not this call, so they get the same folder (a cold `convert`: about 40 ms less CPU on this machine).
+    process.env.NODE_COMPILE_CACHE = cache;
+  }
   // bin/convert-flags.mjs: for `convert` only; flags the user gave Node win.
   const flags = convertV8Flags(process.argv.slice(2));
   if (flags.length > 0) v8.setFlagsFromString(flags.join(' '));
