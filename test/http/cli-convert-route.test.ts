@@ -65,7 +65,12 @@ describe('POST /api/cli/convert', () => {
     const { key } = (
       await app.inject({ method: 'POST', url: '/api/settings/api-keys', headers: admin, payload: { name: 'k' } })
     ).json<{ key: string }>();
-    for (const headers of [{}, { 'x-docwright-admin': 'wrong' }, { authorization: `Bearer ${key}` }]) {
+    const refused: Record<string, string>[] = [
+      {},
+      { 'x-docwright-admin': 'wrong' },
+      { authorization: `Bearer ${key}` },
+    ];
+    for (const headers of refused) {
       const res = await post(headers, { markdown: '# x', created: 0 });
       expect([401, 403], res.body).toContain(res.statusCode);
     }
