@@ -133,10 +133,9 @@ function batchFolder(output: string | undefined, usage: Usage): string | undefin
 
 /** Converts one input; its document, or why not (an error whose message is the line to print). */
 interface Converter {
-  convert(job: CliJob, label: string): Promise<CliResult>;
+  /** The document; `by` says who converted it when not this process (the running server, by its pid). */
+  convert(job: CliJob, label: string): Promise<CliResult & { by?: string }>;
   close(): Promise<void>;
-  /** Where the conversions run, for the line of each: the running server, by its pid. */
-  readonly where?: string;
 }
 
 /** The conversion's error of a server's refusal, as the command line converting alone would give it. */
@@ -153,8 +152,8 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
   const server = findRunningServer(dataDir);
   if (!server) return undefined;
   let gone = false;
+  const by = `converted by the running server (pid ${String(server.discovery.pid)})`;
   return {
-    where: `converted by the running server (pid ${String(server.discovery.pid)})`,
     async convert(job, label) {
       if (!gone) {
         const body = {
@@ -172,6 +171,7 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
             docx: new Uint8Array(Buffer.from(result.docx, 'base64')),
             warnings: result.warnings,
             stats: result.stats,
+            by,
           };
         }
         type Refusal = { error?: { code?: string; message?: string; limit?: string; reason?: string } } | null;
@@ -242,8 +242,8 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       const lines = result.warnings.map((w) => warningLine(w, input === '-' && opts.images, batch ? label : undefined));
       writeOutput(output, result.docx);
       if (!opts.quiet) {
-        const where = server && converter === server && server.where ? `; ${server.where}` : '';
-        lines.push(`${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}${where}\n`);
+        const by = 'by' in result && result.by ? `; ${result.by}` : '';
+        lines.push(`${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}${by}\n`);
       }
       return { lines, failed: false };
     } catch (error) {
