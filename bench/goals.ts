@@ -15,9 +15,9 @@ interface ProcessLike {
 export interface SizeLike {
   targetKB: number;
   inProcess: { medianMs: number };
-  /** `docwright convert` (through the warm conversion daemon). */
+  /** `docwright convert` (no server running). */
   docwrightProcess: ProcessLike;
-  /** `docwright convert --no-daemon` (a cold process doing the whole conversion). */
+  /** `docwright convert` again (a cold process doing the whole conversion). */
   docwrightColdProcess?: ProcessLike;
   pandoc: ProcessLike;
 }
@@ -54,7 +54,7 @@ export function goalsTable(
     const dw = ms(s.docwrightColdProcess);
     const pd = ms(s.pandoc);
     rows.push([
-      `CLI --no-daemon (cold process), ${sizeName(s.targetKB)}`,
+      `CLI cold process, ${sizeName(s.targetKB)}`,
       cell(dw, 0, ' ms'),
       cell(pd, 0, ' ms'),
       cell(dw !== null && pd !== null ? dw / pd : null, 2, '×'),
@@ -122,12 +122,12 @@ export function goalsTable(
   }
   const big = sizes.find((s) => s.targetKB === 1200);
   if (big) {
-    // The whole conversion's memory is that of the process doing it: the cold one (the daemon's is printed apart).
+    // The whole conversion's memory is that of the process doing it: the cold one .
     const whole = big.docwrightColdProcess ?? big.docwrightProcess;
     const dw = whole.ok ? (whole.peakRssMiB ?? null) : null;
     const pd = big.pandoc.ok ? (big.pandoc.peakRssMiB ?? null) : null;
     rows.push([
-      `peak RSS, 1.2 MB, whole process${big.docwrightColdProcess ? ' (--no-daemon)' : ''}`,
+      `peak RSS, 1.2 MB, whole process${big.docwrightColdProcess ? ' (cold)' : ''}`,
       cell(dw, 0, ' MB'),
       cell(pd, 0, ' MB'),
       cell(dw !== null && pd !== null ? dw / pd : null, 2, '×'),

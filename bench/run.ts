@@ -16,17 +16,7 @@
  * load test, and bench/results/latest.json. Inputs and outputs live in a temp dir, never in the repository.
  */
 import { cpus, loadavg, tmpdir, platform, release } from 'node:os';
-import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -193,9 +183,9 @@ interface SizeResult {
   inProcess: { samplesMs: number[]; medianMs: number; mbPerSec: number; msPerKB: number; outputBytes: number };
   /** The same conversion in a worker of the server's pool (its heap settings), median ms. */
   worker: { medianMs: number };
-  /** `docwright convert` as a user runs it: through the warm conversion daemon (docs/cli.md). */
+  /** `docwright convert` as a user runs it with no server running (docs/cli.md). */
   docwrightProcess: ProcessResult;
-  /** `docwright convert --no-daemon`: the whole conversion in the command line's own, cold process. */
+  /** `docwright convert`: the whole conversion in the command line's own, cold process (the same, measured again). */
   docwrightColdProcess: ProcessResult;
   pandoc: ProcessResult;
   peers: PeerResult[];
@@ -294,7 +284,6 @@ async function main(): Promise<void> {
         .map((r) => `${fixed(r.otherCores, 2)} cores at ${r.connections} client${r.connections === 1 ? '' : 's'}`)
         .join(', ')}; those rows measured a shared machine: run the bench alone)`,
     );
-  if (engine?.daemon) console.log(`(CLI rows: through the conversion daemon, ${engine.daemon})`);
 
   const resultsDir = join(repoRoot, 'bench/results');
   mkdirSync(resultsDir, { recursive: true });
@@ -393,15 +382,11 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       // reported by the measured runs
     }
   };
-  // The command line's conversion daemon (docs/cli.md) in a folder of this run, started by the warm-up conversion
-  // as a user's first conversion starts it, waited for, and stopped at the end.
-  process.env.DOCWRIGHT_DAEMON = '1';
-  process.env.DOCWRIGHT_DAEMON_DIR = join(work, 'daemon');
-  if (!cliMissing) {
+  // `docwright convert` with a data folder of this run, where no server runs: a cold process doing the whole
+  // conversion and exiting (there is no daemon, issue 31). The warm-up fills the compile cache, as a user's first run.
+  process.env.DOCWRIGHT_HOME = join(work, 'cli-data');
+  if (!cliMissing)
     await warm(nodeCmd, [cli, 'convert', tiny, '-o', join(work, 'warmup-dw.docx')], join(work, 'warmup-dw.docx'));
-    const ready = await daemonReady(nodeCmd);
-    console.log(ready ? `conversion daemon ready (${ready})` : 'conversion daemon NOT ready: the CLI rows are cold');
-  }
   if (pandocVersion)
     await warm(
       'pandoc',
@@ -459,11 +444,11 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       ? { ok: false, reason: 'n/a (bin/docwright.js missing)' }
       : await measureProcess(nodeCmd, [cli, 'convert', input, '-o', dwOut], dwOut, runs, rssFile);
 
-    process.stdout.write(', docwright --no-daemon');
+    process.stdout.write(', docwright cold');
     const coldOut = join(work, `doc-${kb}kb.docwright-cold.docx`);
     const cold: ProcessResult = cliMissing
       ? { ok: false, reason: 'n/a (bin/docwright.js missing)' }
-      : await measureProcess(nodeCmd, [cli, 'convert', '--no-daemon', input, '-o', coldOut], coldOut, runs, rssFile);
+      : await measureProcess(nodeCmd, [cli, 'convert', input, '-o', coldOut], coldOut, runs, rssFile);
 
     process.stdout.write(', pandoc');
     const pdOut = join(work, `doc-${kb}kb.pandoc.docx`);
@@ -493,8 +478,6 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       ratioPandocToProcess: pd.ok && dw.ok ? pd.medianMs / dw.medianMs : null,
     });
   }
-
-  const daemon = cliMissing ? null : await stopDaemon(nodeCmd);
 
   // Profile of the 120 KB document (or of the largest size run when 120 KB was not selected).
   const profileKB = options.sizes.includes(120) ? 120 : Math.max(...options.sizes);
@@ -532,12 +515,12 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       [
         'input KB',
         'Docwright',
-        'DW --no-daemon',
+        'DW cold',
         'pandoc',
         ...peerNames,
         'pandoc/DW',
         'pandoc/DW in-proc',
-        'RSS DW --no-daemon',
+        'RSS DW cold',
         'RSS pandoc',
         ...peerNames.map((n) => `RSS ${n}`),
       ],
@@ -557,14 +540,13 @@ async function engineBench(options: Options, pandocVersion: string | null) {
     ),
   );
   console.log(
-    "(Docwright: `docwright convert` through its warm conversion daemon; DW --no-daemon: the whole conversion in a cold process, whose peak RSS is the conversion's; pandoc/DW > 1× means pandoc is slower; 1 KB = 1024 bytes, 1 MB = 1024 KB)",
+    "(Docwright and DW cold: `docwright convert` with no server running, the whole conversion in a cold process, whose peak RSS is the conversion's; pandoc/DW > 1× means pandoc is slower; 1 KB = 1024 bytes, 1 MB = 1024 KB)",
   );
-  if (daemon) console.log(`The conversion daemon: ${daemon}`);
 
   for (const r of results) {
     const procs: [string, ProcessResult][] = [
       ['Docwright process', r.docwrightProcess],
-      ['Docwright --no-daemon process', r.docwrightColdProcess],
+      ['Docwright cold process', r.docwrightColdProcess],
       ['pandoc', r.pandoc],
       ...r.peers.map((p): [string, ProcessResult] => [p.name, p.process]),
     ];
@@ -612,41 +594,7 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       ratio1200to120: linearity,
     },
     profile: prof,
-    daemon,
   };
-}
-
-/** Waits (up to a minute) for the conversion daemon the warm-up started: its status line, or null. */
-async function daemonReady(node: string): Promise<string | null> {
-  const end = Date.now() + 60_000;
-  while (Date.now() < end) {
-    const status = await commandOutput(node, [cli, 'daemon', 'status']);
-    if (status.startsWith('running') && !status.includes('warming')) return status.trim();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return null;
-}
-
-/** Stops the conversion daemon of this run: what it served and its memory (Linux: peak and current RSS), or null. */
-async function stopDaemon(node: string): Promise<string | null> {
-  const status = (await commandOutput(node, [cli, 'daemon', 'status'])).trim();
-  const pid = Number(/pid (\d+)/.exec(status)?.[1]);
-  let memory = '';
-  try {
-    const proc = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
-    const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(proc)?.[1]) / 1024;
-    memory = `; peak RSS ${fixed(kb('VmHWM'), 0)} MB, now ${fixed(kb('VmRSS'), 0)} MB`;
-  } catch {
-    // not Linux, or gone
-  }
-  await commandOutput(node, [cli, 'daemon', 'stop']);
-  return status.startsWith('running') ? `${status}${memory}` : null;
-}
-
-function commandOutput(command: string, args: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd: repoRoot }, (_error, stdout) => resolve(stdout));
-  });
 }
 
 /** How bin/docwright.js will run: its bundle when dist/cli.js is newer than every file in server/, else the sources via tsx. */

@@ -29,12 +29,6 @@ export function convertV8Flags(args, execArgv = process.execArgv, env = process.
   return CONVERT_V8_FLAGS.filter((flag) => !userGave(flagName(flag), execArgv, env));
 }
 
-/**
- * The largest markdown the conversion daemon takes (server/convert-daemon/limits.ts, where the reason is): larger is
- * converted in the command line's own process.
- */
-export const DAEMON_MARKDOWN_BYTES = 4 * 1024 * 1024;
-
 /** A flag's name, V8's underscores read as dashes (`--max_semi_space_size=64` is `--max-semi-space-size`). */
 const flagName = (arg) => arg.split('=')[0].replaceAll('_', '-');
 
@@ -42,9 +36,4 @@ const flagName = (arg) => arg.split('=')[0].replaceAll('_', '-');
 export function userGave(name, execArgv, env) {
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
   return given.some((arg) => flagName(arg) === name);
-}
-
-/** Whether DOCWRIGHT_DAEMON turns the conversion daemon off (server/convert-daemon/paths.ts reads it here too). */
-export function daemonSwitchedOff(env) {
-  return ['0', 'off', 'false', 'no'].includes((env.DOCWRIGHT_DAEMON ?? '').trim().toLowerCase());
 }

@@ -1,5 +1,3 @@
 export declare const SERVER_NODE_FLAGS: readonly string[];
-export declare const DAEMON_NODE_FLAGS: readonly string[];
-export declare function serverFlagsFor(args: readonly string[]): readonly string[];
 export declare function hasServerFlags(execArgv?: readonly string[], flags?: readonly string[]): boolean;
 export declare function startsServer(args: readonly string[]): boolean;

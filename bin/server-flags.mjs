@@ -10,37 +10,16 @@
 // docs/performance.md, "The server process's V8 flags".
 export const SERVER_NODE_FLAGS = ['--single-threaded-gc', '--no-allocation-site-pretenuring'];
 
-// The conversion daemon (`docwright daemon run`) adds --initial-old-space-size=256: it converts one document after
-// another in one worker, and with V8's small first old generation every fourth or so 120 KB conversion paid a full
-// collection (~500 ms against ~330 ms); with 256 MB the run of 20 stays at 311-362 ms. docs/performance.md, "The
-// conversion daemon".
-export const DAEMON_NODE_FLAGS = [...SERVER_NODE_FLAGS, '--initial-old-space-size=256'];
-
-/** The flags of a command line that starts a server or runs the daemon (see startsServer). */
-export function serverFlagsFor(args) {
-  return isDaemonRun(args) ? DAEMON_NODE_FLAGS : SERVER_NODE_FLAGS;
-}
-
-/** Whether ARGS run the conversion daemon (`daemon run`, after any --data-dir). */
-function isDaemonRun(args) {
-  const words = args.filter((arg, i) => !arg.startsWith('-') && args[i - 1] !== '--data-dir');
-  return words[0] === 'daemon' && words[1] === 'run';
-}
-
 /** Whether this process already runs with every one of FLAGS. */
 export function hasServerFlags(execArgv = process.execArgv, flags = SERVER_NODE_FLAGS) {
   return flags.every((flag) => execArgv.includes(flag));
 }
 
-/**
- * Whether a `docwright` command line may start a server (`serve`, `mcp`), e.g. `--data-dir d serve -p 0`, or runs
- * the conversion daemon (`daemon run`, which converts the same way as a server, one conversion after another).
- */
+/** Whether a `docwright` command line may start a server (`serve`, `mcp`), e.g. `--data-dir d serve -p 0`. */
 export function startsServer(args) {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--data-dir') i += 1;
-    else if (!args[i].startsWith('-'))
-      return args[i] === 'serve' || args[i] === 'mcp' || (args[i] === 'daemon' && args[i + 1] === 'run');
+    else if (!args[i].startsWith('-')) return args[i] === 'serve' || args[i] === 'mcp';
   }
   return false;
 }

@@ -1,13 +1,11 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { CliError } from './cli/errors.ts';
+import { CliError, ExitStatus } from './cli/errors.ts';
 import { parseMemoryLimit, parseTimeLimit } from './cli/convert-limits.ts';
-import { MAPPING_LIMIT, TEMPLATE_LIMIT } from './limits.ts';
+import { convertCommand, type ConvertOpts } from './cli/convert-command.ts';
+import { outputPath, readBytes, writeOutput } from './cli/files.ts';
 import { ConvertInputError } from './convert/errors.ts';
-import type { ConversionStats, MappingRules } from './convert/index.ts';
-import { convertWithDaemon, daemonStatus, stopDaemons } from './convert-daemon/client.ts';
 import { SETTING_KEYS as CONFIG_KEYS } from './store/setting-keys.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { docwrightCommand } from './cli/advice.ts';
@@ -17,95 +15,8 @@ import { defaultDataDir } from './store/paths.ts';
 // `docwright convert` starts fast.
 const serverModules = () => import('./cli/server-commands.ts');
 const mcpModule = () => import('./mcp/stdio.ts');
-// The engine too: a conversion through the daemon (server/convert-daemon) needs none of it in this process.
+// The engine too: `convert` runs it in worker threads (server/cli/convert-bounded.ts) or in the running server.
 const engine = () => import('./convert/index.ts');
-// And the conversion pool, which a conversion here runs through (server/cli/convert-bounded.ts).
-const bounded = () => import('./cli/convert-bounded.ts');
-
-function readInput(path: string): string {
-  try {
-    return readFileSync(path === '-' ? 0 : path, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read ${path === '-' ? 'standard input' : path}: ${reason(error)}`);
-  }
-}
-
-/** The API's limits on a template and a mapping: the command line reads no more than them either. */
-const FILE_LIMITS = { template: TEMPLATE_LIMIT, mapping: MAPPING_LIMIT } as const;
-
-/** Reads a file of at most `limit` bytes; a larger one (or an endless one: /dev/zero) is refused once past it. */
-function readBounded(path: string, what: string, limit: number): Buffer {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, limit + 1 - total));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(chunk.subarray(0, n));
-      total += n;
-      if (total > limit)
-        throw new CliError(`${what} ${path} is larger than ${String(limit / 1024 / 1024)} MB (the API's limit too).`);
-    }
-    return Buffer.concat(chunks, total);
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError(`cannot read ${what} ${path}: ${reason(error)}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-function readBytes(path: string, what: 'template'): Uint8Array {
-  return new Uint8Array(readBounded(path, what, FILE_LIMITS[what]));
-}
-
-/** The end of a one-sentence error: why a file could not be read or written. */
-function reason(error: unknown): string {
-  const e = error as Partial<NodeJS.ErrnoException>;
-  if (e.code === 'ENOENT') return 'there is no such file.';
-  if (e.code === 'EISDIR') return 'it is a folder, not a file.';
-  if (e.code === 'EACCES' || e.code === 'EPERM') return 'permission denied.';
-  return `${(e.message ?? String(error)).replace(/\.$/, '')}.`;
-}
-
-function readMapping(path: string): MappingRules | { rules: MappingRules } {
-  const text = readBounded(path, 'mapping', FILE_LIMITS.mapping).toString('utf8');
-  try {
-    return JSON.parse(text) as MappingRules;
-  } catch (error) {
-    throw new CliError(`mapping ${path} is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-/**
- * Where -o PATH writes: PATH itself, or NAME inside it when PATH is an existing folder (as `cp file dir/` does). A
- * PATH ending in a slash names a folder: one that does not exist is refused as such.
- */
-function outputPath(path: string, name: string | undefined): string {
-  if (path === '-') return path;
-  const folder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  if (!folder && /[/\\]$/.test(path))
-    throw new CliError(`cannot write ${path}: the folder ${path.replace(/[/\\]+$/, '')} does not exist.`);
-  if (!folder) return path;
-  if (name === undefined)
-    throw new CliError(`cannot write standard input into the folder ${path}: it has no name; give -o a file name.`);
-  return path.endsWith(sep) || path.endsWith('/') ? `${path}${name}` : join(path, name);
-}
-
-function writeOutput(path: string, bytes: Uint8Array): void {
-  try {
-    if (path === '-') process.stdout.write(bytes);
-    else writeFileSync(path, bytes);
-  } catch (error) {
-    const folder = dirname(path);
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(folder))
-      throw new CliError(`cannot write ${path}: the folder ${folder} does not exist.`);
-    throw new CliError(`cannot write ${path}: ${reason(error)}`);
-  }
-}
 
 /** A setting's value in words: no quota is `unlimited`, no MCP folder `none`. */
 function settingText(key: string, value: string | number | null): string {
@@ -113,58 +24,10 @@ function settingText(key: string, value: string | number | null): string {
   return String(value);
 }
 
-/**
- * A warning as the command line prints it. Standard input has no folder to read images from, so the engine's bare
- * `image_placeholder: ALT` says why there (unless --no-images asked for placeholders).
- */
-export function warningLine(warning: string, fromStandardInput: boolean): string {
-  const placeholder = /^image_placeholder: (.*)$/s.exec(warning);
-  const text =
-    fromStandardInput && placeholder
-      ? `image_placeholder: images are not embedded from standard input: ${placeholder[1] ?? ''}`
-      : warning;
-  return `warning: ${text.replace(/\s*\n\s*/g, ' ')}\n`;
-}
-
-const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
-
-/** The line `convert` prints on success: what it wrote, its size, the counts and the warnings. */
-export function convertSummary(output: string, bytes: number, stats: ConversionStats, warnings: number): string {
-  const where = output === '-' ? 'standard output' : output;
-  const counts = [
-    plural(stats.headings, 'heading'),
-    plural(stats.paragraphs, 'paragraph'),
-    plural(stats.lists, 'list'),
-    plural(stats.tables, 'table'),
-    plural(stats.code_blocks, 'code block'),
-    plural(stats.images, 'image'),
-  ].join(', ');
-  return `Wrote ${where} (${(bytes / 1024).toFixed(1)} KB): ${counts}; ${warnings === 0 ? 'no warnings' : plural(warnings, 'warning')}`;
-}
-
-/** Output path: INPUT with a .docx extension, or standard output for standard input. */
-function defaultOutput(input: string): string {
-  if (input === '-') return '-';
-  const name = basename(input, extname(input));
-  return resolve(input, '..', `${name}.docx`);
-}
-
-/** The options of `convert`. */
-type ConvertOpts = {
-  output?: string;
-  template?: string;
-  mapping?: string;
-  quiet?: boolean;
-  images: boolean;
-  daemon: boolean;
-  timeLimit?: number;
-  memoryLimit?: number;
-};
-
 const EXAMPLES = `
 Examples (one for each command):
   docwright convert report.md -o report.docx --template corporate.dotx --mapping mapping.json
-  docwright daemon status
+  docwright convert docs/ chapter-*.md -o out/
   docwright template default -o my-template.docx
   docwright template styles corporate.dotx
   docwright serve --port 0
@@ -189,9 +52,6 @@ class DocwrightCommand extends Command {
     let text = message.replace(/^error: /, '').replace(/\.$/, '');
     const invalid = /^option '(?:-\w, )?(\S+)[^']*' argument '(.*)' is invalid\. (.*)$/s.exec(text);
     if (invalid) text = `${invalid[1] ?? ''} ${invalid[3] ?? ''}, not ${invalid[2] ?? ''}`;
-    // Batch conversion (several files in one run) is planned; until then, convert says what it takes.
-    if (options?.code === 'commander.excessArguments' && this.name() === 'convert')
-      text = `convert takes one file, not ${String(this.args.length)}`;
     const names = [this.name()];
     for (let command = this.parent; command; command = command.parent) names.unshift(command.name());
     return super.error(`docwright: ${text}; see \`${names.join(' ')} --help\`.`, options);
@@ -211,91 +71,30 @@ export function buildProgram(): Command {
 
   program
     .command('convert')
-    .description('convert markdown to .docx offline (no server needed)')
-    .argument('<input>', 'markdown file, or - for standard input')
-    .option('-o, --output <file>', 'output .docx (default: INPUT with .docx; standard output for -)')
+    .description(
+      'convert markdown to .docx: through the running app or `docwright serve` of the data directory, else in this process',
+    )
+    .argument('<input...>', "markdown files, folders (their .md files, not their subfolders'), or - for standard input")
+    .option(
+      '-o, --output <path>',
+      'output .docx, or a folder to write into (with several inputs: a folder, made when missing); default: each INPUT with .docx beside it; standard output for -',
+    )
     .option('-t, --template <file>', 'Word template (.docx or .dotx); default: the built-in "Docwright Default"')
     .option('-m, --mapping <file>', 'JSON file with a rules object, or a whole mapping object holding "rules"')
-    .option('-q, --quiet', 'print nothing on success (warnings still go to standard error)')
+    .option('-q, --quiet', 'print nothing on success (warnings and errors still go to standard error)')
     .option('--no-images', 'keep images as placeholders instead of embedding the files beside INPUT (docs/images.md)')
-    .option('--no-daemon', 'convert in this process, not through the warm conversion daemon (docs/cli.md)')
     .option(
       '--time-limit <seconds>',
-      "longest the conversion may take, in seconds of CPU (default: the server's, 30)",
+      "longest a conversion may take, in seconds of CPU (default: the server's, 30; converts in this process)",
       parseTimeLimit,
     )
-    .option('--memory-limit <MB>', "most memory the conversion may use (default: the server's, 1024)", parseMemoryLimit)
-    .action(async (input: string, opts: ConvertOpts) => {
-      const markdown = readInput(input);
-      const template = opts.template ? readBytes(opts.template, 'template') : undefined;
-      const mapping = opts.mapping ? readMapping(opts.mapping) : undefined;
-      const output =
-        opts.output === undefined
-          ? defaultOutput(input)
-          : outputPath(opts.output, input === '-' ? undefined : `${basename(input, extname(input))}.docx`);
-      if (output === '-' && process.stdout.isTTY)
-        throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
-      // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
-      const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
-      const created = Date.now();
-      // Under the server's time and memory limits, or those the user gave (docs/cli.md, "Limits").
-      const limits = {
-        ...(opts.timeLimit === undefined ? {} : { timeoutMs: opts.timeLimit }),
-        ...(opts.memoryLimit === undefined ? {} : { memoryMb: opts.memoryLimit }),
-      };
-      // Through the daemon when it runs (it converts with the same engine and the same limits: the same document or
-      // the same refusal); else, when it cannot or the user gave limits of their own, here (a daemon is then started
-      // for the next conversions).
-      const daemon = opts.daemon && Object.keys(limits).length === 0;
-      const warm = daemon ? await convertWithDaemon({ markdown, template, mapping, folder, created }) : undefined;
-      // A limit's error names the input, as the API's names its `markdown` field.
-      const label = input === '-' ? 'standard input' : input;
-      if (warm && 'limit' in warm) throw (await bounded()).limitError(warm.limit, warm.message, label);
-      const result =
-        warm ??
-        (await (await bounded()).convertBounded({ markdown, template, mapping, created, folder }, limits, label));
-      for (const warning of result.warnings) process.stderr.write(warningLine(warning, input === '-' && opts.images));
-      writeOutput(output, result.docx);
-      if (!opts.quiet)
-        process.stderr.write(
-          `${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}\n`,
-        );
-    });
-
-  const daemon = program
-    .command('daemon')
-    .description('the conversion daemon that keeps `convert` warm (started by `convert`; docs/cli.md)');
-  daemon
-    .command('status')
-    .description('whether the daemon of this installation runs, its pid and the conversions it has served')
-    .action(async () => {
-      const answer = await daemonStatus();
-      if (!answer) return void process.stdout.write('not running\n');
-      const served = Number(answer.served);
-      process.stdout.write(
-        answer.warming === true
-          ? `running: pid ${String(answer.pid)}, warming up (conversions meanwhile run in their command line)\n`
-          : `running: pid ${String(answer.pid)}, ${String(served)} conversion${served === 1 ? '' : 's'}, up ${Math.round(Number(answer.uptime_ms) / 1000)} s\n`,
-      );
-    });
-  daemon
-    .command('stop')
-    .description(
-      'stop the daemons in its folder, of this and earlier builds (the next `convert` starts one again; DOCWRIGHT_DAEMON=0 keeps it from starting)',
+    .option(
+      '--memory-limit <MB>',
+      "most memory a conversion may use (default: the server's, 1024; converts in this process)",
+      parseMemoryLimit,
     )
-    .action(async () => {
-      const pids = await stopDaemons();
-      process.stdout.write(pids.length > 0 ? `stopped (pid ${pids.join(', ')})\n` : 'not running\n');
-    });
-  daemon
-    .command('run', { hidden: true })
-    .description('run the daemon in this process (what `convert` starts in the background)')
-    .action(async () => {
-      const { runDaemon } = await import('./convert-daemon/daemon.ts');
-      const running = await runDaemon();
-      if (!running) return;
-      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void running.stop());
-      await running.closed;
+    .action(async (inputs: string[], opts: ConvertOpts, command: Command) => {
+      await convertCommand(inputs, opts, dataDir(), (message) => command.error(message));
     });
 
   const template = program.command('template').description('work with Word templates');
@@ -519,9 +318,15 @@ export function buildProgram(): Command {
     .description('is the server running? its URL, pid, plan and where the key secret is kept')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const { findRunningServer, withAdmin, loadSecret, PLAN_LIMITS, quotaOf } = await serverModules();
+      const { findRunningServer, callServer, withAdmin, loadSecret, PLAN_LIMITS, quotaOf } = await serverModules();
       const running = findRunningServer(dataDir());
       const settings = await withAdmin(dataDir(), (ops) => ops.settings());
+      // The conversions `docwright convert` sent it since it started (docs/cli.md, "Through the running server").
+      const served = running
+        ? ((await callServer(running, 'GET', '/api/cli/convert').catch(() => undefined))?.body as {
+            conversions?: number;
+          } | null)
+        : null;
       const keychain = running ? running.discovery.keychain : (await loadSecret(dataDir())).store;
       const status = {
         running: Boolean(running),
@@ -534,11 +339,12 @@ export function buildProgram(): Command {
         data_dir: dataDir(),
         fingerprint: running?.discovery.fingerprint ?? null,
         cert_path: running?.discovery.cert_path ?? null,
+        cli_conversions: served?.conversions ?? null,
       };
       if (opts.json) return print(JSON.stringify(status, null, 2));
       print(
         running
-          ? `Running at ${String(status.url)} (pid ${String(status.pid)})`
+          ? `Running at ${String(status.url)} (pid ${String(status.pid)}); ${plural(status.cli_conversions ?? 0, 'conversion')} for \`docwright convert\` since it started`
           : `Not running (start it: ${docwrightCommand('serve')})`,
       );
       if (status.fingerprint) print(`Certificate: ${String(status.cert_path)} (SHA-256 ${status.fingerprint})`);
@@ -549,16 +355,40 @@ export function buildProgram(): Command {
   return program;
 }
 
+const plural = (count: number, one: string): string => `${String(count)} ${count === 1 ? one : `${one}s`}`;
+
 /** Errors of the server modules a user can act on (named, so that checking them needs no import). */
 const USER_ERRORS = new Set(['ServeError', 'DatabaseError', 'DataDirLockedError', 'DataDirError', 'PolicyError']);
 
+/**
+ * What ARGV asks of the conversion daemon, which is no more (issue 31): its commands (`docwright daemon …`) or
+ * `--no-daemon`; undefined for any other command line. (DOCWRIGHT_DAEMON and DOCWRIGHT_DAEMON_DIR are read by
+ * nothing now.)
+ */
+function removedUsage(argv: string[]): string | undefined {
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  const words = args.filter((arg, i) => !arg.startsWith('-') && args[i - 1] !== '--data-dir');
+  if (words[0] === 'daemon') return '`docwright daemon`';
+  if (words[0] === 'convert' && args.includes('--no-daemon')) return '--no-daemon';
+  return undefined;
+}
+
 /** Runs the command line; returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
+  const removed = removedUsage(argv);
+  if (removed) {
+    process.stderr.write(
+      `docwright: ${removed} was removed: there is no conversion daemon any more; \`docwright convert\` goes through the running app or \`docwright serve\` of its data folder, else converts in its own process and exits.\n`,
+    );
+    return 2;
+  }
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof ExitStatus) return error.status;
     if (
       error instanceof CliError ||
       error instanceof ConvertInputError ||

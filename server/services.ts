@@ -14,7 +14,9 @@ import {
   ConvertLimitError,
   ConvertPool,
   limitMessage,
+  type PoolJob,
   type PoolOptions,
+  type PoolResult,
   type TemplateInspection,
 } from './convert-pool/pool.ts';
 import type {
@@ -413,5 +415,20 @@ export class Services {
     });
     if (!mapping) throw new ApiError('not_found', `Template ${input.template_id} not found.`);
     return { mapping, warnings };
+  }
+
+  /** How many of `docwright convert`'s conversions this server did since it started (`docwright status`). */
+  cliConversions = 0;
+
+  /**
+   * A conversion for `docwright convert` on this computer (its own template, mapping and images folder): in the same
+   * conversion workers under the same limits as every other conversion, but not recorded, stored or charged, as
+   * the command line converting in its own process would not (docs/cli.md, "Through the running server"). The
+   * pool's errors are the caller's to report.
+   */
+  async convertForCommandLine(job: PoolJob): Promise<PoolResult> {
+    const result = await this.convertPool.run(job);
+    this.cliConversions += 1;
+    return result;
   }
 }

@@ -57,6 +57,25 @@ describe('docwright start-up', () => {
   );
 
   it.runIf(process.platform === 'linux')(
+    "is used by the conversion's worker thread too, which loads the engine",
+    async () => {
+      const xdg = join(temp, 'worker');
+      mkdirSync(xdg);
+      const convert = () =>
+        runCli(['convert', input, '-o', join(temp, 'worker.docx')], {
+          // Node says what its compile cache does on standard error.
+          env: { ...env, XDG_CACHE_HOME: xdg, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
+          timeoutMs: 120_000,
+        });
+      expect((await convert()).code).toBe(0);
+      const second = await convert();
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/V8 code cache for ESM file:\S*\/dist\/convert-worker\.js was accepted/);
+    },
+    300_000,
+  );
+
+  it.runIf(process.platform === 'linux')(
     'does not use a cache folder others may write (planted), and converts all the same',
     async () => {
       const xdg = join(temp, 'planted');

@@ -24,7 +24,7 @@ function docwright(args: string[], options: { stdin?: string; cwd?: string } = {
   return new Promise((done) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: options.cwd ?? dir,
-      env: { ...process.env, DOCWRIGHT_HOME: join(dir, 'data'), DOCWRIGHT_KEYCHAIN: 'off', DOCWRIGHT_DAEMON: '0' },
+      env: { ...process.env, DOCWRIGHT_HOME: join(dir, 'data'), DOCWRIGHT_KEYCHAIN: 'off' },
     });
     let stdout = '';
     let stderr = '';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SERVER_NODE_FLAGS, hasServerFlags, serverFlagsFor, startsServer } from '../bin/server-flags.mjs';
+import { SERVER_NODE_FLAGS, hasServerFlags, startsServer } from '../bin/server-flags.mjs';
 import { electronArgs } from '../scripts/start.mjs';
 import { killAllChildren, startServe } from './helpers/docwright-process.ts';
 
@@ -40,10 +40,8 @@ describe('the server process flags', () => {
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);
     expect(startsServer(['--data-dir=/tmp/d', 'serve'])).toBe(true);
-    expect(startsServer(['daemon', 'run'])).toBe(true);
-    expect(startsServer(['daemon', 'status'])).toBe(false);
-    expect(serverFlagsFor(['daemon', 'run'])).toEqual([...SERVER_NODE_FLAGS, '--initial-old-space-size=256']);
-    expect(serverFlagsFor(['serve'])).toEqual(SERVER_NODE_FLAGS);
+    // The conversion daemon is no more (issue 31): `daemon run` starts nothing.
+    expect(startsServer(['daemon', 'run'])).toBe(false);
     expect(startsServer(['convert', 'serve.md'])).toBe(false);
     expect(startsServer(['status', '--json'])).toBe(false);
     expect(startsServer(['--version'])).toBe(false);

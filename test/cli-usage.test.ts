@@ -14,7 +14,7 @@ const welcome = join(root, 'examples', 'welcome.md');
 const dir = mkdtempSync(join(tmpdir(), 'dw-cli-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const env = { ...process.env, DOCWRIGHT_HOME: join(dir, 'data'), DOCWRIGHT_KEYCHAIN: 'off', DOCWRIGHT_DAEMON: '0' };
+const env = { ...process.env, DOCWRIGHT_HOME: join(dir, 'data'), DOCWRIGHT_KEYCHAIN: 'off' };
 
 interface Result {
   code: number;
@@ -51,7 +51,7 @@ describe('output into a pipe whose reader went away', () => {
 describe('a wrong command line', () => {
   const see = ' see `docwright convert --help`.\n';
   it.each([
-    [['convert', 'a.md', 'b.md'], `docwright: convert takes one file, not 2;${see}`],
+    [['convert', 'a.md', '-'], `docwright: standard input (-) is converted alone, not with other inputs;${see}`],
     [
       ['convert', 'a.md', '--time-limit', 'abc'],
       `docwright: --time-limit must be a number of seconds from 0.1 to 86400, not abc;${see}`,

@@ -1,6 +1,6 @@
 // The command line as a user runs it: a real process, real files.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -146,7 +146,8 @@ describe('docwright convert', () => {
       ['convert', 'doc.md', '-o', 'x.docx', '--mapping', 'bad-shape.json'],
       /^docwright: Invalid mapping: rules\.heading\.9 is not a heading level/,
     ],
-    [['convert', '.'], /^docwright: cannot read \.: it is a folder, not a file\.\n$/],
+    // A folder is converted as its .md files (a batch): one without any is a failed input.
+    [['convert', 'empty'], /^docwright: the folder empty holds no \.md files\.\n$/],
     // Endless or huge files are refused past the API's limits, not read into memory (5 GB before).
     [
       ['convert', 'doc.md', '--template', '/dev/zero'],
@@ -163,6 +164,7 @@ describe('docwright convert', () => {
     ],
   ])('refuses bad input %j with a one-line error and a non-zero exit', async (args, message) => {
     writeFileSync(join(dir, 'bad-shape.json'), JSON.stringify({ heading: { '9': 'x' } }));
+    mkdirSync(join(dir, 'empty'), { recursive: true });
     const { code, stderr } = await docwright(args);
     expect(code).not.toBe(0);
     expect(stderr).toMatch(message);

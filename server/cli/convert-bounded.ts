@@ -1,7 +1,7 @@
 // `docwright convert` in the command line's own process, bounded as the server bounds a conversion: through the same
-// conversion pool (server/convert-pool/), one worker thread with the server's time and memory limits (or those of
+// conversion pool (server/convert-pool/), worker threads with the server's time and memory limits (or those of
 // --time-limit and --memory-limit), so a document that would run for minutes or exhaust the memory stops with the
-// API's document_too_complex message instead (docs/cli.md, "Limits"; docs/threat-model.md).
+// API's document_too_complex message instead (docs/cli.md, "Limits"; docs/security.md).
 import type { ConversionStats, MappingRules } from '../convert/index.ts';
 import {
   ConvertLimitError,
@@ -29,53 +29,68 @@ export function limitError(limit: ConvertLimitError['limit'], message: string, l
   return new CliError(limitMessage(new ConvertLimitError(limit, message), hint(limit), label));
 }
 
-/** The pool's options for one command line's conversion. */
-export function poolOptions(limits: ConvertLimits): PoolOptions {
+/** The pool's options for the command line's conversions: SIZE workers (one per conversion at a time). */
+export function poolOptions(limits: ConvertLimits, size = 1): PoolOptions {
   return {
-    // One worker for the one conversion, never queued, never moved to another worker.
-    size: 1,
-    maxQueue: 0,
+    // A worker for each conversion run at once, never queued beyond them, never moved to another worker.
+    size,
+    maxQueue: size,
     largeJobChars: Number.MAX_SAFE_INTEGER,
     smallBudgetMs: Number.MAX_SAFE_INTEGER,
-    // Its one conversion compiles the engine's code anyway: a warm-up first would only add to it.
+    // Its conversions compile the engine's code anyway: a warm-up first would only add to it.
     warmUp: false,
     ...limits,
   };
 }
 
+/** What the command line converts: one input's markdown, with the template and mapping of the whole run. */
+export interface CliJob {
+  markdown: string;
+  template: Uint8Array | undefined;
+  mapping: MappingRules | { rules: MappingRules } | undefined;
+  created: number;
+  folder: string | undefined;
+}
+
+export interface CliResult {
+  docx: Uint8Array;
+  warnings: string[];
+  stats: ConversionStats;
+}
+
 /**
- * Converts in a worker thread of this process under LIMITS. The template's own warnings (what reading it removed)
- * come first, as the daemon and the API report them. Throws ConvertInputError, or CliError for a limit or a failure
- * (about LABEL: the input file, or standard input).
+ * Converts in worker threads of this process under LIMITS, SIZE conversions at a time (a batch: several). The
+ * template's own warnings (what reading it removed) come first, as the API reports them. `convert` throws
+ * ConvertInputError, or CliError for a limit or a failure (about LABEL: the input file, or standard input).
  */
-export async function convertBounded(
-  input: {
-    markdown: string;
-    template: Uint8Array | undefined;
-    mapping: MappingRules | { rules: MappingRules } | undefined;
-    created: number;
-    folder: string | undefined;
-  },
-  limits: ConvertLimits,
-  label: string,
-): Promise<{ docx: Uint8Array; warnings: string[]; stats: ConversionStats }> {
-  const pool = new ConvertPool(poolOptions(limits));
-  try {
-    // The mapping is checked and the built-in template read in the worker: this thread loads no engine.
-    const result = await pool.run({
-      markdown: input.markdown,
-      ...(input.mapping ? { mapping: input.mapping } : {}),
-      created: new Date(input.created),
-      template: input.template ? { key: 'cli', bytes: input.template } : { key: BUILTIN_TEMPLATE_KEY },
-      ...(input.folder ? { images: { folder: input.folder } } : {}),
-    });
-    return { docx: result.docx, warnings: result.warnings, stats: result.stats };
-  } catch (error) {
-    if (error instanceof ConvertLimitError) throw limitError(error.limit, error.message, label);
-    if (error instanceof ConvertWorkerError)
-      throw new CliError(`the conversion failed: ${error.message.split('\n')[0] ?? ''}`);
-    throw error;
-  } finally {
-    await pool.close();
+export class BoundedConverter {
+  private readonly pool: ConvertPool;
+
+  constructor(limits: ConvertLimits, size = 1) {
+    this.pool = new ConvertPool(poolOptions(limits, size));
+  }
+
+  async convert(input: CliJob, label: string): Promise<CliResult> {
+    try {
+      // The mapping is checked and the built-in template read in the worker: this thread loads no engine.
+      const result = await this.pool.run({
+        markdown: input.markdown,
+        ...(input.mapping ? { mapping: input.mapping } : {}),
+        created: new Date(input.created),
+        template: input.template ? { key: 'cli', bytes: input.template } : { key: BUILTIN_TEMPLATE_KEY },
+        ...(input.folder ? { images: { folder: input.folder } } : {}),
+      });
+      return { docx: result.docx, warnings: result.warnings, stats: result.stats };
+    } catch (error) {
+      if (error instanceof ConvertLimitError) throw limitError(error.limit, error.message, label);
+      if (error instanceof ConvertWorkerError)
+        throw new CliError(`the conversion failed: ${error.message.split('\n')[0] ?? ''}`);
+      throw error;
+    }
+  }
+
+  /** Ends the workers: nothing of the conversion outlives the command. */
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }

@@ -39,6 +39,7 @@ export function callServer(
   method: string,
   path: string,
   body?: unknown,
+  timeoutMs = 30_000,
 ): Promise<ClientResponse> {
   const url = new URL(path, server.discovery.url);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -55,7 +56,7 @@ export function callServer(
           'x-docwright-admin': server.adminToken,
           ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
         },
-        timeout: 30_000,
+        timeout: timeoutMs,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -72,7 +73,9 @@ export function callServer(
         });
       },
     );
-    req.on('timeout', () => req.destroy(new Error('the server did not answer in 30 s')));
+    req.on('timeout', () =>
+      req.destroy(new Error(`the server did not answer in ${String(Math.round(timeoutMs / 1000))} s`)),
+    );
     req.on('error', reject);
     req.end(payload);
   });

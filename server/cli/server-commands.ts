@@ -1,6 +1,6 @@
 /** What the server and admin commands need, loaded on demand by the command line. */
 export { loadSecret } from '../auth/secret.ts';
-export { findRunningServer } from './running-server.ts';
+export { callServer, findRunningServer } from './running-server.ts';
 export { loadOrCreateCertificate } from '../http/tls.ts';
 export { startServer } from '../serve.ts';
 export { PLAN_LIMITS, quotaOf } from '../services.ts';

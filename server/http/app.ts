@@ -31,6 +31,7 @@ import { conversionRoutes } from './routes/conversions.ts';
 import { convertRoutes } from './routes/convert.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { mappingRoutes } from './routes/mappings.ts';
+import { cliConvertRoutes } from './routes/cli-convert.ts';
 import { settingsRoutes, type ServerInfo } from './routes/settings.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { uiRoutes } from './routes/ui.ts';
@@ -191,6 +192,7 @@ export async function buildHttpApp(
   await app.register(mappingRoutes);
   await app.register(apiKeyRoutes);
   await app.register(settingsRoutes);
+  await app.register(cliConvertRoutes);
   for (const surface of surfaces) await app.register(surface);
   await app.register(uiRoutes, { uiDir: options.uiDir });
 

@@ -2,7 +2,7 @@
  * The `X-Warnings` header of a binary conversion (SPEC.md: a JSON array of warning strings), bounded: at most
  * WARNINGS_HEADER.count warnings, each at most WARNINGS_HEADER.each characters, the whole under
  * WARNINGS_HEADER.bytes. When some are left out, the array ends with `truncated: <n> more warnings; …` and
- * `X-Warnings-Total` gives the full count; the full list stays in the record (docs/api-extensions.md).
+ * `X-Warnings-Total` gives the full count; the full list stays in the record (docs/api.md).
  */
 export const WARNINGS_HEADER = { count: 20, each: 200, bytes: 4096 } as const;
 

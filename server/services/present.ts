@@ -19,7 +19,7 @@ export function conversionOut(record: ConversionRecord): Conversion {
     created_at: record.created_at,
     template_id: record.template_id,
     mapping_id: record.mapping_id,
-    // Extensions (docs/api-extensions.md): where the conversion came from, its size, and where each warning came from.
+    // Extensions (docs/api.md): where the conversion came from, its size, and where each warning came from.
     channel: record.channel,
     ...(record.key_name !== undefined ? { key_name: record.key_name } : {}),
     size: record.size,

@@ -51,7 +51,7 @@ export interface TemplateFields {
 
 /**
  * Stores a new template: read, checked and sanitised in a worker (the clean bytes are what is stored), within the
- * plan's limit of the user's own templates, with a mapping matched to its styles by name (docs/auto-mapping.md).
+ * plan's limit of the user's own templates, with a mapping matched to its styles by name (docs/mappings.md).
  */
 export async function addTemplate(
   services: Services,

@@ -14,9 +14,6 @@ export default function setup(): () => void {
   const prefix = `dw-test-${randomBytes(4).toString('hex')}-`;
   process.env[RUN_PREFIX_ENV] = prefix;
   process.env.DOCWRIGHT_TEST_SYSTEM_TMP = system;
-  // `docwright convert` in the tests converts in its own process and starts no conversion daemon, which would outlive
-  // the run; test/cli-daemon.test.ts turns it on, in a folder of its own, and stops what it started.
-  process.env.DOCWRIGHT_DAEMON = '0';
   return () => {
     const left = readdirSync(system).filter((name) => name.startsWith(prefix));
     if (left.length === 0) return;

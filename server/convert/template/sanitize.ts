@@ -127,7 +127,7 @@ class Session {
   }
 }
 
-/** Macros never pass: Docwright refuses them (see docs/templates-security.md) rather than strip code a user may rely on. */
+/** Macros never pass: Docwright refuses them (see docs/security.md) rather than strip code a user may rely on. */
 function refuseMacros(parts: ReadonlyMap<string, Uint8Array>): void {
   const refuse = (): never => {
     throw new ConvertInputError(
