@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
 
 export interface RunningServe {
   /** The process the bench started (the launcher, or the server itself when the launcher replaced itself). */
@@ -51,6 +52,38 @@ export async function startServe(node: string, cli: string, dataDir: string, cwd
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * One conversion of MARKDOWN through the server's API (POST /api/v1/convert as the command line calls it: its admin
+ * token, trusting its certificate), so the server has converted whatever the command line does: its time in ms.
+ */
+export async function convertThroughApi(serve: RunningServe, markdown: string): Promise<number> {
+  const discovery = JSON.parse(readFileSync(join(serve.dataDir, 'server.json'), 'utf8')) as {
+    url: string;
+    cert_path: string | null;
+  };
+  const token = readFileSync(join(serve.dataDir, 'admin.token'), 'utf8').trim();
+  const agent = new Agent({ connect: discovery.cert_path ? { ca: readFileSync(discovery.cert_path, 'utf8') } : {} });
+  try {
+    const start = performance.now();
+    const response = await request(`${discovery.url}/api/v1/convert`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'x-docwright-admin': token, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        markdown,
+        template_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000001',
+        mapping_id: '6f1c3a52-8d4e-4b7a-9c21-0d0c0a000002',
+        response_format: 'json',
+      }),
+    });
+    await response.body.arrayBuffer();
+    if (response.statusCode !== 200) throw new Error(`POST /api/v1/convert answered ${String(response.statusCode)}`);
+    return performance.now() - start;
+  } finally {
+    await agent.close();
+  }
 }
 
 export interface TreeMemory {
