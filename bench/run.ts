@@ -140,7 +140,7 @@ function parseArgs(argv: readonly string[]): Options {
           'usage: npm run bench -- [options]   (tsx bench/run.ts; run `npm run build` first)',
           '',
           'Docwright beside pandoc (needs `pandoc` on PATH) on generated documents, then the HTTPS server under load and',
-          "the storage write; ends with one table against issue 17's targets. A full run takes 3 to 5 minutes on 2 cores;",
+          "the storage write; ends with one table against issue 31's and 17's targets. A full run takes 3 to 5 minutes on 2 cores;",
           'run it on a quiet machine (docs/performance.md has the latest table).',
           '',
           '  --sizes 10,120,1200   document sizes in KB',
