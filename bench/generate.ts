@@ -4,6 +4,7 @@
  * headings h1–h4, inline bold/italic/strike/code/links, nested bullet and ordered lists (3 deep, one starting
  * at 5), task lists, nested blockquotes, fenced code, aligned GFM tables, images, footnotes and rules.
  */
+import { crc32, deflateSync } from 'node:zlib';
 import { mulberry32, type Rng } from './prng.ts';
 
 const WORDS = [
@@ -202,7 +203,7 @@ const IDENTIFIERS = [
 ];
 
 class Writer {
-  private readonly rng: Rng;
+  readonly rng: Rng;
   private footnote = 0;
   private figure = 0;
 
@@ -461,4 +462,76 @@ export function generateMarkdown(targetBytes: number, seed = 0x5eed): string {
     }
   }
   return `${blocks.join('\n\n')}\n`;
+}
+
+/** The images a mixed document (generateMixedMarkdown) shows: PNG files in its folder's `images/`. */
+export const MIXED_IMAGES = ['images/chart.png', 'images/photo.png', 'images/diagram.png', 'images/icon.png'];
+
+/**
+ * A document of headings, lists, tables, code, links and images (issue 31's second document for the command line),
+ * of `targetBytes` ± 3 %: each image is one of MIXED_IMAGES (write them with pngImage beside it).
+ */
+export function generateMixedMarkdown(targetBytes: number, seed = 0x1dea): string {
+  const w = new Writer(mulberry32(seed ^ targetBytes));
+  const image = (): string => {
+    const file = w.rng.pick(MIXED_IMAGES);
+    return `![${w.words(2, 5)}](${file})`;
+  };
+  const links = (): string =>
+    `${w.sentence()} See [${w.words(1, 3)}](${w.url()}), [${w.words(1, 2)}](${w.url()} "${w.words(1, 3)}") and <${w.url()}>.`;
+  const pick = (): string => {
+    const r = w.rng.next();
+    if (r < 0.18) return w.heading(w.rng.pick([2, 3, 3, 4]));
+    if (r < 0.36) return w.list(w.rng.pick(['bullet', 'ordered', 'mixed']), w.rng.int(1, 3));
+    if (r < 0.52) return w.table();
+    if (r < 0.66) return w.code();
+    if (r < 0.84) return links();
+    if (r < 0.92) return image();
+    return w.paragraph(1, 2, false);
+  };
+  const blocks: string[] = [w.heading(1), links(), w.list('bullet', 2), w.table(), w.code(), image()];
+  let size = blocks.reduce((sum, block) => sum + bytes(block) + 2, 0);
+  const high = targetBytes * 1.01;
+  while (size < targetBytes * 0.99) {
+    const block = pick();
+    if (size + bytes(block) + 2 > high) {
+      if (size + 200 > high) break;
+      continue;
+    }
+    blocks.push(block);
+    size += bytes(block) + 2;
+  }
+  return `${blocks.join('\n\n')}\n`;
+}
+
+/** A small PNG (8-bit RGB) of WIDTH x HEIGHT pixels, bands of colour from SEED: deterministic. */
+export function pngImage(width: number, height: number, seed: number): Uint8Array {
+  const rng = mulberry32(seed);
+  const colours = Array.from({ length: 4 }, () => [rng.int(0, 255), rng.int(0, 255), rng.int(0, 255)]);
+  const raw = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 3 + 1);
+    for (let x = 0; x < width; x++) {
+      const colour = colours[(Math.floor(x / 8) + Math.floor(y / 8)) % colours.length] ?? [0, 0, 0];
+      raw.set(colour, row + 1 + x * 3);
+    }
+  }
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

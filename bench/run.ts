@@ -2,7 +2,11 @@
  * `npm run bench`: Docwright against pandoc (and, with --peers, the npm peers markdown-docx and @mohtasham/md-to-docx)
  * on generated markdown of about 10 KB, 120 KB and 1.2 MB, the HTTPS server under load with a 9 KB document
  * (bench/load.ts, 1 and 8 clients), the storage write at 100 and 100,000 records (bench/storage.ts), then one table
- * of every measure against issue 17's targets (bench/goals.ts).
+ * of every measure against issue 31's and issue 17's targets (bench/goals.ts). Besides, at 120 KB: `docwright convert`
+ * as a cold process on a second document of headings, lists, tables, code, links and PNG images, through a running
+ * `docwright serve` (bench/cli-server.ts), and 20 documents in one `docwright convert … -o DIR/` against 20 pandoc
+ * processes; and the resident memory of that server once it has converted nothing for 60 s (waited for while the
+ * other measures run).
  *
  *   tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--peers] [--no-load] [--load-only]
  *                    [--no-storage] [--storage-only]
@@ -10,13 +14,23 @@
  *
  * Sizes are in KB (1 KB = 1024 bytes). Per size, in this process: Docwright's convert(), the same conversion in a
  * worker of the server's pool, and each npm peer called as its README shows (1 warm-up, then the median of N runs);
- * as processes (each with its peak RSS): Docwright (node bin/docwright.js convert IN -o OUT), pandoc
+ * as processes (each with its peak RSS): Docwright (node bin/docwright.js convert IN -o OUT, no server running for its
+ * data folder: a cold process), pandoc
  * (pandoc -f gfm -t docx --reference-doc=<Docwright's default template>) and each npm peer (node
  * bench/peer-cli.mjs). Then the in-process linearity, a parse/compile/package profile (median of 5, or --runs), the
  * load test, and bench/results/latest.json. Inputs and outputs live in a temp dir, never in the repository.
  */
 import { cpus, loadavg, tmpdir, platform, release } from 'node:os';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -28,7 +42,17 @@ import { resolveStyles } from '../server/convert/mapping.ts';
 import { readTemplate } from '../server/convert/template/read.ts';
 import { packageDocument } from '../server/convert/package/index.ts';
 import { ConvertPool } from '../server/convert-pool/pool.ts';
-import { generateMarkdown } from './generate.ts';
+import { generateMarkdown, generateMixedMarkdown, MIXED_IMAGES, pngImage } from './generate.ts';
+import {
+  convertThroughApi,
+  startServe,
+  timeBatch,
+  timePandocEach,
+  treeMemory,
+  type BatchResult,
+  type RunningServe,
+  type TreeMemory,
+} from './cli-server.ts';
 import { printLoad, runLoad, type LoadResult } from './load.ts';
 import { measureStorage, printStorage } from './storage.ts';
 import { goalsTable } from './goals.ts';
@@ -116,7 +140,7 @@ function parseArgs(argv: readonly string[]): Options {
           'usage: npm run bench -- [options]   (tsx bench/run.ts; run `npm run build` first)',
           '',
           'Docwright beside pandoc (needs `pandoc` on PATH) on generated documents, then the HTTPS server under load and',
-          "the storage write; ends with one table against issue 17's targets. A full run takes 3 to 5 minutes on 2 cores;",
+          "the storage write; ends with one table against issue 31's and 17's targets. A full run takes 3 to 5 minutes on 2 cores;",
           'run it on a quiet machine (docs/performance.md has the latest table).',
           '',
           '  --sizes 10,120,1200   document sizes in KB',
@@ -183,10 +207,8 @@ interface SizeResult {
   inProcess: { samplesMs: number[]; medianMs: number; mbPerSec: number; msPerKB: number; outputBytes: number };
   /** The same conversion in a worker of the server's pool (its heap settings), median ms. */
   worker: { medianMs: number };
-  /** `docwright convert` as a user runs it with no server running (docs/cli.md). */
+  /** `docwright convert` with no server running for its data folder: the whole conversion in a cold process. */
   docwrightProcess: ProcessResult;
-  /** `docwright convert`: the whole conversion in the command line's own, cold process (the same, measured again). */
-  docwrightColdProcess: ProcessResult;
   pandoc: ProcessResult;
   peers: PeerResult[];
   ratioPandocToInProcess: number | null;
@@ -271,11 +293,11 @@ async function main(): Promise<void> {
   const storage = options.storage ? await measureStorage() : null;
   if (storage) printStorage(storage);
   console.log(
-    `\nIssue 17's targets (this run; load ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${loadavg()
+    `\nIssue 31's and issue 17's targets (this run; load ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')} now):`,
   );
-  console.log(goalsTable(engine?.results ?? [], load, storage));
+  console.log(goalsTable(engine?.results ?? [], load, storage, engine?.cli ?? null));
   // The HTTPS rows share 2 cores with the load generator: anything else running then moves them first.
   const shared = load?.rows.filter((r) => r.otherCores > OTHER_CORES_NOTED) ?? [];
   if (shared.length > 0)
@@ -382,9 +404,8 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       // reported by the measured runs
     }
   };
-  // `docwright convert` with a data folder of this run, where no server runs: a cold process doing the whole
-  // conversion and exiting (there is no daemon, issue 31). The warm-up fills the compile cache, as a user's first run.
-  process.env.DOCWRIGHT_HOME = join(work, 'cli-data');
+  // The cold command line's data folder: one of this run, where no server runs.
+  process.env.DOCWRIGHT_HOME = join(work, 'home');
   if (!cliMissing)
     await warm(nodeCmd, [cli, 'convert', tiny, '-o', join(work, 'warmup-dw.docx')], join(work, 'warmup-dw.docx'));
   if (pandocVersion)
@@ -399,6 +420,10 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       [peerCli, peer.name, tiny, join(work, `warmup-${peer.name}.docx`)],
       join(work, `warmup-${peer.name}.docx`),
     );
+
+  // A server (`docwright serve` on a data folder of this run) first: `docwright convert` through it, then it rests
+  // while the other measures run, and its memory is read once it has converted nothing for 60 s.
+  const cliRows = await serverBench(options, work, cliMissing, rssFile);
 
   const results: SizeResult[] = [];
   const markdowns = new Map<number, string>();
@@ -444,12 +469,6 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       ? { ok: false, reason: 'n/a (bin/docwright.js missing)' }
       : await measureProcess(nodeCmd, [cli, 'convert', input, '-o', dwOut], dwOut, runs, rssFile);
 
-    process.stdout.write(', docwright cold');
-    const coldOut = join(work, `doc-${kb}kb.docwright-cold.docx`);
-    const cold: ProcessResult = cliMissing
-      ? { ok: false, reason: 'n/a (bin/docwright.js missing)' }
-      : await measureProcess(nodeCmd, [cli, 'convert', input, '-o', coldOut], coldOut, runs, rssFile);
-
     process.stdout.write(', pandoc');
     const pdOut = join(work, `doc-${kb}kb.pandoc.docx`);
     const pd: ProcessResult = pandocVersion
@@ -471,13 +490,16 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       },
       worker: { medianMs: workerMedian },
       docwrightProcess: dw,
-      docwrightColdProcess: cold,
       pandoc: pd,
       peers: peerResults,
       ratioPandocToInProcess: pd.ok ? pd.medianMs / inMedian : null,
       ratioPandocToProcess: pd.ok && dw.ok ? pd.medianMs / dw.medianMs : null,
     });
   }
+
+  const cliResult = await cliRows.finish(
+    pandocVersion ? (input, output, resourcePath) => pandocArgs(input, output, referenceDoc, resourcePath) : null,
+  );
 
   // Profile of the 120 KB document (or of the largest size run when 120 KB was not selected).
   const profileKB = options.sizes.includes(120) ? 120 : Math.max(...options.sizes);
@@ -515,38 +537,36 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       [
         'input KB',
         'Docwright',
-        'DW cold',
         'pandoc',
         ...peerNames,
         'pandoc/DW',
         'pandoc/DW in-proc',
-        'RSS DW cold',
+        'RSS Docwright',
         'RSS pandoc',
         ...peerNames.map((n) => `RSS ${n}`),
       ],
       results.map((r) => [
         fixed(r.inputKB, 1),
         cell(r.docwrightProcess, (p) => fixed(p.medianMs, 1)),
-        cell(r.docwrightColdProcess, (p) => fixed(p.medianMs, 1)),
         cell(r.pandoc, (p) => fixed(p.medianMs, 1)),
         ...r.peers.map((p) => cell(p.process, (x) => fixed(x.medianMs, 1))),
         r.ratioPandocToProcess === null ? 'n/a' : ratio(r.ratioPandocToProcess),
         r.ratioPandocToInProcess === null ? 'n/a' : ratio(r.ratioPandocToInProcess),
-        rss(r.docwrightColdProcess),
+        rss(r.docwrightProcess),
         rss(r.pandoc),
         ...r.peers.map((p) => rss(p.process)),
       ]),
-      [false, true, true, true, ...peerNames.map(() => true), true, true, true, true, ...peerNames.map(() => true)],
+      [false, true, true, ...peerNames.map(() => true), true, true, true, true, ...peerNames.map(() => true)],
     ),
   );
   console.log(
-    "(Docwright and DW cold: `docwright convert` with no server running, the whole conversion in a cold process, whose peak RSS is the conversion's; pandoc/DW > 1× means pandoc is slower; 1 KB = 1024 bytes, 1 MB = 1024 KB)",
+    "(Docwright: `docwright convert` with no server running for its data folder, the whole conversion in a cold process, whose peak RSS is the conversion's; pandoc/DW > 1× means pandoc is slower; 1 KB = 1024 bytes, 1 MB = 1024 KB)",
   );
+  printCli(cliResult, results);
 
   for (const r of results) {
     const procs: [string, ProcessResult][] = [
       ['Docwright process', r.docwrightProcess],
-      ['Docwright cold process', r.docwrightColdProcess],
       ['pandoc', r.pandoc],
       ...r.peers.map((p): [string, ProcessResult] => [p.name, p.process]),
     ];
@@ -594,7 +614,209 @@ async function engineBench(options: Options, pandocVersion: string | null) {
       ratio1200to120: linearity,
     },
     profile: prof,
+    cli: cliResult,
   };
+}
+
+/** What the command line does at 120 KB beside pandoc (issue 31), and a `docwright serve` at rest. */
+export interface CliResult {
+  kb: number;
+  /** `docwright convert` through a running `docwright serve` on a data folder of this run (once the command line
+   * sends its jobs to a running server; before that, what it does with that data folder). */
+  server: ProcessResult;
+  /** That server's first conversion, through its API as the command line calls it (it starts a worker then), ms. */
+  serverFirstMs: number | null;
+  /** A document of headings, lists, tables, code, links and PNG images, as a cold process, and pandoc on it. */
+  mixed: { docwright: ProcessResult; pandoc: ProcessResult; images: number };
+  /** COUNT documents of 120 KB in one `docwright convert … -o DIR/`, and one pandoc process each. */
+  batch: { count: number; docwright: BatchResult; pandoc: BatchResult };
+  /** The server once it has converted nothing for idleSec: all its processes' memory, then its next conversion. */
+  rest: {
+    idleSec: number;
+    serverPid: number;
+    launcherPid: number | null;
+    memory: TreeMemory | null;
+    firstAfterIdleMs: number | null;
+  } | null;
+  error?: string;
+}
+
+const BATCH_COUNT = 20;
+const REST_SEC = 60;
+
+/**
+ * Starts `docwright serve` on a data folder of this run and measures `docwright convert` through it now; `finish`
+ * measures the mixed document and the batch (cold, in the command line's own data folder), waits until the server
+ * has rested REST_SEC since its last conversion, reads its memory, times its next conversion and stops it.
+ */
+async function serverBench(options: Options, work: string, cliMissing: boolean, rssFile: string) {
+  const kb = 120;
+  const runs = runsFor(kb, options.runs);
+  const input = join(work, `serve-${kb}kb.md`);
+  writeFileSync(input, generateMarkdown(kb * 1024));
+  const output = join(work, `serve-${kb}kb.docx`);
+  let serve: RunningServe | null = null;
+  let server: ProcessResult = { ok: false, reason: 'n/a (bin/docwright.js missing)' };
+  let serverFirstMs: number | null = null;
+  let lastUse = Date.now();
+  let error: string | undefined;
+  const args = (dir: string): string[] => [cli, '--data-dir', dir, 'convert', input, '-o', output];
+  if (!cliMissing) {
+    try {
+      process.stdout.write(`docwright serve: starting`);
+      serve = await startServe(process.execPath, cli, join(work, 'serve-data'), repoRoot);
+      const stop = serve.stop;
+      process.once('exit', () => void stop());
+      process.stdout.write(` (pid ${String(serve.pid)}), ${kb} KB through it\n`);
+      // Its first conversion through the API (the command line's route once it sends jobs to a running server; the
+      // server has then converted, whatever this command line does).
+      serverFirstMs = await convertThroughApi(serve, readFileSync(input, 'utf8'));
+      server = await measureProcess(process.execPath, args(serve.dataDir), output, runs, rssFile);
+      lastUse = Date.now();
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+      server = { ok: false, reason: `error (${error})` };
+    }
+  }
+  return {
+    finish: async (
+      pandocFor: ((input: string, output: string, resourcePath: string) => string[]) | null,
+    ): Promise<CliResult> => {
+      // The mixed document and its images, beside it in images/ (docwright embeds the files beside INPUT; pandoc
+      // finds them through --resource-path).
+      const mixedDir = join(work, 'mixed');
+      mkdirSync(join(mixedDir, 'images'), { recursive: true });
+      MIXED_IMAGES.forEach((name, i) =>
+        writeFileSync(join(mixedDir, name), pngImage(160 + 40 * i, 90 + 20 * i, i + 1)),
+      );
+      const mixed = join(mixedDir, `mixed-${kb}kb.md`);
+      writeFileSync(mixed, generateMixedMarkdown(kb * 1024));
+      process.stdout.write(`mixed ${kb} KB document with ${MIXED_IMAGES.length} PNGs: docwright process`);
+      const mixedOut = join(mixedDir, 'mixed.docwright.docx');
+      const mixedDw: ProcessResult = cliMissing
+        ? { ok: false, reason: 'n/a (bin/docwright.js missing)' }
+        : await measureProcess(process.execPath, [cli, 'convert', mixed, '-o', mixedOut], mixedOut, runs, rssFile);
+      process.stdout.write(', pandoc');
+      const mixedPdOut = join(mixedDir, 'mixed.pandoc.docx');
+      const mixedPd: ProcessResult = pandocFor
+        ? await measureProcess('pandoc', pandocFor(mixed, mixedPdOut, mixedDir), mixedPdOut, runs, rssFile)
+        : { ok: false, reason: 'n/a (pandoc missing)' };
+
+      process.stdout.write(`\nbatch of ${BATCH_COUNT} × ${kb} KB: one docwright convert`);
+      const batchDir = join(work, 'batch');
+      mkdirSync(batchDir, { recursive: true });
+      const inputs = Array.from({ length: BATCH_COUNT }, (_, i) => {
+        const file = join(batchDir, `doc-${String(i + 1).padStart(2, '0')}.md`);
+        writeFileSync(file, generateMarkdown(kb * 1024, 0x5eed + i));
+        return file;
+      });
+      const batchOut = join(work, 'batch-out');
+      const batchDw: BatchResult = cliMissing
+        ? { ok: false, reason: 'n/a (bin/docwright.js missing)' }
+        : timeBatch(process.execPath, [cli, 'convert', ...inputs, '-o', `${batchOut}/`], inputs, batchOut, repoRoot);
+      process.stdout.write(`, ${BATCH_COUNT} pandoc processes`);
+      const batchPd: BatchResult = pandocFor
+        ? timePandocEach(inputs, join(work, 'batch-pandoc'), (i, o) => pandocFor(i, o, batchDir), repoRoot)
+        : { ok: false, reason: 'n/a (pandoc missing)' };
+      process.stdout.write('\n');
+
+      let rest: CliResult['rest'] = null;
+      if (serve) {
+        const wait = lastUse + REST_SEC * 1000 - Date.now();
+        if (wait > 0) {
+          process.stdout.write(`docwright serve at rest: waiting ${(wait / 1000).toFixed(0)} s more\n`);
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+        const memory = treeMemory(serve.child.pid ?? serve.pid);
+        let firstAfterIdleMs: number | null = null;
+        try {
+          firstAfterIdleMs = (await timeProcess(process.execPath, args(serve.dataDir), output, repoRoot, rssFile)).ms;
+        } catch {
+          // said by the memory row alone
+        }
+        rest = {
+          idleSec: (Date.now() - lastUse) / 1000,
+          serverPid: serve.pid,
+          launcherPid: serve.child.pid !== undefined && serve.child.pid !== serve.pid ? serve.child.pid : null,
+          memory,
+          firstAfterIdleMs,
+        };
+        await serve.stop();
+      }
+      return {
+        kb,
+        server,
+        serverFirstMs,
+        mixed: { docwright: mixedDw, pandoc: mixedPd, images: MIXED_IMAGES.length },
+        batch: { count: BATCH_COUNT, docwright: batchDw, pandoc: batchPd },
+        rest,
+        ...(error ? { error } : {}),
+      };
+    },
+  };
+}
+
+/** The command line's rows at 120 KB (issue 31), Docwright ÷ pandoc, and the server at rest. */
+function printCli(cli: CliResult, results: readonly SizeResult[]): void {
+  const bench = results.find((r) => r.targetKB === cli.kb);
+  const msOf = (p: ProcessResult | BatchResult | undefined): number | null =>
+    p?.ok ? ('medianMs' in p ? p.medianMs : p.ms) : null;
+  const reasonOf = (p: ProcessResult | BatchResult | undefined): string => (p && !p.ok ? p.reason : 'n/a');
+  const row = (
+    name: string,
+    dw: ProcessResult | BatchResult | undefined,
+    pd: ProcessResult | BatchResult | undefined,
+  ) => {
+    const a = msOf(dw);
+    const b = msOf(pd);
+    return [
+      name,
+      a === null ? reasonOf(dw) : fixed(a, 0),
+      b === null ? reasonOf(pd) : fixed(b, 0),
+      a !== null && b !== null ? ratio(a / b) : 'n/a',
+    ];
+  };
+  console.log('');
+  console.log(
+    `The command line at ${cli.kb} KB beside pandoc (medians, ms; DW/pandoc < 1× means Docwright is faster):`,
+  );
+  console.log(
+    formatTable(
+      ['measure', 'Docwright', 'pandoc', 'DW/pandoc'],
+      [
+        row("cold process (no server running), the bench's document", bench?.docwrightProcess, bench?.pandoc),
+        row(
+          `cold process, headings, lists, tables, code, links, ${String(cli.mixed.images)} PNGs`,
+          cli.mixed.docwright,
+          cli.mixed.pandoc,
+        ),
+        row('through a running `docwright serve`', cli.server, bench?.pandoc),
+        [
+          '  its first conversion, through the API (a fresh server starts a worker)',
+          cli.serverFirstMs === null ? 'n/a' : fixed(cli.serverFirstMs, 0),
+          '',
+          '',
+        ],
+        row(
+          `batch: ${String(cli.batch.count)} documents in one docwright convert, ${String(cli.batch.count)} pandoc processes`,
+          cli.batch.docwright,
+          cli.batch.pandoc,
+        ),
+      ],
+      [false, true, true, true],
+    ),
+  );
+  if (!cli.batch.docwright.ok && cli.batch.docwright.detail) console.log(`(batch: ${cli.batch.docwright.detail})`);
+  const rest = cli.rest;
+  if (rest?.memory) {
+    const warm = msOf(cli.server);
+    console.log(
+      `docwright serve at rest, ${fixed(rest.idleSec, 0)} s after its last conversion: ${fixed(rest.memory.totalMB, 0)} MB RSS in ${String(rest.memory.processes.length)} process${rest.memory.processes.length === 1 ? '' : 'es'} (${rest.memory.processes.map((p) => `${p.name} ${fixed(p.rssMB, 0)}`).join(', ')}; ${rest.launcherPid === null ? 'no launcher parent' : `launcher pid ${String(rest.launcherPid)} included`})`,
+    );
+    console.log(
+      `its next conversion (${cli.kb} KB, workers started again): ${rest.firstAfterIdleMs === null ? 'failed' : `${fixed(rest.firstAfterIdleMs, 0)} ms`}${warm === null ? '' : ` (warm: ${fixed(warm, 0)} ms)`}`,
+    );
+  } else if (cli.error) console.log(`docwright serve: ${cli.error}`);
 }
 
 /** How bin/docwright.js will run: its bundle when dist/cli.js is newer than every file in server/, else the sources via tsx. */

@@ -63,12 +63,17 @@ export function buildNeeded(dir = root) {
 }
 
 /**
- * Runs a child with this terminal; its exit code becomes ours. SIGTERM and SIGHUP are passed on. Ctrl-C reaches the
- * child directly (the whole process group gets it); a SIGINT sent to this process alone (`kill -INT <pid>`) is passed on
- * when the child is still running a moment later.
+ * Runs COMMAND in place of this process where Node can (process.execve: the same pid, terminal and signals, so
+ * nothing of the launcher stays behind as the server's or the app's parent). Elsewhere (Windows) a child with this
+ * terminal, whose exit code becomes ours: SIGTERM and SIGHUP are passed on; Ctrl-C reaches the child directly (the
+ * whole process group gets it); a SIGINT sent to this process alone (`kill -INT <pid>`) is passed on when the child is
+ * still running a moment later.
  */
 function run(command, args) {
-  const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, ELECTRON_RUN_AS_NODE: undefined } });
+  const env = { ...process.env };
+  delete env.ELECTRON_RUN_AS_NODE;
+  process.execve?.(command, [command, ...args], env);
+  const child = spawn(command, args, { stdio: 'inherit', env });
   const running = () => child.exitCode === null && child.signalCode === null;
   for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   process.on('SIGINT', () => setTimeout(() => running() && child.kill('SIGINT'), 500).unref());

@@ -38,8 +38,6 @@ export interface ServeOptions {
   logger?: boolean;
   /** Every start says the key secret's notices, with the keychain's own words (else once per data directory). */
   verbose?: boolean;
-  /** Start and warm every conversion worker once listening, so the first conversions wait for no start (default true). */
-  warmWorkers?: boolean;
 }
 
 /** What `docwright status` and other local processes read to find the running server (never a key). */
@@ -179,9 +177,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const purge = setInterval(() => void store.purgeExpired(new Date()).catch(() => undefined), 3_600_000);
     purge.unref();
     await store.purgeExpired(new Date());
-    // Each worker converts a small document before it says it is ready (worker.ts): the first users' conversions
-    // find compiled code instead of waiting for a thread's start (seconds) and its first, cold conversion.
-    if (options.warmWorkers ?? true) app.services.convertPool.warm();
+    // No conversion worker starts before the first conversion, and each goes when it has had nothing to do a while
+    // (ConvertPool's idleMs): a server at rest holds only its event loop.
     let closed = false;
     return {
       app,

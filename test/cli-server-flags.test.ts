@@ -36,6 +36,9 @@ describe('the server process flags', () => {
     expect(SERVER_NODE_FLAGS).toContain('--single-threaded-gc');
     // A conversion's objects die with it: V8's pretenuring guesses otherwise (docs/performance.md).
     expect(SERVER_NODE_FLAGS).toContain('--no-allocation-site-pretenuring');
+    // The conversion workers' hand collection between conversions (server/convert-pool/worker.ts) needs V8's gc, set
+    // here on the command line: nothing switches a V8 flag on while the server runs.
+    expect(SERVER_NODE_FLAGS).toContain('--expose-gc');
     expect(startsServer(['serve', '--port', '0'])).toBe(true);
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);

@@ -44,9 +44,10 @@ export interface PoolOptions {
    * conversions run on workers of their own, at a lower CPU priority, at most `size - 1` at once (at least 1), so
    * small ones keep every worker and the cores. */
   largeJobChars?: number;
-  /** How long a large conversions' worker stays when it has nothing to do, in ms (default 300,000: a warm one
-   * converts a 100 KB document in about a third of a cold one's time). */
-  largeIdleMs?: number;
+  /** How long a worker stays when it has had nothing to do, in ms (DOCWRIGHT_WORKER_IDLE_MS; default 30,000): then
+   * it ends, with its render child, and a server at rest holds no worker; the next job starts one (docs/performance.md,
+   * "Workers start when work comes"). */
+  idleMs?: number;
   /** Young generation of a worker's heap, in MB (default 96): the parser allocates much short-lived memory, and a
    * larger young generation makes a 10 KB conversion about 30 % faster than the default (measured: 108 → 73 ms). */
   youngMb?: number;
@@ -252,7 +253,7 @@ interface Slot {
   worker: Worker;
   /** A worker for large conversions (lower priority; large ones run only on these, small ones never). */
   large: boolean;
-  /** Ends a large conversions' worker that has had nothing to do for a while. */
+  /** Ends the worker once it has had nothing to do for idleMs. */
   idle?: NodeJS.Timeout;
   /** Whether the worker has loaded its code (its first conversion's time limit starts then). */
   ready: boolean;
@@ -330,7 +331,7 @@ export class ConvertPool {
   private readonly maxLargeQueue: number;
   private readonly largeJobChars: number;
   private readonly cancelGraceMs: number;
-  private readonly largeIdleMs: number;
+  private readonly idleMs: number;
   private readonly smallBudgetMs: number;
   private readonly warmUp: boolean;
   /** Large conversions running at once, each on a worker of its own besides the `size` for the others. */
@@ -353,7 +354,7 @@ export class ConvertPool {
     this.maxLargeQueue = Math.max(1, Math.floor(this.maxQueue / 4));
     this.largeJobChars = options.largeJobChars ?? 100_000;
     this.cancelGraceMs = options.cancelGraceMs ?? 1_000;
-    this.largeIdleMs = options.largeIdleMs ?? 300_000;
+    this.idleMs = options.idleMs ?? fromEnv('DOCWRIGHT_WORKER_IDLE_MS', 1) ?? 30_000;
     this.smallBudgetMs = options.smallBudgetMs ?? 2_000;
     this.warmUp = options.warmUp ?? true;
     this.largeSlots = Math.max(1, this.size - 1);
@@ -614,6 +615,8 @@ export class ConvertPool {
     });
     this.slots.push(slot);
     this.counters.started += 1;
+    // A worker started by warm() with nothing to do goes like any other; a job given to it now stops the timer.
+    this.idleTimer(slot);
     return slot;
   }
 
@@ -1023,9 +1026,8 @@ export class ConvertPool {
     slot.task = null;
     clearTimeout(task.timer);
     slot.worker.unref();
-    // A large conversions' worker still in the pool (not ended by a limit) goes when it has had nothing to do a while.
-    if (slot.large && this.slots.includes(slot))
-      slot.idle = setTimeout(() => this.retire(slot), this.largeIdleMs).unref();
+    // A worker still in the pool (not ended by a limit) goes when it has had nothing to do for idleMs.
+    if (this.slots.includes(slot)) this.idleTimer(slot);
     // A conversion that does not reach its caller leaves no file: removed now when its worker answered, else once the
     // worker being ended has stopped (it may be in the middle of writing it).
     if (error || task.cancelled) this.discard(task.origin, this.slots.includes(slot) ? undefined : slot.exited);
@@ -1036,7 +1038,13 @@ export class ConvertPool {
     else if (task.kind === 'convert' && result && 'docx' in result) task.resolve(result);
   }
 
-  /** Ends a large conversions' worker that has had nothing to do (another starts when a large one comes). */
+  /** Ends SLOT's worker once it has had nothing to do for idleMs (a job given to it before then stops the timer). */
+  private idleTimer(slot: Slot): void {
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => this.retire(slot), this.idleMs).unref();
+  }
+
+  /** Ends a worker that has had nothing to do, and its render child (another starts when a job comes). */
   private retire(slot: Slot): void {
     if (slot.task || this.closed) return;
     const index = this.slots.indexOf(slot);

@@ -2,8 +2,6 @@
 // and kept by key. Loaded from dist/convert-worker.js (the build) or, from the sources, through tsx-worker.mjs.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import {
   convert,
@@ -17,7 +15,6 @@ import {
   type Template,
 } from '../convert/index.ts';
 import { rendersInChild, useRenderer, type RenderResult } from '../convert/images/rasterise.ts';
-import { optimisationsEnabled } from '../convert/optimisations.ts';
 import { writeFileAtomicSync } from '../store/files.ts';
 import type {
   ForgetMessage,
@@ -154,7 +151,7 @@ const WARM_UP =
 
 // Warmed before it says it is ready, on the built-in template: the first user's conversion runs compiled code
 // (unless the pool says not to: a one-shot command line's worker).
-if (optimisationsEnabled() && (workerData as { warmUp?: unknown } | null)?.warmUp !== false) {
+if ((workerData as { warmUp?: unknown } | null)?.warmUp !== false) {
   try {
     convert({ markdown: WARM_UP, created: new Date(0) });
   } catch {
@@ -174,33 +171,17 @@ function threadId(): number | undefined {
 }
 
 /**
- * V8's young-generation collection, run when a conversion has been answered. A conversion allocates ~27 MB at 9 KB
- * of markdown, about one young generation; collected mid-conversion, everything the conversion still holds is copied
- * (2-4 ms), collected between conversions almost nothing is alive (~1 ms), off the request's path. Measured on the
- * HTTPS server (one client, 300 conversions, twice): the worker's CPU 26.8 -> 25.4 ms per conversion, p50 30.7 ->
- * 28.7 ms. The function is V8's `gc`: this thread's own where the process runs with --expose-gc, else taken from a
- * context made while --expose-gc is switched on for that moment (then off again, as the process had it; a context
- * another thread makes in that moment may get `gc` too: nothing of the product evaluates code in a context, and
- * markdown, HTML and templates are only parsed). Where that fails, nothing is collected by hand.
+ * V8's young-generation collection, run when a conversion has been answered, where the process runs with --expose-gc
+ * (given on its command line; nothing here sets a V8 flag while it runs). A conversion allocates ~27 MB at 9 KB of
+ * markdown, about one young generation; collected mid-conversion, everything the conversion still holds is copied
+ * (2-4 ms), collected between conversions almost nothing is alive (~1 ms), off the request's path. Without the flag
+ * nothing is collected by hand.
  */
 function youngCollector(): (() => void) | undefined {
-  if (!optimisationsEnabled()) return undefined;
-  try {
-    let gc = (globalThis as { gc?: unknown }).gc;
-    if (typeof gc !== 'function') {
-      setFlagsFromString('--expose-gc');
-      try {
-        gc = runInNewContext('gc') as unknown;
-      } finally {
-        setFlagsFromString('--no-expose-gc');
-      }
-    }
-    if (typeof gc !== 'function') return undefined;
-    const collect = gc as (options: { type: 'minor' }) => void;
-    return () => collect({ type: 'minor' });
-  } catch {
-    return undefined;
-  }
+  const gc = (globalThis as { gc?: unknown }).gc;
+  if (typeof gc !== 'function') return undefined;
+  const collect = gc as (options: { type: 'minor' }) => void;
+  return () => collect({ type: 'minor' });
 }
 
 const collectYoung = youngCollector();

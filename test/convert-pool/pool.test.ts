@@ -19,6 +19,7 @@ import {
   type PoolOptions,
 } from '../../server/convert-pool/pool.ts';
 import { buildApp } from '../../server/app.ts';
+import { startServer } from '../../server/serve.ts';
 import { Services, TEMPLATES_CACHED } from '../../server/services.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID, Store } from '../../server/store/store.ts';
 import { call, type HttpResult } from '../helpers/docwright-process.ts';
@@ -100,6 +101,21 @@ async function openServer(convert: PoolOptions): Promise<Server> {
   };
   opened.push(server);
   return server;
+}
+
+/** The pids of the processes whose parent is PID (Linux /proc). */
+function childPids(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 /** Resolves once `predicate` holds, checking every 10 ms. */
@@ -400,27 +416,91 @@ describe('large conversions and small ones', () => {
     }
   });
 
-  it('a large conversions worker goes when it has had nothing to do for largeIdleMs', async () => {
-    const pool = new ConvertPool({ size: 1, largeJobChars: 1_000, largeIdleMs: 1_000 });
+  it('a large conversions worker goes when it has had nothing to do for idleMs', async () => {
+    const pool = new ConvertPool({ size: 1, largeJobChars: 1_000, idleMs: 1_000 });
     try {
       await pool.run(job('# small'));
       await pool.run(job(generateMarkdown(4 * 1024)));
-      expect(pool.workers).toHaveLength(2);
-      const started = Date.now();
-      await until(() => pool.workers.length === 1, 'the idle large conversions worker to end', 5_000);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(pool.counters.started).toBe(2);
+      await until(() => pool.workers.length === 0, 'the idle workers to end', 5_000);
       // The next large one starts another.
       expect((await validateDocx((await pool.run(job(generateMarkdown(4 * 1024)))).docx)).ok).toBe(true);
-      expect(pool.workers).toHaveLength(2);
+      expect(pool.counters.started).toBe(3);
     } finally {
       await pool.close();
     }
   });
 });
 
+describe('workers start when work comes and go when idle', () => {
+  it('no worker exists before the first job, and none once every worker has had nothing to do for idleMs', async () => {
+    const pool = new ConvertPool({ size: 2, idleMs: 1_000 });
+    try {
+      expect(pool.workers).toHaveLength(0);
+      expect(pool.counters.started).toBe(0);
+      await Promise.all([pool.run(job('# one')), pool.run(job('# two'))]);
+      expect(pool.counters.started).toBe(2);
+      // A worker that keeps converting stays: the idle time counts from its last job.
+      await new Promise((done) => setTimeout(done, 600));
+      await pool.run(job('# three'));
+      const last = Date.now();
+      await until(() => pool.workers.length === 0, 'the idle workers to end', 5_000);
+      expect(Date.now() - last).toBeGreaterThanOrEqual(900);
+      expect(pool.counters.replaced).toBe(0);
+      // The next job starts a worker again and converts as before.
+      expect((await validateDocx((await pool.run(job('# four'))).docx)).ok).toBe(true);
+      expect(pool.counters.started).toBe(3);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a worker let go takes its warm render child with it', async () => {
+    const pool = new ConvertPool({ size: 1, idleMs: 1_000 });
+    try {
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
+      const files = new Map([['dot.svg', new TextEncoder().encode(svg)]]);
+      await pool.run({ ...job('![a dot](dot.svg)\n'), images: { files } });
+      const children = (): number[] =>
+        childPids(process.pid).filter((pid) => readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').includes('render'));
+      expect(children().length).toBeGreaterThanOrEqual(1);
+      await until(() => pool.workers.length === 0, 'the idle worker to end', 5_000);
+      await until(() => children().length === 0, 'its render child to end', 5_000);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a server starts no conversion worker until its first conversion', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dw-pool-serve-'));
+    const previous = process.env.DOCWRIGHT_KEYCHAIN;
+    process.env.DOCWRIGHT_KEYCHAIN = 'off';
+    const server = await startServer({ dataDir: dir, port: 0, http: true });
+    try {
+      await new Promise((done) => setTimeout(done, 500));
+      expect(server.app.services.convertPool.workers).toHaveLength(0);
+      expect(server.app.services.convertPool.counters.started).toBe(0);
+    } finally {
+      await server.close();
+      if (previous === undefined) delete process.env.DOCWRIGHT_KEYCHAIN;
+      else process.env.DOCWRIGHT_KEYCHAIN = previous;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('no V8 flag flipped at run time', () => {
+  it('no file of the server sets V8 flags while it runs (a worker gets what it needs when it is created)', () => {
+    const offenders = readdirSync(join(ROOT, 'server'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.[cm]?[jt]s$/.test(file))
+      .filter((file) => /setFlagsFromString/.test(readFileSync(join(ROOT, 'server', file), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+});
+
 describe('between conversions', () => {
-  it('a worker collects its young generation once each conversion is answered', async () => {
-    // A pool in a process of its own with V8's GC trace on: a collection asked for by code is traced as "testing".
+  /** A pool converting three small documents in a process of its own run with FLAGS: its output (V8's GC trace). */
+  async function traced(flags: string[]): Promise<string> {
     const script = `
       const { ConvertPool } = await import(${JSON.stringify(join(ROOT, 'server/convert-pool/pool.ts'))});
       const { DEFAULT_RULES, defaultTemplate } = await import(${JSON.stringify(join(ROOT, 'server/convert/index.ts'))});
@@ -431,10 +511,8 @@ describe('between conversions', () => {
         await new Promise((done) => setTimeout(done, 200));
         console.log('converted ' + i);
       }
-      await pool.close();
-      const { runInNewContext } = await import('node:vm');
-      console.log('gc in a new context: ' + runInNewContext('typeof gc'));`;
-    const child = spawn(process.execPath, ['--trace-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+      await pool.close();`;
+    const child = spawn(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -443,20 +521,17 @@ describe('between conversions', () => {
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const [code] = (await once(child, 'exit')) as [number];
     expect(code, out).toBe(0);
-    // After each conversion's answer, one young-generation collection asked for by the worker.
+    return out;
+  }
+
+  it('a worker collects its young generation once each conversion is answered, where the process runs with --expose-gc', async () => {
+    // A collection asked for by code is traced as "testing".
+    const out = await traced(['--trace-gc', '--expose-gc']);
     const afterFirst = out.slice(out.indexOf('converted 0'));
     expect(afterFirst.match(/Scavenge[^\n]*testing/g) ?? [], out.slice(-2000)).toHaveLength(2);
     expect(out.slice(0, out.indexOf('converted 0'))).toMatch(/Scavenge[^\n]*testing/);
-    // The process's own setting is left as it was: off here, on with --expose-gc.
-    expect(out).toContain('gc in a new context: undefined');
-    const exposed = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let exposedOut = '';
-    exposed.stdout.on('data', (d: Buffer) => (exposedOut += d.toString()));
-    await once(exposed, 'exit');
-    expect(exposedOut).toContain('gc in a new context: function');
+    // Without the flag nothing is collected by hand, and no flag is switched on to get V8's gc.
+    expect(await traced(['--trace-gc'])).not.toMatch(/testing/);
   }, 60_000);
 });
 

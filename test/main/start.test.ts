@@ -90,6 +90,9 @@ describe('npm start without a usable Electron', () => {
         const health = await call(trustingAgent(join(home, 'tls', 'localhost-cert.pem')), `${url}/api/health`);
         expect(health.status).toBe(200);
         expect(existsSync(join(home, 'server.json'))).toBe(true);
+        // The process npm start ran is the server itself (replaced in place): no launcher stays as its parent.
+        const { pid } = JSON.parse(readFileSync(join(home, 'server.json'), 'utf8')) as { pid: number };
+        expect(pid).toBe(child.pid);
       } finally {
         child.kill(signal);
       }

@@ -168,7 +168,7 @@ describe('the store owns the data folder', () => {
 
   it('a started server leaves only what dataPaths names in its data folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dw-folder-'));
-    const server = await startServer({ dataDir: dir, port: 0, warmWorkers: false });
+    const server = await startServer({ dataDir: dir, port: 0 });
     try {
       await loadSecret(dir, { keychain: 'off' });
       await sessionLinkLines(dir, server.uiLink, false);
