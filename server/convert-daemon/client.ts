@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STAT_KEYS, type ConversionStats } from '../convert/compile/stats.ts';
+import { STAT_KEYS, type ConversionStats } from '../convert/parse/stats.ts';
 import { daemonPaths, daemonRunning, isOwnEntry, type DaemonPaths } from './paths.ts';
 import { encodeFrame, readFrame, type Frame } from './protocol.ts';
 import { ANSWER_LIMITS, ANSWER_WAIT_MS, ASK_WAIT_MS, MAX_MARKDOWN_BYTES, PROTOCOL_VERSION } from './limits.ts';

@@ -1,6 +1,6 @@
 import { ConvertInputError, outputLimit } from './errors.ts';
 import { toDocx } from './compile/index.ts';
-import type { ConversionStats } from './compile/stats.ts';
+import type { ConversionStats } from './parse/stats.ts';
 import { DEFAULT_RULES } from './default-template.ts';
 import { defaultTemplateRead } from './default-template-read.ts';
 import { elementOptions } from './element-options.ts';
@@ -9,13 +9,13 @@ import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
 import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
-import { parseMarkdown } from './parse.ts';
-import { notTextWarnings } from './not-text.ts';
+import { parseMarkdown } from './parse/index.ts';
+import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
 
 export { ConvertInputError, OutputTooLargeError, OUTPUT_FACTOR } from './errors.ts';
-export type { ConversionStats } from './compile/stats.ts';
+export type { ConversionStats } from './parse/stats.ts';
 export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
 export { defaultTemplateRead } from './default-template-read.ts';
 export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
