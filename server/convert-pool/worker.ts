@@ -13,9 +13,9 @@ import {
   OutputTooLargeError,
   readTemplate,
   sanitizedBytes,
-  sourceOf,
   type Template,
 } from '../convert/index.ts';
+import { sourceOf } from '../confined/image-folder.ts';
 import { rendersInChild, useRenderer, type RenderResult } from '../convert/images/rasterise.ts';
 import { optimisationsEnabled } from '../convert/optimisations.ts';
 import { writeFileAtomicSync } from '../store/files.ts';

@@ -22,8 +22,7 @@ export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
 export { detailsOf, type WarningDetail } from './warning-list.ts';
-export { filesSource, type ImageInput, type ImageSource } from './images/source.ts';
-export { folderSource, sourceOf } from './images/folder.ts';
+export { filesSource, type ImageInput, type ImageRead, type ImageSource } from './images/source.ts';
 export { IMAGE_LIMITS } from './images/limits.ts';
 
 export interface ConvertInput {
