@@ -13,6 +13,7 @@ import { parseMarkdown } from './parse/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
+import { rememberXmlRegexps } from './xml-regexps.ts';
 
 export { ConvertInputError, OutputTooLargeError, OUTPUT_FACTOR } from './errors.ts';
 export type { ConversionStats } from './parse/stats.ts';
@@ -72,6 +73,7 @@ export function mappingRules(mapping: ConvertInput['mapping']): MappingRules {
 
 /** Converts markdown into a .docx through a template and a style mapping. Pure: no I/O. */
 export function convert(input: ConvertInput): ConvertResult {
+  rememberXmlRegexps();
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
   const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
