@@ -7,6 +7,7 @@ import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
+import { renderHere, type Renderer } from './images/render.ts';
 import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse/index.ts';
@@ -25,6 +26,14 @@ export type { TemplateStyle } from './template/styles.ts';
 export { detailsOf, type WarningDetail } from './warning-list.ts';
 export { filesSource, type ImageInput, type ImageRead, type ImageSource } from './images/source.ts';
 export { IMAGE_LIMITS } from './images/limits.ts';
+export {
+  renderHere,
+  renderOptions,
+  type Renderer,
+  type RenderFailure,
+  type RenderRequest,
+  type RenderResult,
+} from './images/render.ts';
 
 export interface ConvertInput {
   /** Markdown text (CommonMark + GFM, optional YAML front matter). */
@@ -37,6 +46,11 @@ export interface ConvertInput {
   created?: Date;
   /** Where local images are read from (docs/images.md); absent: every image is a placeholder (SPEC.md: Images). */
   images?: ImageSource;
+  /**
+   * How SVGs are rendered into their PNG fallback: the engine starts no process, so a server passes a renderer that
+   * runs somewhere it can be killed (server/convert-pool/render-child.ts); absent: in this thread (renderHere).
+   */
+  renderer?: Renderer;
 }
 
 export interface ConvertResult {
@@ -88,7 +102,7 @@ export function convert(input: ConvertInput): ConvertResult {
       styles,
       textWidthTwips: template.textWidthTwips,
       options: elementOptions(rules),
-      images: input.images ? new ImageEmbedder(input.images) : undefined,
+      images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
       templateFields: templateTitleFields(template),
       outputLimit: outputLimit(input.markdown.length),
     });
