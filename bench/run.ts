@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { convert, defaultTemplate } from '../server/convert/index.ts';
 import { DEFAULT_RULES } from '../server/convert/default-template.ts';
-import { parseMarkdown } from '../server/convert/parse.ts';
+import { parseMarkdown } from '../server/convert/parse/index.ts';
 import { toDocx } from '../server/convert/compile/index.ts';
 import { resolveStyles } from '../server/convert/mapping.ts';
 import { readTemplate } from '../server/convert/template/read.ts';

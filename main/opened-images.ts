@@ -2,7 +2,7 @@
 // confinement (server/convert/images/): the renderer sends them with the markdown, so the app embeds them as the
 // command line does (docs/images.md).
 import { dirname } from 'node:path';
-import { folderSource } from '../server/convert/images/folder.ts';
+import { folderSource } from '../server/confined/image-folder.ts';
 import { isImagePath } from '../server/convert/images/describe.ts';
 import { IMAGE_LIMITS } from '../server/convert/images/limits.ts';
 import { imageTarget } from '../server/convert/images/path.ts';

@@ -31,10 +31,10 @@ export async function buildElectron(root, out = join(root, 'dist', 'main')) {
     external: ['electron', '@resvg/resvg-js'],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });
-  // The SVG renderer's child process (server/convert/images/rasterise.ts), next to the worker (unpacked too).
+  // The SVG renderer's child process (server/convert-pool/render-child.ts), next to the worker (unpacked too).
   await build({
     ...common,
-    entryPoints: ['server/convert/images/render-child.mjs'],
+    entryPoints: ['server/convert-pool/render-child.mjs'],
     outfile: join(out, 'render-child.js'),
     platform: 'node',
     format: 'esm',

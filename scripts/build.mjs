@@ -51,11 +51,11 @@ try {
   await build({
     ...common,
     // The conversion worker is an entry of its own (dist/convert-worker.js), sharing the engine's chunk with the CLI;
-    // so is the SVG renderer's child process (dist/render-child.js: server/convert/images/rasterise.ts).
+    // so is the SVG renderer's child process (dist/render-child.js: server/convert-pool/render-child.ts).
     entryPoints: {
       cli: 'server/cli-entry.ts',
       'convert-worker': 'server/convert-pool/worker.ts',
-      'render-child': 'server/convert/images/render-child.mjs',
+      'render-child': 'server/convert-pool/render-child.mjs',
     },
     outdir: 'dist',
     splitting: true,

@@ -6,16 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
 import { IMAGE_LIMITS } from '../convert/images/limits.ts';
-import {
-  probeRenderLimit,
-  renderResult,
-  requestFrame,
-  serveCommand,
-  WARM_CHILD_CPU_MS,
-  type RenderRequest,
-  type RenderResult,
-} from '../convert/images/rasterise.ts';
-import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
+import { probeRenderLimit, renderResult, requestFrame, serveCommand, WARM_CHILD_CPU_MS } from './render-child.ts';
+import type {
+  ConversionStats,
+  ImageInput,
+  MappingRules,
+  RenderRequest,
+  RenderResult,
+  TemplateStyle,
+  WarningDetail,
+} from '../convert/index.ts';
 import type {
   ForgetMessage,
   InspectMessage,

@@ -11,10 +11,12 @@ import {
   OutputTooLargeError,
   readTemplate,
   sanitizedBytes,
-  sourceOf,
+  type Renderer,
+  type RenderResult,
   type Template,
 } from '../convert/index.ts';
-import { rendersInChild, useRenderer, type RenderResult } from '../convert/images/rasterise.ts';
+import { sourceOf } from '../confined/image-folder.ts';
+import { renderInChild, rendersInChild } from './render-child.ts';
 import { writeFileAtomicSync } from '../store/files.ts';
 import type {
   ForgetMessage,
@@ -46,17 +48,19 @@ if (process.platform === 'linux') {
 // SVGs are rendered by the pool, in child processes it kills with the job (pool.ts): this thread asks and waits. A
 // thread cannot stop a native call, nor a child it started when it is ended itself; the pool can do both.
 const renders = (workerData as { renders?: { port: MessagePort; flag: SharedArrayBuffer } } | null)?.renders;
-if (renders && rendersInChild()) {
-  const flag = new Int32Array(renders.flag);
-  useRenderer((request) => {
-    Atomics.store(flag, 0, 0);
-    renders.port.postMessage(request);
-    // Woken by the pool's answer (it always answers, or ends this worker).
-    Atomics.wait(flag, 0, 0);
-    const answer = receiveMessageOnPort(renders.port)?.message as RenderResult | undefined;
-    return answer ?? { ok: false, reason: 'an SVG that cannot be rendered' };
-  });
-}
+const flag = renders ? new Int32Array(renders.flag) : undefined;
+/** How this worker's conversions render SVGs (the engine starts no process): through the pool, else a child each. */
+const renderer: Renderer =
+  renders && flag && rendersInChild()
+    ? (request) => {
+        Atomics.store(flag, 0, 0);
+        renders.port.postMessage(request);
+        // Woken by the pool's answer (it always answers, or ends this worker).
+        Atomics.wait(flag, 0, 0);
+        const answer = receiveMessageOnPort(renders.port)?.message as RenderResult | undefined;
+        return answer ?? { ok: false, reason: 'an SVG that cannot be rendered' };
+      }
+    : renderInChild;
 
 /** A RangeError from deep in the engine is the input exhausting the stack or a string's maximum length. */
 function tooComplex(error: unknown): boolean {
@@ -116,7 +120,7 @@ function run(job: JobMessage): ResultMessage {
       template,
       ...(job.mapping ? { mapping: job.mapping } : {}),
       created: job.created,
-      ...(job.images ? { images: sourceOf(job.images) } : {}),
+      ...(job.images ? { images: sourceOf(job.images), renderer } : {}),
     });
     // Stored here, before the answer, where the pool asks (the server's outputs): this thread may block on the disk
     // for the ~0.5 ms a flush takes, where the event loop would wait for five trips through libuv's thread pool.

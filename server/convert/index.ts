@@ -1,30 +1,39 @@
 import { ConvertInputError, outputLimit } from './errors.ts';
 import { toDocx } from './compile/index.ts';
-import type { ConversionStats } from './compile/stats.ts';
+import type { ConversionStats } from './parse/stats.ts';
 import { DEFAULT_RULES } from './default-template.ts';
 import { defaultTemplateRead } from './default-template-read.ts';
 import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
+import { renderHere, type Renderer } from './images/render.ts';
 import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
-import { parseMarkdown } from './parse.ts';
-import { notTextWarnings } from './not-text.ts';
+import { parseMarkdown } from './parse/index.ts';
+import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
+import { rememberXmlRegexps } from './xml-regexps.ts';
 
 export { ConvertInputError, OutputTooLargeError, OUTPUT_FACTOR } from './errors.ts';
-export type { ConversionStats } from './compile/stats.ts';
+export type { ConversionStats } from './parse/stats.ts';
 export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
 export { defaultTemplateRead } from './default-template-read.ts';
 export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
 export { detailsOf, type WarningDetail } from './warning-list.ts';
-export { filesSource, type ImageInput, type ImageSource } from './images/source.ts';
-export { folderSource, sourceOf } from './images/folder.ts';
+export { filesSource, type ImageInput, type ImageRead, type ImageSource } from './images/source.ts';
 export { IMAGE_LIMITS } from './images/limits.ts';
+export {
+  renderHere,
+  renderOptions,
+  type Renderer,
+  type RenderFailure,
+  type RenderRequest,
+  type RenderResult,
+} from './images/render.ts';
 
 export interface ConvertInput {
   /** Markdown text (CommonMark + GFM, optional YAML front matter). */
@@ -37,6 +46,11 @@ export interface ConvertInput {
   created?: Date;
   /** Where local images are read from (docs/images.md); absent: every image is a placeholder (SPEC.md: Images). */
   images?: ImageSource;
+  /**
+   * How SVGs are rendered into their PNG fallback: the engine starts no process, so a server passes a renderer that
+   * runs somewhere it can be killed (server/convert-pool/render-child.ts); absent: in this thread (renderHere).
+   */
+  renderer?: Renderer;
 }
 
 export interface ConvertResult {
@@ -73,6 +87,7 @@ export function mappingRules(mapping: ConvertInput['mapping']): MappingRules {
 
 /** Converts markdown into a .docx through a template and a style mapping. Pure: no I/O. */
 export function convert(input: ConvertInput): ConvertResult {
+  rememberXmlRegexps();
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
   const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
@@ -87,7 +102,7 @@ export function convert(input: ConvertInput): ConvertResult {
       styles,
       textWidthTwips: template.textWidthTwips,
       options: elementOptions(rules),
-      images: input.images ? new ImageEmbedder(input.images) : undefined,
+      images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
       templateFields: templateTitleFields(template),
       outputLimit: outputLimit(input.markdown.length),
     });

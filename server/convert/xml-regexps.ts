@@ -1,6 +1,7 @@
 // @xmldom/xmldom's parser builds a new RegExp from the same parts at every end tag (grammar.reg, a string join and
 // a compile): a quarter of parsing a long part. Its regexps carry no state (no g or y flag), so the one built for a
-// list of parts is kept and returned again. Importing this module installs it; DOCWRIGHT_UNOPTIMISED=1 bypasses it.
+// list of parts is kept and returned again. Importing this module changes nothing: the engine's entry points
+// (convert, readTemplate) call rememberXmlRegexps() first. DOCWRIGHT_UNOPTIMISED=1 bypasses it.
 import grammar from '@xmldom/xmldom/lib/grammar.js';
 import { optimisationsEnabled } from './optimisations.ts';
 
@@ -28,4 +29,10 @@ function rememberedReg(this: unknown, ...parts: (RegExp | string)[]): RegExp {
   return node.regexp;
 }
 
-if (typeof original === 'function' && original.name !== 'rememberedReg') grammar.reg = rememberedReg;
+/**
+ * Makes xmldom keep the regexps it builds (once per process; again, nothing). Only the time of parsing changes: the
+ * regexps are the same, so is every document parsed (test/convert/xml-regexps.test.ts).
+ */
+export function rememberXmlRegexps(): void {
+  if (typeof original === 'function' && original.name !== 'rememberedReg') grammar.reg = rememberedReg;
+}

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { convert, defaultTemplate, folderSource, readTemplate } from '../../server/convert/index.ts';
+import { convert, defaultTemplate, readTemplate } from '../../server/convert/index.ts';
+import { folderSource } from '../../server/confined/image-folder.ts';
 import { libreOfficePdfs } from '../helpers/docx.ts';
 
 const run = promisify(execFile);

@@ -4,14 +4,8 @@ import { join, resolve } from 'node:path';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import {
-  convert,
-  defaultTemplate,
-  filesSource,
-  folderSource,
-  IMAGE_LIMITS,
-  readTemplate,
-} from '../../server/convert/index.ts';
+import { convert, defaultTemplate, filesSource, IMAGE_LIMITS, readTemplate } from '../../server/convert/index.ts';
+import { folderSource } from '../../server/confined/image-folder.ts';
 import { imageTarget } from '../../server/convert/images/path.ts';
 import { CORPORATE_RULES } from '../helpers/corporate.ts';
 import { fixture, part, validateDocx } from '../helpers/docx.ts';

@@ -9,7 +9,7 @@ import { DOMParser, type Element } from '@xmldom/xmldom';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
-import { parseMarkdown } from '../../server/convert/parse.ts';
+import { parseMarkdown } from '../../server/convert/parse/index.ts';
 import { libreOfficePdfs, part } from '../helpers/docx.ts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';

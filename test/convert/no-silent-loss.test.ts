@@ -14,7 +14,7 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
 import { toDocx } from '../../server/convert/compile/index.ts';
 import { convert, DEFAULT_RULES, defaultTemplate, readTemplate, resolveStyles } from '../../server/convert/index.ts';
-import { parseMarkdown } from '../../server/convert/parse.ts';
+import { parseMarkdown } from '../../server/convert/parse/index.ts';
 import { part } from '../helpers/docx.ts';
 
 const corpus = resolve(import.meta.dirname, '../../../shared/corpus/docs');

@@ -11,11 +11,11 @@ import {
   convert,
   DEFAULT_RULES,
   defaultTemplate,
-  folderSource,
   readTemplate,
   type ImageSource,
   type MappingRules,
 } from '../../server/convert/index.ts';
+import { folderSource } from '../../server/confined/image-folder.ts';
 import { templateFromJson, templateToJson } from '../../server/convert/template/prepared.ts';
 import { ConvertPool } from '../../server/convert-pool/pool.ts';
 import { generateMarkdown } from '../../bench/generate.ts';

@@ -1,4 +1,4 @@
-// The proof that chunked parsing (server/convert/parse-chunks.ts) is exact: on every CommonMark and GFM spec example,
+// The proof that chunked parsing (server/convert/parse/chunks.ts) is exact: on every CommonMark and GFM spec example,
 // alone, between headings and concatenated section by section, on both spec documents themselves, on every fixture,
 // corpus document and bench document, the tree parsed in pieces (cut wherever the scanner allows) is the tree parsed
 // whole, positions included.
@@ -6,8 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { normalizeFrontMatterFence, parseTree } from '../../server/convert/parse.ts';
-import { cutPoints, splitChunks } from '../../server/convert/parse-chunks.ts';
+import { normalizeFrontMatterFence, parseTree } from '../../server/convert/parse/index.ts';
+import { cutPoints, splitChunks } from '../../server/convert/parse/chunks.ts';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
 

@@ -1,4 +1,4 @@
-// The proof that a text parsed with only the GFM constructs it can hold (server/convert/parse.ts, NEEDS) gives the
+// The proof that a text parsed with only the GFM constructs it can hold (server/convert/parse/index.ts, NEEDS) gives the
 // tree the whole of GFM gives, positions included: on every CommonMark and GFM spec example, on the spec documents,
 // on every fixture and corpus document, and on random documents of the characters each construct needs and of
 // near misses, each document leaving some of them out.
@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gfmNeeds, parseTree } from '../../server/convert/parse.ts';
+import { gfmNeeds, parseTree } from '../../server/convert/parse/index.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
 
 const require = createRequire(import.meta.url);

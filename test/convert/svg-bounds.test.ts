@@ -2,6 +2,7 @@ import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { convert, filesSource } from '../../server/convert/index.ts';
 import { renderSvg } from '../../server/convert/images/svg.ts';
+import { renderInChild } from '../../server/convert-pool/render-child.ts';
 
 const SVG = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"';
 /** A generous bound on one hostile render (the unbounded ones took minutes). */
@@ -20,7 +21,7 @@ function pngSize(png: Uint8Array): { width: number; height: number } {
 }
 
 function render(svg: string) {
-  return timed(() => renderSvg(new TextEncoder().encode(svg)));
+  return timed(() => renderSvg(new TextEncoder().encode(svg), renderInChild));
 }
 
 /** Converts a document showing one SVG; the warnings and the SVG embedded in the .docx (if any). */

@@ -3,6 +3,9 @@
 import grammar from '@xmldom/xmldom/lib/grammar.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePart, serializePart } from '../../server/convert/package/dom.ts';
+import { rememberXmlRegexps } from '../../server/convert/xml-regexps.ts';
+
+rememberXmlRegexps();
 
 const PART =
   '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' +

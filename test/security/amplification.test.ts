@@ -3,7 +3,8 @@
 // conversion writes bounded by its markdown (OutputTooLargeError, the API's document_too_complex).
 import type { Root } from 'mdast';
 import { describe, expect, it } from 'vitest';
-import { AnchorIndex, MAX_BOOKMARK_NAME, type Anchor } from '../../server/convert/compile/anchors.ts';
+import { AnchorIndex, MAX_BOOKMARK_NAME } from '../../server/convert/compile/anchors.ts';
+import type { Anchor } from '../../server/convert/parse/html-anchors.ts';
 import { toDocx } from '../../server/convert/compile/index.ts';
 import { elementOptions } from '../../server/convert/element-options.ts';
 import {
@@ -15,7 +16,7 @@ import {
   resolveStyles,
 } from '../../server/convert/index.ts';
 import { packageDocument } from '../../server/convert/package/index.ts';
-import { parseMarkdown } from '../../server/convert/parse.ts';
+import { parseMarkdown } from '../../server/convert/parse/index.ts';
 import { part, validateDocx } from '../helpers/docx.ts';
 
 const created = new Date('2026-01-02T03:04:05Z');

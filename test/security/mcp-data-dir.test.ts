@@ -17,7 +17,7 @@ import { join, relative } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { folderSource } from '../../server/convert/images/folder.ts';
+import { folderSource } from '../../server/confined/image-folder.ts';
 import { startServer, type RunningServer } from '../../server/serve.ts';
 import { Store } from '../../server/store/store.ts';
 import { call, killAllChildren, runCli, trustingAgent } from '../helpers/docwright-process.ts';

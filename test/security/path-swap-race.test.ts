@@ -21,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { folderSource } from '../../server/convert/images/folder.ts';
+import { folderSource } from '../../server/confined/image-folder.ts';
 import { createMcpServer } from '../../server/mcp/server.ts';
 import { Services } from '../../server/services.ts';
 import { Store } from '../../server/store/store.ts';

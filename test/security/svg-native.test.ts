@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, filesSource } from '../../server/convert/index.ts';
 import { IMAGE_LIMITS } from '../../server/convert/images/limits.ts';
 import { cleanSvg } from '../../server/convert/images/svg.ts';
+import { renderInChild } from '../../server/convert-pool/render-child.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
 import { killAllChildren, runCli, startServe, trustingAgent, type ServeProcess } from '../helpers/docwright-process.ts';
 import { validateDocx } from '../helpers/docx.ts';
@@ -99,7 +100,12 @@ function childrenCpuMs(): number {
 
 function convertOne(name: string, svg: string): { warnings: string[]; docx: Uint8Array; ms: number } {
   const started = performance.now();
-  const result = convert({ markdown: `![a picture](${name})\n`, images: filesSource(new Map([[name, utf8(svg)]])) });
+  // In a child per SVG, as a worker without a pool does (the engine starts no process of its own).
+  const result = convert({
+    markdown: `![a picture](${name})\n`,
+    images: filesSource(new Map([[name, utf8(svg)]])),
+    renderer: renderInChild,
+  });
   return { warnings: result.warnings, docx: result.docx, ms: performance.now() - started };
 }
 

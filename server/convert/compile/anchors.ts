@@ -1,31 +1,15 @@
 import { BookmarkEnd, BookmarkStart, InternalHyperlink, type ParagraphChild } from 'docx';
 import GithubSlugger from 'github-slugger';
 import type { Heading, Node, Nodes, Root } from 'mdast';
-import type { Element } from 'hast';
-import { defaultHandlers, type Handle } from 'hast-util-to-mdast';
 import { toString } from 'mdast-util-to-string';
 import { stripForbiddenXmlChars } from '../xml.ts';
+import type { Anchor } from '../parse/html-anchors.ts';
 
 /**
  * Links inside the document (issue 15): every heading gets a bookmark named from its GitHub slug, explicit HTML
  * anchors (`<a name>`, `<a id>`) get one too, and `[text](#slug)` links to it. The targets are collected in a first
  * pass over the whole tree, so a link may point to a heading further down.
  */
-
-/** An explicit anchor from raw HTML (`<a name="x">`, `<a id="x">`): a bookmark where it stands, printing nothing. */
-export interface Anchor extends Node {
-  type: 'anchor';
-  name: string;
-}
-
-declare module 'mdast' {
-  interface PhrasingContentMap {
-    anchor: Anchor;
-  }
-  interface RootContentMap {
-    anchor: Anchor;
-  }
-}
 
 /** A heading as a table of contents lists it. */
 export interface HeadingEntry {
@@ -194,45 +178,4 @@ export function internalLink(
   const runs = linkRuns();
   if (runs.length === 0) return [];
   return [new InternalHyperlink({ anchor: name, children: runs })];
-}
-
-/** The explicit anchor name of an HTML element (`<a name>`, `<a id>`), if it has one. */
-export function htmlAnchorName(node: Element): string | undefined {
-  if (node.tagName !== 'a') return undefined;
-  const { id, name } = node.properties;
-  const value = typeof id === 'string' && id.trim() ? id : typeof name === 'string' && name.trim() ? name : undefined;
-  return value?.trim();
-}
-
-/** Marks the empty `delete` node an anchor stands as while hast-util-to-mdast runs (it wraps unknown types in paragraphs). */
-const ANCHOR_MARK = 'docwrightAnchor';
-
-/** `<a name="x">`/`<a id="x">` in raw HTML: an anchor in front of what the element prints (a link or its text). */
-export const htmlAnchor: Handle = (state, node) => {
-  const name = htmlAnchorName(node);
-  const href = node.properties.href;
-  const printed = typeof href === 'string' && href !== '' ? defaultHandlers.a(state, node) : state.all(node);
-  if (name === undefined) return printed;
-  return [anchorMark(name), ...(Array.isArray(printed) ? printed : [printed])] as never;
-};
-
-/** The node an anchor stands as while hast-util-to-mdast runs; restoreAnchors turns it into the anchor. */
-export function anchorMark(name: string): Nodes {
-  return { type: 'delete', data: { [ANCHOR_MARK]: name }, children: [] } as unknown as Nodes;
-}
-
-/** Turns the marked `delete` nodes back into anchors, after the conversion. */
-export function restoreAnchors(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
-  const stack = [...nodes];
-  for (let node = stack.pop(); node; node = stack.pop()) {
-    if (skip.has(node)) continue;
-    const name = (node.data as Record<string, unknown> | undefined)?.[ANCHOR_MARK];
-    if (node.type === 'delete' && typeof name === 'string') {
-      const anchor: Anchor = { type: 'anchor', name };
-      Object.assign(node, anchor, { data: undefined, children: undefined });
-      delete (node as { children?: unknown }).children;
-      continue;
-    }
-    if ('children' in node) for (const child of node.children) stack.push(child);
-  }
 }

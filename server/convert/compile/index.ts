@@ -1,35 +1,37 @@
 import { AlignmentType, LevelFormat, Paragraph, type FileChild, type INumberingOptions } from 'docx';
-import type { Nodes, Root } from 'mdast';
+import type { List, ListItem, Nodes, Root, Yaml } from 'mdast';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
 import { strikethrough } from './handlers/delete.ts';
 import { emphasis } from './handlers/emphasis.ts';
 import { footnoteReference } from './handlers/footnote-reference.ts';
-import { frontMatter, type DocumentProperties } from './handlers/front-matter.ts';
+import { frontMatter } from './handlers/front-matter.ts';
 import { heading } from './handlers/heading.ts';
 import { htmlBlock, htmlInline } from './handlers/html.ts';
 import { image, imageReference } from './handlers/image.ts';
 import { inlineCode } from './handlers/inline-code.ts';
 import { link, linkReference } from './handlers/link.ts';
-import { MAX_LIST_LEVELS, list } from './handlers/list.ts';
+import { list } from './handlers/list.ts';
+import { MAX_LIST_LEVELS } from '../word-limits.ts';
 import { listItem } from './handlers/list-item.ts';
+import { paragraph } from './handlers/paragraph.ts';
 import { root } from './handlers/root.ts';
 import { subscript, superscript } from './handlers/script.ts';
 import { strong } from './handlers/strong.ts';
 import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
 import { thematicBreak } from './handlers/thematic-break.ts';
-import type { ConversionStats } from './stats.ts';
-import type { Anchor } from './anchors.ts';
-import { tocOrParagraph, type TocRequest } from './toc.ts';
-import type { ParsedMarkdown } from '../parse.ts';
+import type { ConversionStats } from '../parse/stats.ts';
+import type { Anchor } from '../parse/html-anchors.ts';
+import type { TocRequest } from './toc.ts';
+import type { ParsedMarkdown } from '../parse/index.ts';
 import type { WarningDetail } from '../warning-list.ts';
 
-export type { DocumentProperties } from './handlers/front-matter.ts';
 import {
   INDENT_STEP,
   State,
+  type DocumentProperties,
   type BlockHandler,
   type CompileOptions,
   type InlineHandler,
@@ -37,19 +39,25 @@ import {
 } from './state.ts';
 import type { TitleValues } from './title-block.ts';
 
-/** Handlers of block nodes; `null` marks nodes that print nothing where they stand. */
+export type { DocumentProperties } from './state.ts';
+
+/**
+ * Handlers of block nodes, one per mdast node type; `null` marks nodes that print nothing where they stand. No handler
+ * imports another: one that hands a node to another's handler is given it here (a list its items', front matter that
+ * cannot be read the code block's).
+ */
 const blockHandlers: Record<string, BlockHandler | null> = {
   root,
-  paragraph: tocOrParagraph,
+  paragraph,
   heading,
   thematicBreak,
   blockquote,
-  list,
-  listItem,
+  list: (state, node: List) => list(state, node, listItem),
+  listItem: (state, node: ListItem) => listItem(state, node),
   code,
   html: htmlBlock,
   table,
-  yaml: frontMatter,
+  yaml: (state, node: Yaml) => frontMatter(state, node, code),
   // Used through references, or printed as footnotes.
   definition: null,
   footnoteDefinition: null,

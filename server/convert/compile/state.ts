@@ -13,12 +13,11 @@ import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options
 import type { ResolvedStyles, TitleKey } from '../mapping.ts';
 import { docxText } from '../braces.ts';
 import { WarningList } from '../warning-list.ts';
-import { directed, type Direction } from './bidi.ts';
+import { directed, type Direction } from '../bidi.ts';
 import type { TitleValues } from './title-block.ts';
 import { AnchorIndex } from './anchors.ts';
 import { TocState } from './toc.ts';
 import { outputTooLarge } from '../errors.ts';
-import type { DocumentProperties } from './handlers/front-matter.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
@@ -29,6 +28,15 @@ export const CODE_SIZE = 18;
 export const INDENT_STEP = 720;
 /** Quotes deeper than this are indented like this depth (Word would push text off the page otherwise). */
 export const MAX_QUOTE_INDENT_DEPTH = 6;
+
+/** Document properties taken from YAML front matter (handlers/front-matter.ts). */
+export interface DocumentProperties {
+  title?: string;
+  creator?: string;
+  subject?: string;
+  keywords?: string;
+  description?: string;
+}
 
 /** Formatting that flows down to the runs of inline content (Word runs cannot nest). */
 export interface InlineContext {

@@ -2,7 +2,7 @@ import { Paragraph, TextRun, type FileChild } from 'docx';
 import { TITLE_KEYS, type TitleKey } from '../mapping.ts';
 import { escapeBraces } from '../braces.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
-import { bidiSegments, firstStrong } from './bidi.ts';
+import { bidiSegments, firstStrong } from '../bidi.ts';
 
 /** The front matter's title block: each value as printed, authors one per entry. */
 export type TitleValues = Partial<Record<TitleKey, string[]>>;

@@ -2,8 +2,6 @@ import { BookmarkEnd, BookmarkStart, Paragraph, type FileChild, type ParagraphCh
 import type { Paragraph as MdParagraph, Root } from 'mdast';
 import { toString } from 'mdast-util-to-string';
 import type { HeadingEntry } from './anchors.ts';
-import { paragraph } from './handlers/paragraph.ts';
-import type { State } from './state.ts';
 
 /**
  * A table of contents (issue 15): front matter `toc: true` (at the top) or a paragraph that is exactly `[TOC]` or
@@ -24,6 +22,13 @@ export interface TocRequest {
   depthSet: boolean;
   /** Every heading of the document, in order, with its bookmark. */
   headings: HeadingEntry[];
+}
+
+/** What the table of contents needs of the compiler's state (state.ts, which holds a TocState). */
+export interface TocHost {
+  readonly toc: TocState;
+  readonly anchors: { newId(): number };
+  warn(warning: string): void;
 }
 
 /** The text of a TOC marker paragraph (`[[_TOC_]]` reads as `[[TOC]]` once `_TOC_` is emphasis). */
@@ -51,7 +56,7 @@ export class TocState {
    * The marker paragraph the packaging step replaces. A document gets one TOC: a later marker prints nothing and is
    * warned with its line (each TOC lists every heading, so one a marker made the output grow with markers × headings).
    */
-  marker(state: State): FileChild[] {
+  marker(state: TocHost): FileChild[] {
     if (this.written) {
       state.warn('toc_repeated: a second table of contents marker is ignored (a document has one)');
       return [];
@@ -71,7 +76,10 @@ export class TocState {
  * Reads `toc` and `toc_depth` from the front matter; returns the keys it used and the blocks to print where the front
  * matter stands (the TOC, unless a `[TOC]` paragraph places it).
  */
-export function tocFrontMatter(state: State, record: Record<string, unknown>): { used: string[]; blocks: FileChild[] } {
+export function tocFrontMatter(
+  state: TocHost,
+  record: Record<string, unknown>,
+): { used: string[]; blocks: FileChild[] } {
   const used: string[] = [];
   const toc = state.toc;
   if ('toc_depth' in record) {
@@ -89,18 +97,4 @@ export function tocFrontMatter(state: State, record: Record<string, unknown>): {
     return { used, blocks: [] };
   }
   return { used, blocks: record.toc && toc.markers.size === 0 ? toc.marker(state) : [] };
-}
-
-/** A paragraph: a TOC marker, an anchor-only paragraph (its bookmarks go to the next paragraph), or a paragraph. */
-export function tocOrParagraph(state: State, node: MdParagraph): FileChild[] {
-  if (state.toc.markers.has(node)) return state.toc.marker(state);
-  if (
-    node.children.length > 0 &&
-    node.children.some((c) => c.type === 'anchor') &&
-    node.children.every((c) => c.type === 'anchor' || (c.type === 'text' && c.value.trim() === ''))
-  ) {
-    for (const child of node.children) if (child.type === 'anchor') state.anchors.defer(child);
-    return [];
-  }
-  return paragraph(state, node);
 }

@@ -4,6 +4,7 @@ import { describeImage, type RasterType } from './describe.ts';
 import { IMAGE_LIMITS } from './limits.ts';
 import { imageTarget } from './path.ts';
 import type { ImageSource, ReadFailure } from './source.ts';
+import type { Renderer } from './render.ts';
 import { renderSvg } from './svg.ts';
 
 /** Twentieths of a point per pixel at 96 pixels to the inch (docx sizes images in such pixels). */
@@ -38,7 +39,10 @@ export class ImageEmbedder {
   private readonly loaded = new Map<string, Loaded>();
   private totalBytes = 0;
 
-  constructor(private readonly source: ImageSource) {}
+  constructor(
+    private readonly source: ImageSource,
+    private readonly renderer: Renderer,
+  ) {}
 
   /** The picture for an image reference, or why it stays a placeholder. */
   embed(request: ImageRequest): Embedded {
@@ -98,7 +102,7 @@ export class ImageEmbedder {
       return { ok: true, type: described.type, width: described.width, height: described.height, data: read.bytes };
     if (read.bytes.byteLength > IMAGE_LIMITS.svgBytes)
       return { ok: false, warning: `image_too_large: ${path} (an SVG over ${mib(IMAGE_LIMITS.svgBytes)})` };
-    const svg = renderSvg(read.bytes);
+    const svg = renderSvg(read.bytes, this.renderer);
     if (!svg.ok) return { ok: false, warning: `image_unsupported: ${path} (${svg.reason})` };
     return { ok: true, type: 'svg', data: svg.svg, fallback: svg.png, width: svg.width, height: svg.height };
   }

@@ -1,5 +1,6 @@
-// The native part of SVG rendering (resvg): run in a child process (render-child.mjs) that its owner can kill and
-// whose memory is bounded (rasterise.ts). Plain JavaScript, so the child starts on bare Node without a loader.
+// The native part of SVG rendering (resvg): run in a child process (server/convert-pool/render-child.mjs) that its
+// owner can kill and whose memory is bounded (render-child.ts there). Plain JavaScript, so the child starts on bare
+// Node without a loader.
 import { createRequire } from 'node:module';
 
 /** @type {typeof import('@resvg/resvg-js') | undefined} */

@@ -1,7 +1,7 @@
 import { DOMParser, XMLSerializer, type Attr, type Element } from '@xmldom/xmldom';
 import { describeImage } from './describe.ts';
 import { IMAGE_LIMITS } from './limits.ts';
-import { render } from './rasterise.ts';
+import type { Renderer } from './render.ts';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const XLINK_NS = 'http://www.w3.org/1999/xlink';
@@ -279,9 +279,9 @@ export function cleanSvg(bytes: Uint8Array): CleanedSvg {
   return { ok: true, svg: new XMLSerializer().serializeToString(root), render: renderable(root), text };
 }
 
-/** Renders a cleaned SVG into a PNG fallback (Word before 2016 and LibreOffice show it), inside a bounded box, in a
- * child process that is killed past the render's time and memory limits (rasterise.ts). */
-export function renderSvg(bytes: Uint8Array): RenderedSvg {
+/** Renders a cleaned SVG into a PNG fallback (Word before 2016 and LibreOffice show it), inside a bounded box, through
+ * the renderer the conversion was given (a child process killed past the render's time and memory limits: render.ts). */
+export function renderSvg(bytes: Uint8Array, render: Renderer): RenderedSvg {
   const cleaned = cleanSvg(bytes);
   if (!cleaned.ok)
     return { ok: false, reason: cleaned.reason === 'not an SVG' ? 'an SVG that cannot be rendered' : cleaned.reason };

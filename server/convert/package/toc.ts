@@ -1,7 +1,7 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import type { HeadingEntry } from '../compile/anchors.ts';
 import { TOC_MARKER, type TocRequest } from '../compile/toc.ts';
-import { firstStrong } from '../compile/bidi.ts';
+import { firstStrong } from '../bidi.ts';
 import { findStyle, type TemplateStyle } from '../template/styles.ts';
 import { children, descendants, isW, setWAttr, wAttr, wChild, wElement } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
@@ -148,7 +148,7 @@ function entryParagraph(doc: XmlDocument, ctx: TocContext, entry: HeadingEntry):
   const p = wElement(doc, 'p');
   const pPr = wElement(doc, 'pPr');
   const style = findStyle(ctx.styles, `toc ${entry.level}`);
-  // A right-to-left heading's entry reads right to left too (as the heading does: compile/bidi.ts).
+  // A right-to-left heading's entry reads right to left too (as the heading does: bidi.ts).
   const rightToLeft = firstStrong(entry.text) === 'rtl';
   if (style?.type === 'paragraph') pPr.appendChild(wElement(doc, 'pStyle', { val: style.id }));
   if (rightToLeft) pPr.appendChild(wElement(doc, 'bidi'));

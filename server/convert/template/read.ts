@@ -1,6 +1,7 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { ConvertInputError } from '../errors.ts';
 import { decodeUtf8 } from '../xml.ts';
+import { rememberXmlRegexps } from '../xml-regexps.ts';
 import { zipSync } from 'fflate';
 import {
   allElements,
@@ -49,6 +50,7 @@ export interface Template {
  * WordprocessingML package: not a zip, a broken package root, DTDs, macros, more styles than the caps allow.
  */
 export function readTemplate(bytes: Uint8Array): Template {
+  rememberXmlRegexps();
   const raw = unzipPackage(bytes);
   refuseDtds(raw);
   const mainPart = checkPackageRoot(raw);

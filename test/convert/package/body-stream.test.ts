@@ -22,7 +22,7 @@ import { toDocx } from '../../../server/convert/compile/index.ts';
 import { elementOptions } from '../../../server/convert/element-options.ts';
 import { DEFAULT_RULES, defaultTemplate, defaultTemplateRead, resolveStyles } from '../../../server/convert/index.ts';
 import { packageDocument } from '../../../server/convert/package/index.ts';
-import { parseMarkdown } from '../../../server/convert/parse.ts';
+import { parseMarkdown } from '../../../server/convert/parse/index.ts';
 import { templateShell } from '../../../server/convert/package/body-text.ts';
 import {
   docxDeclarations,

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultTemplate, resolveStyles, DEFAULT_RULES } from '../../../server/convert/index.ts';
 import { elementOptions } from '../../../server/convert/element-options.ts';
 import { toDocx } from '../../../server/convert/compile/index.ts';
-import { parseMarkdown } from '../../../server/convert/parse.ts';
+import { parseMarkdown } from '../../../server/convert/parse/index.ts';
 import { readTemplate } from '../../../server/convert/template/read.ts';
 import { streamedParts } from '../../../server/convert/package/body-stream.ts';
 import { parsePart, serializePart } from '../../../server/convert/package/dom.ts';

@@ -1,19 +1,12 @@
 import type { FileChild } from 'docx';
-import type { Yaml } from 'mdast';
+import type { Code, Yaml } from 'mdast';
 import { parse as parseYaml } from 'yaml';
-import type { State } from '../state.ts';
+import type { DocumentProperties, State } from '../state.ts';
 import { readTitleValues, titleBlock } from '../title-block.ts';
-import { code } from './code.ts';
 import { tocFrontMatter } from '../toc.ts';
 
-/** Document properties taken from YAML front matter. */
-export interface DocumentProperties {
-  title?: string;
-  creator?: string;
-  subject?: string;
-  keywords?: string;
-  description?: string;
-}
+/** The code block handler (handlers/code.ts), given by compile/index.ts: front matter that cannot be read is one. */
+export type CodeHandler = (state: State, node: Code) => FileChild[];
 
 /** Front matter keys read into each property, the first one with a usable value winning. */
 const KEYS: [keyof DocumentProperties, string[]][] = [
@@ -36,7 +29,7 @@ function asText(value: unknown): string | undefined {
 }
 
 /** Front matter that cannot be read stays in the document as a code block, with the warning saying so. */
-function keptAsText(state: State, node: Yaml, reason: string): FileChild[] {
+function keptAsText(state: State, node: Yaml, reason: string, code: CodeHandler): FileChild[] {
   state.warn(`invalid_front_matter: ${reason} (kept as text)`);
   return code(state, { type: 'code', value: `---\n${node.value}\n---` });
 }
@@ -46,7 +39,7 @@ function keptAsText(state: State, node: Yaml, reason: string): FileChild[] {
  * title, subtitle, author and date also make the title block; other keys are named in a warning; front matter that is
  * not a YAML mapping is kept as text.
  */
-export function frontMatter(state: State, node: Yaml): FileChild[] {
+export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileChild[] {
   if (node.value.trim() === '') return [];
   let data: unknown;
   try {
@@ -57,11 +50,12 @@ export function frontMatter(state: State, node: Yaml): FileChild[] {
       state,
       node,
       error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid YAML').replace(/:\s*$/, '') : 'invalid YAML',
+      code,
     );
   }
   if (data === null || data === undefined) return [];
   if (typeof data !== 'object' || Array.isArray(data))
-    return keptAsText(state, node, 'not a mapping of keys to values');
+    return keptAsText(state, node, 'not a mapping of keys to values', code);
   const record = data as Record<string, unknown>;
   const used = new Set<string>();
   for (const [property, keys] of KEYS) {

@@ -16,8 +16,13 @@ function withCheckbox(node: ListItem): ListItem['children'] {
   return [{ type: 'paragraph', children: [box] }, ...node.children];
 }
 
-/** An item: its first paragraph carries the number or bullet; the rest of its blocks stay indented inside it. */
-export function listItemWith(state: State, node: ListItem, item: PendingItem): FileChild[] {
+/**
+ * A list item. Handed by its list (handlers/list.ts) with the list's numbering: its first paragraph carries the number
+ * or bullet, the rest of its blocks stay indented inside it. Outside a list (which cannot occur in mdast from
+ * markdown) its blocks are kept.
+ */
+export function listItem(state: State, node: ListItem, item?: PendingItem): FileChild[] {
+  if (!item) return state.blocks(node.children);
   state.pendingItem = item;
   const task = typeof node.checked === 'boolean' && state.options.task_list === 'checkbox';
   const out = state.blocks(task ? withCheckbox(node) : node.children);
@@ -27,9 +32,4 @@ export function listItemWith(state: State, node: ListItem, item: PendingItem): F
     out.unshift(state.paragraph('list', []));
   }
   return out;
-}
-
-/** A list item outside a list cannot occur in mdast from markdown; its blocks are kept. */
-export function listItem(state: State, node: ListItem): FileChild[] {
-  return state.blocks(node.children);
 }

@@ -1,13 +1,13 @@
 import type { FileChild } from 'docx';
-import type { List } from 'mdast';
-import type { State } from '../state.ts';
-import { listItemWith } from './list-item.ts';
+import type { List, ListItem } from 'mdast';
+import type { PendingItem, State } from '../state.ts';
+import { MAX_LIST_LEVELS } from '../../word-limits.ts';
 
-/** Word's nine list levels (ilvl 0–8); deeper items render at the last one with a warning. */
-export const MAX_LIST_LEVELS = 9;
+/** The list item handler (handlers/list-item.ts), given by compile/index.ts: each item with its list's numbering. */
+export type ItemHandler = (state: State, node: ListItem, item: PendingItem) => FileChild[];
 
 /** A list: one numbering instance of its own, so numbering restarts; an ordered list keeps its start number. */
-export function list(state: State, node: List): FileChild[] {
+export function list(state: State, node: List, listItem: ItemHandler): FileChild[] {
   const ordered = node.ordered === true;
   const start =
     ordered && typeof node.start === 'number' && Number.isSafeInteger(node.start) ? Math.max(0, node.start) : 1;
@@ -18,7 +18,7 @@ export function list(state: State, node: List): FileChild[] {
   state.container = 'list';
   try {
     const level = Math.min(state.listDepth, MAX_LIST_LEVELS) - 1;
-    for (const item of node.children) out.push(...listItemWith(state, item, { reference, instance, level }));
+    for (const item of node.children) out.push(...listItem(state, item, { reference, instance, level }));
     return out;
   } finally {
     state.listDepth -= 1;

@@ -2,7 +2,19 @@ import type { FileChild } from 'docx';
 import type { Paragraph as MdParagraph } from 'mdast';
 import type { State } from '../state.ts';
 
-/** A paragraph in the mapped paragraph style (or quote style inside a blockquote). */
+/**
+ * A paragraph: a table of contents marker (toc.ts), an anchor-only paragraph (its bookmarks go to the next
+ * paragraph), or a paragraph in the mapped paragraph style (or quote style inside a blockquote).
+ */
 export function paragraph(state: State, node: MdParagraph): FileChild[] {
+  if (state.toc.markers.has(node)) return state.toc.marker(state);
+  if (
+    node.children.length > 0 &&
+    node.children.some((c) => c.type === 'anchor') &&
+    node.children.every((c) => c.type === 'anchor' || (c.type === 'text' && c.value.trim() === ''))
+  ) {
+    for (const child of node.children) if (child.type === 'anchor') state.anchors.defer(child);
+    return [];
+  }
   return [state.paragraph(state.container === 'quote' ? 'quote' : 'paragraph', state.inlines(node.children))];
 }

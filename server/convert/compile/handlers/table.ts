@@ -1,6 +1,6 @@
 import { AlignmentType, Table, TableCell, TableRow, WidthType, type FileChild } from 'docx';
 import type { AlignType, Table as MdTable } from 'mdast';
-import { directed, rightToLeftTable } from '../bidi.ts';
+import { directed, rightToLeftTable } from '../../bidi.ts';
 import type { State } from '../state.ts';
 
 const ALIGN: Record<NonNullable<AlignType>, (typeof AlignmentType)[keyof typeof AlignmentType]> = {

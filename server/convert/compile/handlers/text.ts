@@ -1,6 +1,6 @@
 import type { ParagraphChild } from 'docx';
 import type { Text } from 'mdast';
-import { bidiSegments } from '../bidi.ts';
+import { bidiSegments } from '../../bidi.ts';
 import type { State } from '../state.ts';
 
 /**

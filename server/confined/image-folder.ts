@@ -1,9 +1,12 @@
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { openChecked } from '../../confined/open.ts';
-import { folderAt, resolveInside, type Folder } from '../../confined/paths.ts';
-import { within } from '../../confined/within.ts';
-import { filesSource, type ImageInput, type ImageRead, type ImageSource } from './source.ts';
+import { filesSource, type ImageInput, type ImageSource } from '../convert/index.ts';
+import { openChecked } from './open.ts';
+import { folderAt, resolveInside, type Folder } from './paths.ts';
+import { within } from './within.ts';
+
+// The engine (server/convert/) reads no file: a conversion is given an ImageSource. This is the one that reads the
+// images beside a markdown file, for the CLI, the conversion workers and the tests.
 
 /**
  * The images beside a markdown file: paths resolve inside `folder` only. Symbolic links are followed and the real
@@ -14,7 +17,7 @@ import { filesSource, type ImageInput, type ImageRead, type ImageSource } from '
 export function folderSource(folder: string, exclude?: string): ImageSource {
   let root: Folder | undefined;
   return {
-    read(path, limit): ImageRead {
+    read(path, limit): ReturnType<ImageSource['read']> {
       let real: string;
       try {
         root ??= folderAt(folder);

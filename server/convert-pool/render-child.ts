@@ -1,24 +1,18 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { IMAGE_LIMITS } from './limits.ts';
-import { renderPng } from './render-core.mjs';
+import {
+  IMAGE_LIMITS,
+  renderHere,
+  renderOptions,
+  type RenderFailure,
+  type RenderRequest,
+  type RenderResult,
+} from '../convert/index.ts';
 
-/** A cleaned SVG to render (the copy without unbounded effects), and whether it has text to lay out. */
-export interface RenderRequest {
-  svg: string;
-  text: boolean;
-}
-
-/** Why an SVG stays a placeholder. */
-export type RenderFailure = 'too complex' | 'an SVG that cannot be rendered';
-
-/** The PNG fallback of an SVG and the SVG's own size in pixels; or why there is none. */
-export type RenderResult =
-  { ok: true; width: number; height: number; png: Uint8Array } | { ok: false; reason: RenderFailure };
-
-/** Runs one render somewhere it can be killed: the engine's only way to the native renderer. */
-export type Renderer = (request: RenderRequest) => RenderResult;
+// The SVG renderer's child processes (render-child.mjs): the engine (server/convert/) starts no process and reads no
+// environment, so the command, its limits and its environment are made here, where processes are managed. A
+// conversion worker renders through its pool (pool.ts, worker.ts); renderInChild is the one-off child's way.
 
 /** How a render child ended: its standard output (or nothing), whether it was killed, and the time it took. */
 export interface ChildOutcome {
@@ -115,16 +109,6 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** What the child needs to know besides the SVG. */
-function renderOptions(request: RenderRequest): { text: boolean; maxSide: number; side: number; pixels: number } {
-  return {
-    text: request.text,
-    maxSide: IMAGE_LIMITS.maxSide,
-    side: IMAGE_LIMITS.svgFallbackSide,
-    pixels: IMAGE_LIMITS.svgFallbackPixels,
-  };
-}
-
 /** A command on Node with the render's limits: `cpuMs` the CPU time of the child's whole life, and the address space. */
 function limited(node: string[], cpuMs: number): RenderCommand {
   const env = childEnv();
@@ -196,8 +180,9 @@ export function renderResult(outcome: ChildOutcome): RenderResult & { cpuMs?: nu
 
 /**
  * Renders in a child process and waits for it: killed past IMAGE_LIMITS.svgRenderMs of CPU time (where prlimit
- * exists; elsewhere of the clock) and its address space bounded (prlimit). What runs the engine outside the conversion pool uses (the command line's own
- * conversions); the pool's workers hand the child to the pool instead, which kills it with the job (worker.ts).
+ * exists; elsewhere of the clock) and its address space bounded (prlimit): a conversion worker's renderer when it has
+ * no pool to render through; the pool's workers hand the child to the pool instead, which kills it with the job
+ * (worker.ts).
  */
 export function renderInChild(request: RenderRequest): RenderResult {
   if (!childPossible()) return renderHere(request);
@@ -219,34 +204,7 @@ export function renderInChild(request: RenderRequest): RenderResult {
   return { ok: false, reason: result.reason };
 }
 
-/** Renders in this process: only where no child can be started (the installed desktop app). */
-export function renderHere(request: RenderRequest): RenderResult {
-  try {
-    const result = renderPng(request.svg, {
-      text: request.text,
-      maxSide: IMAGE_LIMITS.maxSide,
-      side: IMAGE_LIMITS.svgFallbackSide,
-      pixels: IMAGE_LIMITS.svgFallbackPixels,
-    });
-    return result.ok ? result : { ok: false, reason: 'an SVG that cannot be rendered' };
-  } catch {
-    return { ok: false, reason: 'an SVG that cannot be rendered' };
-  }
-}
-
-let renderer: Renderer = renderInChild;
-
-/** Sets how this thread renders (a conversion worker: through its pool, which owns and kills the children). */
-export function useRenderer(next: Renderer): void {
-  renderer = next;
-}
-
-/** Whether renders here go to a child process (false only in the installed desktop app). */
+/** Whether renders here can go to a child process (false only in the installed desktop app). */
 export function rendersInChild(): boolean {
   return childPossible();
-}
-
-/** Renders one cleaned SVG the way this thread does. */
-export function render(request: RenderRequest): RenderResult {
-  return renderer(request);
 }

@@ -1,6 +1,6 @@
 import type { Element, ElementContent, Nodes as HastNodes, Root as HastRoot, Text } from 'hast';
 import type { Handle } from 'hast-util-to-mdast';
-import { anchorMark, htmlAnchorName } from './anchors.ts';
+import { anchorMark, htmlAnchorName } from './html-anchors.ts';
 
 /**
  * Runs of empty HTML anchors (a legacy page's `<a name>` targets, one per line; Word's `<sup><a name=_ftnref1>`)

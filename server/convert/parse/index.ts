@@ -10,13 +10,13 @@ import { gfmFootnote } from 'micromark-extension-gfm-footnote';
 import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
-import { boundNesting } from './compile/flatten.ts';
-import { rawHtmlToMdast } from './compile/raw-html.ts';
-import { measure, type ConversionStats } from './compile/stats.ts';
-import { WarningList, type WarningDetail } from './warning-list.ts';
+import { boundNesting } from './flatten.ts';
+import { rawHtmlToMdast } from './raw-html.ts';
+import { measure, type ConversionStats } from './stats.ts';
+import { WarningList, type WarningDetail } from '../warning-list.ts';
 import { targetedAutolinks } from './autolink-targeted.ts';
-import { optimisationsEnabled } from './optimisations.ts';
-import { parseInChunks } from './parse-chunks.ts';
+import { optimisationsEnabled } from '../optimisations.ts';
+import { parseInChunks } from './chunks.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -168,7 +168,7 @@ export function normalizeFrontMatterFence(markdown: string): string {
   return markdown;
 }
 
-/** Documents from this length are parsed in pieces of at least CHUNK_LENGTH characters (parse-chunks.ts). */
+/** Documents from this length are parsed in pieces of at least CHUNK_LENGTH characters (chunks.ts). */
 const CHUNKED_FROM = 32 * 1024;
 const CHUNK_LENGTH = 4 * 1024;
 const parseWhole = (markdown: string): Root =>

@@ -6,7 +6,7 @@ import type { Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } fr
 import { directionHandlers, markSpanningDirections } from './html-direction.ts';
 import { countInto, type ConversionStats } from './stats.ts';
 import { ANCHOR_GROUP, anchorGroupHandler, groupAnchorRuns } from './anchor-runs.ts';
-import { htmlAnchor, htmlAnchorName, restoreAnchors } from './anchors.ts';
+import { htmlAnchor, htmlAnchorName, restoreAnchors } from './html-anchors.ts';
 
 /**
  * Raw HTML is read with a real HTML parser (parse5, through hast-util-from-html) and turned into the mdast its

@@ -2,7 +2,7 @@ import type { Element } from 'hast';
 import { defaultHandlers, type Handle } from 'hast-util-to-mdast';
 import type { Nodes, Parents, Root } from 'mdast';
 import { Tokenizer, type TokenHandler } from 'parse5';
-import { setNodeDirection, type Direction } from './bidi.ts';
+import { setNodeDirection, type Direction } from '../bidi.ts';
 
 /** Elements that never have an end tag: they open nothing. */
 const VOID = new Set([

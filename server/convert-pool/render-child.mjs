@@ -1,4 +1,4 @@
-// The SVG renderer's child process (rasterise.ts starts it). Three ways to run it:
+// The SVG renderer's child process (render-child.ts starts it). Three ways to run it:
 // - `render-child.mjs OPTIONS`: one render; the SVG on standard input, OPTIONS (JSON) as the argument; on standard
 //   output one line of JSON (the outcome, the size and this process's CPU time), then the PNG.
 // - `render-child.mjs --serve`: renders one after another for the pool (warm: Node and the renderer load once).
@@ -7,7 +7,7 @@
 // - `render-child.mjs --probe` (Linux): the address space, in kB, a child takes before it renders (its limit is this
 //   plus a margin).
 import { readFileSync } from 'node:fs';
-import { loadRenderer, renderPng } from './render-core.mjs';
+import { loadRenderer, renderPng } from '../convert/images/render-core.mjs';
 
 /** One render's answer: its JSON line and its PNG. */
 function answer(svg, options, cpuBefore) {

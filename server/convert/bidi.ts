@@ -4,7 +4,7 @@ import type { Nodes, Table } from 'mdast';
 /** A base direction of text: HTML's `dir` values that set one. */
 export type Direction = 'rtl' | 'ltr';
 
-/** Where a node keeps the base direction a `dir` attribute of the raw HTML around it sets (html-direction.ts). */
+/** Where a node keeps the base direction a `dir` attribute of the raw HTML around it sets (parse/html-direction.ts). */
 const DIRECTION = 'docwrightDirection';
 
 /** The direction a `dir` attribute set on a node, if any. */

@@ -1,5 +1,5 @@
 import type { List, ListItem, Nodes, Parents, Root } from 'mdast';
-import { MAX_LIST_LEVELS } from './handlers/list.ts';
+import { MAX_LIST_LEVELS } from '../word-limits.ts';
 
 /** Lists deeper than this are hoisted: they render at the last list level anyway. */
 const MAX_LIST_NESTING = MAX_LIST_LEVELS + 1;
