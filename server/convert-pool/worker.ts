@@ -17,7 +17,6 @@ import {
   type Template,
 } from '../convert/index.ts';
 import { rendersInChild, useRenderer, type RenderResult } from '../convert/images/rasterise.ts';
-import { optimisationsEnabled } from '../convert/optimisations.ts';
 import { writeFileAtomicSync } from '../store/files.ts';
 import type {
   ForgetMessage,
@@ -154,7 +153,7 @@ const WARM_UP =
 
 // Warmed before it says it is ready, on the built-in template: the first user's conversion runs compiled code
 // (unless the pool says not to: a one-shot command line's worker).
-if (optimisationsEnabled() && (workerData as { warmUp?: unknown } | null)?.warmUp !== false) {
+if ((workerData as { warmUp?: unknown } | null)?.warmUp !== false) {
   try {
     convert({ markdown: WARM_UP, created: new Date(0) });
   } catch {
@@ -184,7 +183,6 @@ function threadId(): number | undefined {
  * markdown, HTML and templates are only parsed). Where that fails, nothing is collected by hand.
  */
 function youngCollector(): (() => void) | undefined {
-  if (!optimisationsEnabled()) return undefined;
   try {
     let gc = (globalThis as { gc?: unknown }).gc;
     if (typeof gc !== 'function') {

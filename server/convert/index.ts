@@ -7,7 +7,6 @@ import { elementOptions } from './element-options.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
-import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse.ts';
 import { notTextWarnings } from './not-text.ts';
@@ -82,25 +81,15 @@ export function convert(input: ConvertInput): ConvertResult {
   const rules = mappingRules(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
-  const compile = () =>
-    toDocx(parseMarkdown(input.markdown), {
-      styles,
-      textWidthTwips: template.textWidthTwips,
-      options: elementOptions(rules),
-      images: input.images ? new ImageEmbedder(input.images) : undefined,
-      templateFields: templateTitleFields(template),
-      outputLimit: outputLimit(input.markdown.length),
-    });
-  let compiled = compile();
-  let docx: Uint8Array;
-  try {
-    docx = packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
-  } catch (error) {
-    // The body's writer let go of docx's objects before it met something it leaves to the DOM merge.
-    if (!(error instanceof StreamGaveUp)) throw error;
-    compiled = compile();
-    docx = packageDocument(template, compiled, created, { stream: false, limit: outputLimit(input.markdown.length) });
-  }
+  const compiled = toDocx(parseMarkdown(input.markdown), {
+    styles,
+    textWidthTwips: template.textWidthTwips,
+    options: elementOptions(rules),
+    images: input.images ? new ImageEmbedder(input.images) : undefined,
+    templateFields: templateTitleFields(template),
+    outputLimit: outputLimit(input.markdown.length),
+  });
+  const docx = packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);
