@@ -71,7 +71,7 @@ export function mappingRules(mapping: ConvertInput['mapping']): MappingRules {
 }
 
 /** Converts markdown into a .docx through a template and a style mapping. Pure: no I/O. */
-export function convert(input: ConvertInput): ConvertResult {
+export async function convert(input: ConvertInput): Promise<ConvertResult> {
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
   const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
@@ -89,7 +89,7 @@ export function convert(input: ConvertInput): ConvertResult {
     templateFields: templateTitleFields(template),
     outputLimit: outputLimit(input.markdown.length),
   });
-  const docx = packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
+  const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);

@@ -61,8 +61,8 @@ function docPr(xml: string, attribute: string): string[] {
   return Array.from(parse(xml).getElementsByTagName('wp:docPr')).map((el) => el.getAttribute(attribute) ?? '');
 }
 
-function outcome(toc: boolean): Uint8Array {
-  const { docx, warnings } = convert({ markdown: markdown(toc), images: IMAGES, created: CREATED });
+async function outcome(toc: boolean): Promise<Uint8Array> {
+  const { docx, warnings } = await convert({ markdown: markdown(toc), images: IMAGES, created: CREATED });
   expect(warnings.filter((w) => w.startsWith('image'))).toEqual([]);
   return docx;
 }
@@ -72,8 +72,8 @@ describe('text that reads like one of docx placeholders stays as written', () =>
     ['a document', false],
     ['a document with a table of contents', true],
   ] as const) {
-    it(label, () => {
-      const docx = outcome(toc);
+    it(label, async () => {
+      const docx = await outcome(toc);
       const body = part(docx, 'word/document.xml');
       const text = texts(body);
       for (const where of ['Title', 'Heading', 'Head', 'Cell', 'Quote']) expect(text).toContain(`${where} ${ALL}`);

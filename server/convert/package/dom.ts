@@ -97,6 +97,14 @@ export function prefixOf(el: Element | null | undefined, ns: string, fallback: s
 
 /** Sets a w: attribute, with the prefix the element's part uses for w. */
 export function setWAttr(el: Element, name: string, value: string): void {
+  // An attribute it has already takes the new value where it stands (as setAttributeNS would put it), without looking
+  // the prefix up through every ancestor.
+  const held = el.getAttributeNodeNS(NS.w, name);
+  if (held?.prefix === 'w') {
+    (held as { value: string }).value = value;
+    (held as { nodeValue: string | null }).nodeValue = value;
+    return;
+  }
   const prefix = prefixOf(el, NS.w, 'w');
   el.setAttributeNS(NS.w, `${prefix}:${name}`, value);
 }

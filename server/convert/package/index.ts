@@ -21,11 +21,11 @@ import { repairSettings } from './settings.ts';
 import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
-import { compileParts, PartCache, zipParts } from './zip.ts';
+import { docxParts, PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
 import { encodeUtf8 } from '../xml.ts';
 
-export { compileParts, zipParts } from './zip.ts';
+export { docxParts, zipParts } from './zip.ts';
 
 /** What the packaging reads of a template, worked out once per template (templates are reused across conversions). */
 interface Prepared {
@@ -118,14 +118,14 @@ export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
  * Takes `compiled` over: its docx content (children, footnotes) is let go once docx has written it. One path, part by
  * part: docx lays our content out (its parts), then each part of the package is merged in turn below.
  */
-export function packageDocument(
+export async function packageDocument(
   template: Template,
   compiled: CompiledDocument,
   created: Date,
   { limit = Infinity }: { limit?: number } = {},
-): Uint8Array {
+): Promise<Uint8Array> {
   const ready = prepare(template);
-  const { parts: generated, noteCount } = docxPartsOf(compiled);
+  const { parts: generated, noteCount } = await docxPartsOf(compiled);
   const generatedPart = (path: string): XmlDocument | null => {
     const data = generated.get(path);
     // Each is read once: its text (5.3 M characters of document.xml at 1.2 MB of markdown) is in the DOM then.
@@ -264,7 +264,7 @@ export function packageDocument(
  * docx's parts for our content. A long document's docx objects (55 MB at 1.2 MB of markdown) need not outlive what
  * they write: `compiled` lets go of them, and docx's copy of the section's children goes once it has written them.
  */
-function docxPartsOf(compiled: CompiledDocument): { parts: Map<string, string | Uint8Array>; noteCount: number } {
+async function docxPartsOf(compiled: CompiledDocument): Promise<{ parts: Map<string, Uint8Array>; noteCount: number }> {
   const bodyChildren = compiled.children;
   const file = new Document({
     numbering: compiled.numbering,
@@ -275,7 +275,7 @@ function docxPartsOf(compiled: CompiledDocument): { parts: Map<string, string | 
   compiled.children = [];
   compiled.footnotes = {};
   bodyChildren.length = 0;
-  return { parts: new Map(compileParts(file)), noteCount };
+  return { parts: await docxParts(file), noteCount };
 }
 
 /** A part's length (characters or bytes: the bound is coarse), 0 when absent. */
