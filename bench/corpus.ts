@@ -18,12 +18,12 @@ const flag = (name: string): string | undefined => {
 
 async function docwright(enginePath: string): Promise<Converter> {
   const engine = (await import(resolve(enginePath))) as {
-    convert: (input: { markdown: string; template: Uint8Array; mapping?: unknown; created: Date }) => {
+    convert: (input: { markdown: string; template: Uint8Array; mapping?: unknown; created: Date }) => Promise<{
       docx: Uint8Array;
-    };
+    }>;
   };
   return async (markdown, template, mapping) =>
-    engine.convert({ markdown, template, mapping, created: new Date('2026-01-01T00:00:00Z') }).docx;
+    (await engine.convert({ markdown, template, mapping, created: new Date('2026-01-01T00:00:00Z') })).docx;
 }
 
 function pandoc(): Converter {

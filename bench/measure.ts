@@ -25,6 +25,19 @@ export function timeInProcess(fn: () => void, runs: number, warmups = 1): number
   return samples;
 }
 
+/** timeInProcess for a function that returns a promise: each run awaited. */
+export async function timeInProcessAsync(fn: () => Promise<void>, runs: number, warmups = 1): Promise<number[]> {
+  for (let i = 0; i < warmups; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    gc?.();
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  return samples;
+}
+
 export interface ProcessSample {
   ms: number;
   /** The child's peak resident set size in KiB, when it could be measured. */

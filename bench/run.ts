@@ -61,6 +61,7 @@ import {
   median,
   ProcessError,
   timeInProcess,
+  timeInProcessAsync,
   timeProcess,
   versionOf,
   type ProcessSample,
@@ -227,12 +228,12 @@ interface Profile {
   totalMs: number;
 }
 
-function profile(markdown: string, sizeKB: number, runs: number): Profile {
+async function profile(markdown: string, sizeKB: number, runs: number): Promise<Profile> {
   const bytes = defaultTemplate();
   const readTemplateMs = median(timeInProcess(() => void readTemplate(bytes), runs));
   const template = readTemplate(bytes);
   const stages = { resolve: [] as number[], parse: [] as number[], toDocx: [] as number[], pack: [] as number[] };
-  const once = (record: boolean): void => {
+  const once = async (record: boolean): Promise<void> => {
     const t0 = performance.now();
     const { styles } = resolveStyles(DEFAULT_RULES, template.styles);
     const t1 = performance.now();
@@ -240,7 +241,7 @@ function profile(markdown: string, sizeKB: number, runs: number): Profile {
     const t2 = performance.now();
     const compiled = toDocx(tree, { styles, textWidthTwips: template.textWidthTwips });
     const t3 = performance.now();
-    packageDocument(template, compiled, CREATED);
+    await packageDocument(template, compiled, CREATED);
     const t4 = performance.now();
     if (!record) return;
     stages.resolve.push(t1 - t0);
@@ -248,8 +249,8 @@ function profile(markdown: string, sizeKB: number, runs: number): Profile {
     stages.toDocx.push(t3 - t2);
     stages.pack.push(t4 - t3);
   };
-  once(false);
-  for (let i = 0; i < runs; i++) once(true);
+  await once(false);
+  for (let i = 0; i < runs; i++) await once(true);
   const resolveStylesMs = median(stages.resolve);
   const parseMs = median(stages.parse);
   const toDocxMs = median(stages.toDocx);
@@ -440,8 +441,8 @@ async function engineBench(options: Options, pandocVersion: string | null) {
     process.stdout.write(`${kb} KB (${runs} runs): in-process`);
 
     let outputBytes = 0;
-    const inSamples = timeInProcess(() => {
-      outputBytes = convert({ markdown, created: CREATED }).docx.byteLength;
+    const inSamples = await timeInProcessAsync(async () => {
+      outputBytes = (await convert({ markdown, created: CREATED })).docx.byteLength;
     }, runs);
     const inMedian = median(inSamples);
     process.stdout.write(', worker');
@@ -504,7 +505,7 @@ async function engineBench(options: Options, pandocVersion: string | null) {
   // Profile of the 120 KB document (or of the largest size run when 120 KB was not selected).
   const profileKB = options.sizes.includes(120) ? 120 : Math.max(...options.sizes);
   const profileMarkdown = markdowns.get(profileKB) ?? generateMarkdown(profileKB * 1024);
-  const prof = profile(profileMarkdown, profileKB, options.runs ?? 5);
+  const prof = await profile(profileMarkdown, profileKB, options.runs ?? 5);
 
   // Report: in one process (libraries), then as processes (command lines, with their memory).
   console.log('');

@@ -47,7 +47,7 @@ describe('docwright convert start-up', () => {
       const output = join(temp, `${name}.docx`);
       const cli = await runCli(['convert', input, '-o', output, '--no-images', '-q'], { timeoutMs: 120_000 });
       expect(cli.code, cli.stderr).toBe(0);
-      const expected = convert({ markdown, template: defaultTemplate() }).docx;
+      const expected = (await convert({ markdown, template: defaultTemplate() })).docx;
       expect(partsOf(readFileSync(output)), name).toEqual(partsOf(expected));
     }
   });

@@ -101,12 +101,13 @@ function renderLimit(): number | null {
   return addressSpace;
 }
 
-/** The child's environment: run as Node under Electron, few malloc arenas (each reserves address space), and
- * nothing the parent was started with (a loader, --inspect). */
+/**
+ * The child's environment, the whole of it: run as Node under Electron, few malloc arenas (each reserves address
+ * space). Nothing of the parent's (a loader or --inspect in NODE_OPTIONS, a user's variables): the renderer needs none,
+ * and the engine reads no environment (issue 31).
+ */
 function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1', MALLOC_ARENA_MAX: '2' };
-  delete env.NODE_OPTIONS;
-  return env;
+  return { ELECTRON_RUN_AS_NODE: '1', MALLOC_ARENA_MAX: '2' };
 }
 
 /** A command on Node with the render's limits: `cpuMs` the CPU time of the child's whole life, and the address space. */

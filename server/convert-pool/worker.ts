@@ -105,7 +105,7 @@ function inspect(job: InspectMessage): InspectResultMessage {
   }
 }
 
-function run(job: JobMessage): ResultMessage {
+async function run(job: JobMessage): Promise<ResultMessage> {
   for (const key of job.evict) templates.delete(key);
   try {
     let template = templates.get(job.templateKey);
@@ -115,7 +115,7 @@ function run(job: JobMessage): ResultMessage {
       else return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
       templates.set(job.templateKey, template);
     }
-    const result = convert({
+    const result = await convert({
       markdown: job.markdown,
       template,
       ...(job.mapping ? { mapping: job.mapping } : {}),
@@ -157,7 +157,7 @@ const WARM_UP =
 // (unless the pool says not to: a one-shot command line's worker).
 if ((workerData as { warmUp?: unknown } | null)?.warmUp !== false) {
   try {
-    convert({ markdown: WARM_UP, created: new Date(0) });
+    await convert({ markdown: WARM_UP, created: new Date(0) });
   } catch {
     // A warm-up is never a reason not to start.
   }
@@ -204,12 +204,14 @@ function collectSoon(): void {
 const tid = threadId();
 port.postMessage((tid === undefined ? { ready: true } : { ready: true, tid }) satisfies ReadyMessage);
 
-port.on('message', (job: JobMessage | InspectMessage | ForgetMessage) => {
+/** One message at a time, in the order they came (a conversion awaits docx's packing). */
+let handled = Promise.resolve();
+const handle = async (job: JobMessage | InspectMessage | ForgetMessage): Promise<void> => {
   if (job.kind === 'forget') {
     for (const key of job.keys) templates.delete(key);
     return;
   }
-  const result: ResultMessage | InspectResultMessage = job.kind === 'inspect' ? inspect(job) : run(job);
+  const result: ResultMessage | InspectResultMessage = job.kind === 'inspect' ? inspect(job) : await run(job);
   if (result.ok && 'inspected' in result) {
     port.postMessage(result, result.clean ? [result.clean.buffer as ArrayBuffer] : []);
   } else if (result.ok) {
@@ -223,4 +225,14 @@ port.on('message', (job: JobMessage | InspectMessage | ForgetMessage) => {
     port.postMessage(result);
   }
   collectSoon();
+};
+port.on('message', (job: JobMessage | InspectMessage | ForgetMessage) => {
+  handled = handled
+    .then(() => handle(job))
+    .catch((error: unknown) => {
+      // An error out of the handler ends the worker, as an uncaught one did before (the pool answers for it).
+      setImmediate(() => {
+        throw error;
+      });
+    });
 });

@@ -1,5 +1,4 @@
 import { defaultTemplate } from './default-template.ts';
-import { optimisationsEnabled } from './optimisations.ts';
 import { templateFromJson } from './template/prepared.ts';
 import { readTemplate, type Template } from './template/read.ts';
 
@@ -13,7 +12,6 @@ let cached: Template | undefined;
  * not unzip, check and parse it on every start (about 60 ms). The sources read it once per process.
  */
 export function defaultTemplateRead(): Template {
-  if (!optimisationsEnabled()) return readTemplate(defaultTemplate());
   cached ??=
     typeof __DOCWRIGHT_DEFAULT_TEMPLATE_READ__ === 'string'
       ? templateFromJson(__DOCWRIGHT_DEFAULT_TEMPLATE_READ__)

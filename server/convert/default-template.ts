@@ -11,7 +11,7 @@ import {
   type IStylesOptions,
 } from 'docx';
 import type { MappingRules } from './mapping.ts';
-import { compileParts, zipParts } from './package/index.ts';
+import { docxParts, zipParts } from './package/index.ts';
 
 /** Name of the built-in template and of its mapping. */
 export const DEFAULT_TEMPLATE_NAME = 'Docwright Default';
@@ -200,21 +200,15 @@ function strongAsCharacterStyle(xml: string): string {
   return new XMLSerializer().serializeToString(doc);
 }
 
-let cached: Uint8Array | undefined;
-
 /** The template's bytes, embedded by the build (scripts/build.mjs); absent when running from the sources. */
 declare const __DOCWRIGHT_DEFAULT_TEMPLATE__: string | undefined;
 
 /**
  * Builds "Docwright Default": A4 with 2.5 cm margins, a named style for every mapping key, code at 9 pt monospace
- * and page numbers in the footer. Reproducible: the same bytes on every run.
+ * and page numbers in the footer. Reproducible: the same bytes on every run. docx writes it through its public API,
+ * which is asynchronous: the build embeds the bytes (scripts/build.mjs), the sources build them when this module loads.
  */
-export function defaultTemplate(): Uint8Array {
-  if (cached) return cached;
-  if (typeof __DOCWRIGHT_DEFAULT_TEMPLATE__ === 'string') {
-    cached = new Uint8Array(Buffer.from(__DOCWRIGHT_DEFAULT_TEMPLATE__, 'base64'));
-    return cached;
-  }
+export async function buildDefaultTemplate(): Promise<Uint8Array> {
   const doc = new Document({
     creator: 'Docwright',
     title: DEFAULT_TEMPLATE_NAME,
@@ -242,9 +236,13 @@ export function defaultTemplate(): Uint8Array {
       },
     ],
   });
-  const parts = new Map(compileParts(doc));
-  const stylesXml = parts.get('word/styles.xml');
-  if (typeof stylesXml === 'string') {
+  const parts = new Map<string, Uint8Array | string>(await docxParts(doc));
+  const text = (path: string): string | undefined => {
+    const data = parts.get(path);
+    return data === undefined ? undefined : typeof data === 'string' ? data : new TextDecoder().decode(data);
+  };
+  const stylesXml = text('word/styles.xml');
+  if (stylesXml !== undefined) {
     // docx writes a "Normal Table" of its own in some versions; a second style with the same id is one Word may repair.
     const tableNormal = stylesXml.includes('w:styleId="TableNormal"') ? '' : TABLE_NORMAL;
     parts.set(
@@ -252,12 +250,21 @@ export function defaultTemplate(): Uint8Array {
       strongAsCharacterStyle(stylesXml).replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`),
     );
   }
-  const core = parts.get('docProps/core.xml');
-  if (typeof core === 'string')
+  const core = text('docProps/core.xml');
+  if (core !== undefined)
     parts.set(
       'docProps/core.xml',
       core.replace(/(<dcterms:(?:created|modified)[^>]*>)[^<]*/g, '$12000-01-01T00:00:00Z'),
     );
-  cached = zipParts(parts, 9);
-  return cached;
+  return zipParts(parts, 9);
+}
+
+const bytes: Uint8Array =
+  typeof __DOCWRIGHT_DEFAULT_TEMPLATE__ === 'string'
+    ? new Uint8Array(Buffer.from(__DOCWRIGHT_DEFAULT_TEMPLATE__, 'base64'))
+    : await buildDefaultTemplate();
+
+/** The built-in template's bytes (see buildDefaultTemplate). */
+export function defaultTemplate(): Uint8Array {
+  return bytes;
 }

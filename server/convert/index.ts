@@ -8,7 +8,6 @@ import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
 import { renderHere, type Renderer } from './images/render.ts';
-import { StreamGaveUp } from './package/body-stream.ts';
 import { packageDocument, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
@@ -86,7 +85,7 @@ export function mappingRules(mapping: ConvertInput['mapping']): MappingRules {
 }
 
 /** Converts markdown into a .docx through a template and a style mapping. Pure: no I/O. */
-export function convert(input: ConvertInput): ConvertResult {
+export async function convert(input: ConvertInput): Promise<ConvertResult> {
   rememberXmlRegexps();
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
@@ -97,25 +96,15 @@ export function convert(input: ConvertInput): ConvertResult {
   const rules = mappingRules(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
-  const compile = () =>
-    toDocx(parseMarkdown(input.markdown), {
-      styles,
-      textWidthTwips: template.textWidthTwips,
-      options: elementOptions(rules),
-      images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
-      templateFields: templateTitleFields(template),
-      outputLimit: outputLimit(input.markdown.length),
-    });
-  let compiled = compile();
-  let docx: Uint8Array;
-  try {
-    docx = packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
-  } catch (error) {
-    // The body's writer let go of docx's objects before it met something it leaves to the DOM merge.
-    if (!(error instanceof StreamGaveUp)) throw error;
-    compiled = compile();
-    docx = packageDocument(template, compiled, created, { stream: false, limit: outputLimit(input.markdown.length) });
-  }
+  const compiled = toDocx(parseMarkdown(input.markdown), {
+    styles,
+    textWidthTwips: template.textWidthTwips,
+    options: elementOptions(rules),
+    images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
+    templateFields: templateTitleFields(template),
+    outputLimit: outputLimit(input.markdown.length),
+  });
+  const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);

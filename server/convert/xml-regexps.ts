@@ -1,9 +1,8 @@
 // @xmldom/xmldom's parser builds a new RegExp from the same parts at every end tag (grammar.reg, a string join and
 // a compile): a quarter of parsing a long part. Its regexps carry no state (no g or y flag), so the one built for a
 // list of parts is kept and returned again. Importing this module changes nothing: the engine's entry points
-// (convert, readTemplate) call rememberXmlRegexps() first. DOCWRIGHT_UNOPTIMISED=1 bypasses it.
+// (convert, readTemplate) call rememberXmlRegexps() first.
 import grammar from '@xmldom/xmldom/lib/grammar.js';
-import { optimisationsEnabled } from './optimisations.ts';
 
 interface Trie {
   next: Map<RegExp | string, Trie>;
@@ -15,7 +14,6 @@ const root: Trie = { next: new Map() };
 
 /** grammar.reg, remembered per list of parts (each part by identity, strings by value). */
 function rememberedReg(this: unknown, ...parts: (RegExp | string)[]): RegExp {
-  if (!optimisationsEnabled()) return original.apply(this, parts);
   let node = root;
   for (const part of parts) {
     let child = node.next.get(part);

@@ -9,7 +9,7 @@ const DEEP = Array.from({ length: 10 }, (_, i) => `${'  '.repeat(i)}- level${Str
 describe('deep lists in LibreOffice', () => {
   it('indents levels 1–9 one step each, level 10 like level 9; task boxes print', async () => {
     const markdown = `${DEEP}\n\n---\n\n- [ ] open task\n- [x] done task\n`;
-    const { docx, warnings } = convert({ markdown, mapping: { task_list: 'checkbox', thematic_break: 'rule' } });
+    const { docx, warnings } = await convert({ markdown, mapping: { task_list: 'checkbox', thematic_break: 'rule' } });
     expect(warnings).toEqual(['list_depth_exceeded: 10']);
     const text = await pdfText(docx);
     const indent = (word: string) => {

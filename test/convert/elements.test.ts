@@ -34,7 +34,7 @@ describe('elements (fixtures)', () => {
       const markdown = readFileSync(join(dir, 'input.md'), 'utf8');
       const mappingPath = join(dir, 'mapping.json');
       const mapping = existsSync(mappingPath) ? JSON.parse(readFileSync(mappingPath, 'utf8')) : undefined;
-      const result = convert({ markdown, mapping, created });
+      const result = await convert({ markdown, mapping, created });
       const documentXml = part(result.docx, 'word/document.xml');
       expectFile(dir, 'document.xml', body(documentXml));
       expectFile(

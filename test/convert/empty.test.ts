@@ -5,13 +5,13 @@ import { validateDocx } from '../helpers/docx.ts';
 
 describe('empty markdown', () => {
   it.each(['', '   ', '\n\n\t \n'])('%j gives a valid document and the warning empty_document', async (markdown) => {
-    const result = convert({ markdown });
+    const result = await convert({ markdown });
     expect(result.warnings).toEqual(['empty_document: the markdown has no content']);
     const { ok, report } = await validateDocx(result.docx);
     expect(ok, report).toBe(true);
   });
 
-  it('is not said of a document with text', () => {
-    expect(convert({ markdown: 'x' }).warnings).toEqual([]);
+  it('is not said of a document with text', async () => {
+    expect((await convert({ markdown: 'x' })).warnings).toEqual([]);
   });
 });

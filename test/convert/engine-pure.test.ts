@@ -17,9 +17,6 @@ describe('the engine', () => {
     const found: string[] = [];
     for (const path of files) {
       const name = relative(ENGINE, path);
-      // The switch for comparing outputs with the speed-ups off (DOCWRIGHT_UNOPTIMISED), while it exists: issue 31's
-      // package step removes it with the speed-ups' second paths.
-      if (name === 'optimisations.ts') continue;
       const text = readFileSync(path, 'utf8');
       if (/process\.env\b/.test(text)) found.push(`${name}: process.env`);
       for (const module of ['child_process', 'fs', 'fs/promises', 'worker_threads', 'net'])
@@ -28,10 +25,10 @@ describe('the engine', () => {
     expect(found).toEqual([]);
   });
 
-  it('renders an SVG through the renderer it is given', () => {
+  it('renders an SVG through the renderer it is given', async () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10"/></svg>';
     const asked: RenderRequest[] = [];
-    const result = convert({
+    const result = await convert({
       markdown: '![A box](box.svg)\n',
       images: filesSource(new Map([['box.svg', new TextEncoder().encode(svg)]])),
       renderer: (request) => {

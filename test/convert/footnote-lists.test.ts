@@ -19,7 +19,7 @@ describe('lists inside footnotes', () => {
     ],
   ] as const) {
     test(`are defined in the numbering part (${name})`, async () => {
-      const { docx } = convert({ markdown: MARKDOWN, ...options });
+      const { docx } = await convert({ markdown: MARKDOWN, ...options });
       const numbering = part(docx, 'word/numbering.xml');
       const defined = ids(numbering, /<w:num\b[^>]*w:numId="(\d+)"/g);
       const body = ids(part(docx, 'word/document.xml'), /<w:numId w:val="(\d+)"\/>/g);

@@ -38,7 +38,7 @@ async function pdfImages(docx: Uint8Array): Promise<{ width: number; height: num
 describe('images in the PDF LibreOffice makes', () => {
   it('shows each picture at the size the document gives it (fitted to the text width, aspect ratio kept)', async () => {
     const markdown = '![Banner](img/wide.png)\n\n![Chip](img/small.png)\n\n![Diagram](diagram.svg)\n';
-    const { docx, warnings } = convert({ markdown, images: folderSource(DOC) });
+    const { docx, warnings } = await convert({ markdown, images: folderSource(DOC) });
     expect(warnings).toEqual([]);
     const images = await pdfImages(docx);
     const textWidthInches = Math.floor(readTemplate(defaultTemplate()).textWidthTwips / 15) / 96;

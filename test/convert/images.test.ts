@@ -57,7 +57,7 @@ describe('images embedded from the markdown file’s folder', () => {
   const markdown = readFileSync(join(DOC, 'doc.md'), 'utf8');
 
   it('embeds PNG, JPEG, GIF and SVG (with a PNG fallback), fitted to the text width, alt text as description', async () => {
-    const result = convert({ markdown, images: folderSource(DOC), created: new Date(0) });
+    const result = await convert({ markdown, images: folderSource(DOC), created: new Date(0) });
     const docx = result.docx;
     const found = drawings(docx);
     // Fitted to the built-in template's text width (twips / 15 = pixels at 96 to the inch), aspect ratio kept.
@@ -115,8 +115,8 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(validation.ok).toBe(true);
   });
 
-  it('writes the title as a caption in the mapping’s caption style, after the image’s paragraph', () => {
-    const result = convert({
+  it('writes the title as a caption in the mapping’s caption style, after the image’s paragraph', async () => {
+    const result = await convert({
       markdown: '- ![Chart](img/small.png "Figure 2: sales")\n- next item\n',
       images: folderSource(DOC),
       mapping: { caption: 'Caption' },
@@ -142,8 +142,11 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(Array.from(paragraphs[1]?.getElementsByTagNameNS(NS.w, 'numPr') ?? [])).toHaveLength(0);
   });
 
-  it('captions with the built-in mapping too: its template has a caption style and the mapping names it', () => {
-    const result = convert({ markdown: '![Chart](img/small.png "Figure 1: costs")\n', images: folderSource(DOC) });
+  it('captions with the built-in mapping too: its template has a caption style and the mapping names it', async () => {
+    const result = await convert({
+      markdown: '![Chart](img/small.png "Figure 1: costs")\n',
+      images: folderSource(DOC),
+    });
     expect(result.warnings).toEqual([]);
     const doc = xml(result.docx, 'word/document.xml');
     const caption = all(doc, NS.w, 'p').find((p) => p.textContent === 'Figure 1: costs');
@@ -152,7 +155,7 @@ describe('images embedded from the markdown file’s folder', () => {
 
   it('keeps the template’s own pictures and drawing ids (a header logo): ours come after, under other names', async () => {
     const template = fixture('templates', 'corporate.docx');
-    const { docx, warnings } = convert({
+    const { docx, warnings } = await convert({
       markdown: '![Chip](img/small.png) and a link [![Banner](img/wide.png)](https://example.com)\n',
       images: folderSource(DOC),
       template,
@@ -177,7 +180,7 @@ describe('images embedded from the markdown file’s folder', () => {
     files['word/media/Docwright-Image1.png'] = files['word/media/image1.png'] ?? new Uint8Array();
     // A dotless ı upper-cases to I: one name to a reader that folds to upper case.
     files['word/media/docwr\u0131ght-image2.png'] = files['word/media/image1.png'] ?? new Uint8Array();
-    const { docx } = convert({
+    const { docx } = await convert({
       markdown: '![Chip](img/small.png)\n',
       images: folderSource(DOC),
       template: zipSync(files),
@@ -191,24 +194,27 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(validation.ok, validation.report).toBe(true);
   });
 
-  it('numbers our drawings 1, 2, … in every conversion: the same input gives the same bytes, whatever ran before', () => {
+  it('numbers our drawings 1, 2, … in every conversion: the same input gives the same bytes, whatever ran before', async () => {
     // docx counts drawings across every document of the process (a server worker's tenth conversion numbered from 19).
     const markdown = '![Chip](img/small.png)\n\n![Banner](img/wide.png)\n';
     const created = new Date('2026-01-02T03:04:05Z');
-    const once = () => convert({ markdown, images: folderSource(DOC), created }).docx;
-    const first = once();
-    const second = once();
+    const once = async () => (await convert({ markdown, images: folderSource(DOC), created })).docx;
+    const first = await once();
+    const second = await once();
     expect(all(xml(second, 'word/document.xml'), NS.wp, 'docPr').map((d) => d.getAttribute('id'))).toEqual(['1', '2']);
     expect(Buffer.from(second).equals(Buffer.from(first))).toBe(true);
   });
 
-  it('keeps an image in a footnote a placeholder (our notes have no relationships of their own), and says so', () => {
-    const result = convert({ markdown: 'Text[^1]\n\n[^1]: See ![Chip](img/small.png)\n', images: folderSource(DOC) });
+  it('keeps an image in a footnote a placeholder (our notes have no relationships of their own), and says so', async () => {
+    const result = await convert({
+      markdown: 'Text[^1]\n\n[^1]: See ![Chip](img/small.png)\n',
+      images: folderSource(DOC),
+    });
     expect(result.warnings).toEqual(['image_placeholder: Chip (in a footnote)']);
     expect(part(result.docx, 'word/footnotes.xml')).toContain('[Image: Chip]');
   });
 
-  it('renders an SVG with text into its fallback, and an <img> of raw HTML is embedded like a markdown image', () => {
+  it('renders an SVG with text into its fallback, and an <img> of raw HTML is embedded like a markdown image', async () => {
     const files = new Map([
       [
         'chart.svg',
@@ -217,7 +223,7 @@ describe('images embedded from the markdown file’s folder', () => {
         ),
       ],
     ]);
-    const result = convert({ markdown: '<img src="chart.svg" alt="Sales chart">\n', images: filesSource(files) });
+    const result = await convert({ markdown: '<img src="chart.svg" alt="Sales chart">\n', images: filesSource(files) });
     expect(result.warnings).toEqual([]);
     const [chart] = drawings(result.docx);
     expect(chart).toMatchObject({ descr: 'Sales chart', width: 300, height: 60 });
@@ -227,8 +233,8 @@ describe('images embedded from the markdown file’s folder', () => {
     expect(fallback?.byteLength ?? 0).toBeGreaterThan(1000);
   });
 
-  it('keeps SPEC’s placeholders when no image source is given (the JSON API, --no-images)', () => {
-    const result = convert({ markdown: '![Logo](img/small.png)\n' });
+  it('keeps SPEC’s placeholders when no image source is given (the JSON API, --no-images)', async () => {
+    const result = await convert({ markdown: '![Logo](img/small.png)\n' });
     expect(result.warnings).toEqual(['image_placeholder: Logo']);
     expect(part(result.docx, 'word/document.xml')).toContain('[Image: Logo]');
     expect(result.stats.images).toBe(1);
@@ -251,7 +257,7 @@ describe('confinement', () => {
     expect(imageTarget('data:image/png;base64,AAAA').kind).toBe('remote');
   });
 
-  it('does not follow a symbolic link out of the folder, but follows one inside it', () => {
+  it('does not follow a symbolic link out of the folder, but follows one inside it', async () => {
     const root = mkdtempSync(join(tmpdir(), 'dw-img-'));
     const doc = join(root, 'doc');
     mkdirSync(doc);
@@ -261,7 +267,7 @@ describe('confinement', () => {
     symlinkSync(join(DOC, 'img'), join(doc, 'dirlink'));
     writeFileSync(join(doc, 'own.png'), readFileSync(join(DOC, 'img/small.png')));
     symlinkSync(join(doc, 'own.png'), join(doc, 'in.png'));
-    const result = convert({
+    const result = await convert({
       markdown: `![a](out.png) ![b](in.png) ![c](${secret}) ![d](../secret.png) ![e](dirlink/small.png)\n`,
       images: folderSource(doc),
     });
@@ -287,7 +293,7 @@ function claimedPng(width: number, height: number): Uint8Array {
 describe('limits and hostile bytes', () => {
   const small = new Uint8Array(readFileSync(join(DOC, 'img/small.png')));
 
-  it('refuses an image over the per-image limit and images over the total, without reading them', () => {
+  it('refuses an image over the per-image limit and images over the total, without reading them', async () => {
     const big = new Uint8Array(IMAGE_LIMITS.perImageBytes + 1);
     const nine = new Uint8Array(9 * 1024 * 1024);
     // A PNG grown to 9 MiB: its header first, its IEND chunk last.
@@ -303,7 +309,7 @@ describe('limits and hostile bytes', () => {
       ...Array.from({ length: 6 }, (_, i) => `![n${i}](n${i}.png)`),
       '![s](small.png)',
     ].join('\n\n');
-    const result = convert({ markdown, images: filesSource(files) });
+    const result = await convert({ markdown, images: filesSource(files) });
     expect(result.warnings[0]).toBe('image_too_large: big.png (over 10 MiB)');
     // Five files of 9 MiB fit in 50 MiB; the sixth does not; a small one still does.
     expect(result.warnings[1]).toBe('image_limit_exceeded: n5.png (all images together over 50 MiB)');
@@ -311,7 +317,7 @@ describe('limits and hostile bytes', () => {
     expect(drawings(result.docx)).toHaveLength(6);
   });
 
-  it('keeps a placeholder for bytes that are no image, a format Word cannot show, and an SVG bomb', () => {
+  it('keeps a placeholder for bytes that are no image, a format Word cannot show, and an SVG bomb', async () => {
     const files = new Map<string, Uint8Array>([
       ['text.png', new TextEncoder().encode('not an image at all')],
       ['truncated.png', small.subarray(0, 20)],
@@ -327,7 +333,7 @@ describe('limits and hostile bytes', () => {
       ['broken.svg', new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="10"')],
     ]);
     const markdown = [...files.keys()].map((k) => `![${k}](${k})`).join('\n\n');
-    const result = convert({ markdown, images: filesSource(files) });
+    const result = await convert({ markdown, images: filesSource(files) });
     expect(result.warnings).toHaveLength(6);
     for (const warning of result.warnings) expect(warning).toMatch(/^image_unsupported: /);
     expect(drawings(result.docx)).toHaveLength(0);

@@ -145,7 +145,7 @@ describe('internal links of the corpus in LibreOffice PDFs (issue 15, acceptance
   beforeAll(async () => {
     for (const name of DOCS) {
       const markdown = readFileSync(join(CORPUS, `${name}.md`), 'utf8');
-      const result = convert({ markdown, created: new Date('2026-01-02T03:04:05Z') });
+      const result = await convert({ markdown, created: new Date('2026-01-02T03:04:05Z') });
       writeFileSync(join(dir, `${name}.docx`), result.docx);
       const links = linksOf(part(result.docx, 'word/document.xml'));
       converted.push({ name, warnings: result.warnings, fragments: fragmentsOf(markdown), links });

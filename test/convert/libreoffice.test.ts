@@ -127,7 +127,7 @@ function expectContent(text: string): void {
 
 describe('LibreOffice opens the converted documents', () => {
   it('with the default template, every element shows', async () => {
-    const { docx, warnings } = convert({ markdown: MARKDOWN });
+    const { docx, warnings } = await convert({ markdown: MARKDOWN });
     expect(warnings).toEqual(['image_placeholder: Imagealt']); // the one image becomes a placeholder, and says so
     const validation = await validateDocx(docx);
     expect(validation.ok, validation.report).toBe(true);
@@ -138,7 +138,7 @@ describe('LibreOffice opens the converted documents', () => {
   });
 
   it('with the corporate template, the content sits between its cover and signature, under its header', async () => {
-    const { docx, warnings } = convert({
+    const { docx, warnings } = await convert({
       markdown: MARKDOWN,
       template: fixture('templates', 'corporate.docx'),
       mapping: CORPORATE_RULES,

@@ -95,8 +95,8 @@ describe('bookmark names', () => {
 });
 
 describe('table of contents', () => {
-  it('a document without toc or [TOC] gets no TOC and its settings are the template’s own', () => {
-    const result = convert({ markdown: '# Title\n\n[TOC] is only text here.\n', created });
+  it('a document without toc or [TOC] gets no TOC and its settings are the template’s own', async () => {
+    const result = await convert({ markdown: '# Title\n\n[TOC] is only text here.\n', created });
     const documentXml = part(result.docx, 'word/document.xml');
     expect(tocControls(documentXml)).toHaveLength(0);
     expect(documentXml).not.toContain('instrText');
@@ -105,7 +105,7 @@ describe('table of contents', () => {
   });
 
   it('an Arabic heading’s TOC entry reads right to left (w:bidi, w:rtl); Latin entries stay as they are', async () => {
-    const result = convert({ markdown: '[TOC]\n\n# Summary\n\n# ملخص بالعربية\n', created });
+    const result = await convert({ markdown: '[TOC]\n\n# Summary\n\n# ملخص بالعربية\n', created });
     const [sdt] = tocControls(part(result.docx, 'word/document.xml'));
     const entries = sdt ? all(sdt, 'hyperlink').map((link) => link.parentNode as Element) : [];
     expect(entries).toHaveLength(2);
@@ -117,7 +117,7 @@ describe('table of contents', () => {
   });
 
   it('toc: true asks Word to update fields on open (settings.xml, schema-valid)', async () => {
-    const result = convert({ markdown: MD, created });
+    const result = await convert({ markdown: MD, created });
     const settings = parse(part(result.docx, 'word/settings.xml'));
     expect(all(settings, 'updateFields').map((u) => wAttr(u, 'val'))).toEqual(['true']);
     const { ok, report } = await validateDocx(result.docx);
@@ -125,7 +125,7 @@ describe('table of contents', () => {
   });
 
   it('a template whose TOC goes with its text: its TOC is the shell of ours (title kept, its levels, our entries)', async () => {
-    const result = convert({ markdown: MD, template: new Uint8Array(readFileSync(NTU)), created });
+    const result = await convert({ markdown: MD, template: new Uint8Array(readFileSync(NTU)), created });
     const documentXml = part(result.docx, 'word/document.xml');
     const controls = tocControls(documentXml);
     expect(controls).toHaveLength(1);
@@ -145,12 +145,12 @@ describe('table of contents', () => {
 
   it('a template that keeps its TOC ({{content}} after it) has it filled, not a second one added', async () => {
     const template = ntuWithPlaceholder();
-    const before = convert({ markdown: '# Introduction\n', template, created });
+    const before = await convert({ markdown: '# Introduction\n', template, created });
     const untouched = tocOf(tocControls(part(before.docx, 'word/document.xml'))[0] as Element);
     // Without toc the template's TOC stays as the template has it.
     expect(untouched.entries[0]?.[1]).toMatch(/^_Toc/);
 
-    const result = convert({ markdown: MD, template, created });
+    const result = await convert({ markdown: MD, template, created });
     const documentXml = part(result.docx, 'word/document.xml');
     const controls = tocControls(documentXml);
     expect(controls).toHaveLength(1);
@@ -191,7 +191,7 @@ describe('table of contents', () => {
     body.insertBefore(paragraph(run('t', {}, '{{content}}')), first);
     files['word/document.xml'] = strToU8(new XMLSerializer().serializeToString(doc));
 
-    const result = convert({ markdown: MD, template: zipSync(files), created });
+    const result = await convert({ markdown: MD, template: zipSync(files), created });
     const documentXml = part(result.docx, 'word/document.xml');
     expect(tocControls(documentXml)).toHaveLength(0);
     expect(documentXml).not.toContain('old entry');
@@ -205,16 +205,16 @@ describe('table of contents', () => {
     expect(ok, report).toBe(true);
   });
 
-  it('toc_depth set in the front matter overrides the template TOC’s levels', () => {
+  it('toc_depth set in the front matter overrides the template TOC’s levels', async () => {
     const markdown = MD.replace('toc: true', 'toc: true\ntoc_depth: 3');
-    const result = convert({ markdown, template: ntuWithPlaceholder(), created });
+    const result = await convert({ markdown, template: ntuWithPlaceholder(), created });
     const toc = tocOf(tocControls(part(result.docx, 'word/document.xml'))[0] as Element);
     expect(toc.instruction).toBe('TOC \\o "1-3" \\h \\z \\u');
     expect(toc.entries.map(([text]) => text)).toEqual(['Introduction', 'Background', 'Details', 'Results']);
   });
 
-  it('bad toc values are warned and give no TOC', () => {
-    const result = convert({ markdown: '---\ntoc: yes please\ntoc_depth: 12\n---\n\n# A\n', created });
+  it('bad toc values are warned and give no TOC', async () => {
+    const result = await convert({ markdown: '---\ntoc: yes please\ntoc_depth: 12\n---\n\n# A\n', created });
     expect(result.warnings).toEqual([
       'invalid_front_matter: toc_depth must be a whole number from 1 to 9 (3 used)',
       'invalid_front_matter: toc must be true or false (no table of contents)',
@@ -230,23 +230,23 @@ describe('long runs of HTML anchors', () => {
   const run = (n: number, wrap: (i: number) => string) =>
     `<div>\n${Array.from({ length: n }, (_, i) => wrap(i)).join('\n')}\n</div>\n\nAfter the anchors.\n`;
 
-  it('3,000 anchors in one HTML block convert, each a bookmark, in order', () => {
-    const result = convert({ markdown: run(3000, (i) => `<a name="a${String(i)}"></a>`), created });
+  it('3,000 anchors in one HTML block convert, each a bookmark, in order', async () => {
+    const result = await convert({ markdown: run(3000, (i) => `<a name="a${String(i)}"></a>`), created });
     const documentXml = part(result.docx, 'word/document.xml');
     expect(bookmarks(documentXml)).toEqual(Array.from({ length: 3000 }, (_, i) => `a${String(i)}`));
     expect(all(parse(documentXml), 't').map((t) => t.textContent)).toEqual(['After the anchors.']);
   }, 20_000);
 
-  it('anchors wrapped in inline elements (Word’s HTML: <sup><a name>) and mixed with text keep text and places', () => {
+  it('anchors wrapped in inline elements (Word’s HTML: <sup><a name>) and mixed with text keep text and places', async () => {
     const markdown = run(
       2000,
       (i) => `<span><a name="s${String(i)}"></a></span> <sup><a id="t${String(i)}"></a></sup>`,
     );
-    const documentXml = part(convert({ markdown, created }).docx, 'word/document.xml');
+    const documentXml = part((await convert({ markdown, created })).docx, 'word/document.xml');
     expect(bookmarks(documentXml)).toEqual(
       Array.from({ length: 2000 }, (_, i) => [`s${String(i)}`, `t${String(i)}`]).flat(),
     );
-    const mixed = convert({ markdown: '<p>one <a name="x"></a> <a name="y"></a> two</p>\n', created });
+    const mixed = await convert({ markdown: '<p>one <a name="x"></a> <a name="y"></a> two</p>\n', created });
     const xml = part(mixed.docx, 'word/document.xml');
     expect(bookmarks(xml)).toEqual(['x', 'y']);
     expect(

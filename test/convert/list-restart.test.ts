@@ -59,8 +59,8 @@ describe('two lists with the same start are separate numbering instances, each r
     ['bullet lists', '- a1\n- a2\n', '- b1\n- b2\n'],
     ['nested ordered lists', '1. a1\n   1. a-inner\n', '1. b1\n   1. b-inner\n'],
   ] as const) {
-    it(kind, () => {
-      const result = convert({ markdown: `${first}\nBetween.\n\n${second}` });
+    it(kind, async () => {
+      const result = await convert({ markdown: `${first}\nBetween.\n\n${second}` });
       const paras = numberedParagraphs(result.docx);
       const ofA = paras.filter((p) => p.text.startsWith('a'));
       const ofB = paras.filter((p) => p.text.startsWith('b'));

@@ -110,16 +110,16 @@ function coverage(markdown: string, docx: Uint8Array): { share: number; missing:
 
 describe('no text lost silently: real documents', () => {
   for (const path of documents) {
-    it(`${String(path.split('/').pop())}: every visible word reaches the output`, () => {
+    it(`${String(path.split('/').pop())}: every visible word reaches the output`, async () => {
       const markdown = readFileSync(path, 'utf8');
-      const { docx } = convert({ markdown, created: new Date(0) });
+      const { docx } = await convert({ markdown, created: new Date(0) });
       const { share, missing } = coverage(markdown, docx);
       expect(share, `missing: ${missing.slice(0, 20).join(' ')}`).toBe(1);
     });
   }
 
-  it("CommonMark's spec.txt: front matter closed by `...` becomes document properties, the body all stays", () => {
-    const result = convert({ markdown: readFileSync(specTxt, 'utf8'), created: new Date(0) });
+  it("CommonMark's spec.txt: front matter closed by `...` becomes document properties, the body all stays", async () => {
+    const result = await convert({ markdown: readFileSync(specTxt, 'utf8'), created: new Date(0) });
     expect(result.warnings.filter((w) => w.startsWith('invalid_front_matter'))).toEqual([]);
     // Title, author and date make the built-in mapping's title block; version and license have no place.
     expect(result.warnings).toContain('front_matter_ignored: version, license');
@@ -146,26 +146,26 @@ describe('no text lost silently: what the compiler cannot print is named', () =>
     expect(JSON.stringify(compiled.children)).toContain('a + b');
   });
 
-  it('a table inside a footnote keeps its text in the footnote, with a warning', () => {
+  it('a table inside a footnote keeps its text in the footnote, with a warning', async () => {
     const markdown = 'Text.[^n]\n\n[^n]: Note.\n\n    | a | b |\n    |---|---|\n    | cell one | cell two |\n';
-    const result = convert({ markdown, created: new Date(0) });
+    const result = await convert({ markdown, created: new Date(0) });
     const footnotes = partText(part(result.docx, 'word/footnotes.xml'));
     expect(footnotes).toContain('cell one');
     expect(footnotes).toContain('cell two');
     expect(result.warnings).toContain('table_in_footnote: flattened to text');
   });
 
-  it('HTML nested too deep to convert safely keeps its text, named in a warning', () => {
+  it('HTML nested too deep to convert safely keeps its text, named in a warning', async () => {
     const markdown = `${'<div>'.repeat(5000)}deep text${'</div>'.repeat(5000)}\n\nInline ${'<b>'.repeat(3000)}bold text${'</b>'.repeat(3000)}\n`;
-    const result = convert({ markdown, created: new Date(0) });
+    const result = await convert({ markdown, created: new Date(0) });
     const body = partText(part(result.docx, 'word/document.xml'));
     expect(body).toContain('deep text');
     expect(body).toContain('bold text');
     expect(result.warnings).toContain('html_too_deep: printed as text');
   });
 
-  it('script and style contents are dropped with a warning; comments silently', () => {
-    const result = convert({
+  it('script and style contents are dropped with a warning; comments silently', async () => {
+    const result = await convert({
       markdown: 'Text <!-- hidden note -->\n\n<script>alert(1)</script>\n\n<style>p{}</style>\n',
       created: new Date(0),
     });
@@ -174,14 +174,14 @@ describe('no text lost silently: what the compiler cannot print is named', () =>
     expect(result.warnings).toEqual(['dropped_html: script', 'dropped_html: style']);
   });
 
-  it('raw HTML from real READMEs keeps its structure: headings, tables, links', () => {
-    const jekyll = convert({
+  it('raw HTML from real READMEs keeps its structure: headings, tables, links', async () => {
+    const jekyll = await convert({
       markdown: readFileSync(join(corpus, 'jekyll-docs-collections.md'), 'utf8'),
       created: new Date(0),
     });
     const body = part(jekyll.docx, 'word/document.xml');
     expect(body).toContain('<w:tbl>');
-    const awesome = convert({
+    const awesome = await convert({
       markdown: readFileSync(join(corpus, 'awesome-readme.md'), 'utf8'),
       created: new Date(0),
     });

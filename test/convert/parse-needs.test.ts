@@ -5,8 +5,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { gfmNeeds, parseTree } from '../../server/convert/parse/index.ts';
+import { describe, expect, it } from 'vitest';
+import { gfmNeeds, parseTree, parseWithEveryConstruct } from '../../server/convert/parse/index.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
 
 const require = createRequire(import.meta.url);
@@ -20,18 +20,9 @@ const gfm = [...gfmSpec.matchAll(/^`{32} example[^\n]*\n([\s\S]*?)^\.$/gm)].map(
   (m[1] ?? '').replace(/→/g, '\t'),
 );
 
-afterEach(() => {
-  delete process.env.DOCWRIGHT_UNOPTIMISED;
-});
-
-/** Parsed whole with every GFM construct (the optimisations off). */
+/** Parsed whole with every GFM construct. */
 function fullTree(markdown: string): string {
-  process.env.DOCWRIGHT_UNOPTIMISED = '1';
-  try {
-    return JSON.stringify(parseTree(markdown, Infinity));
-  } finally {
-    delete process.env.DOCWRIGHT_UNOPTIMISED;
-  }
+  return JSON.stringify(parseWithEveryConstruct(markdown));
 }
 
 let reduced = 0;

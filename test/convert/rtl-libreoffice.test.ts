@@ -65,7 +65,7 @@ describe('right-to-left text in LibreOffice', () => {
       resolve(import.meta.dirname, '../../../shared/corpus/docs/fpb-courses-ar.md'),
       'utf8',
     );
-    const { docx } = convert({ markdown, created: new Date('2026-01-02T00:00:00Z') });
+    const { docx } = await convert({ markdown, created: new Date('2026-01-02T00:00:00Z') });
     expect((await validateDocx(docx)).ok).toBe(true);
     const { pageWidth, lines } = await pdfLines(docx);
     const rightEdge = pageWidth - MARGIN;
@@ -103,7 +103,7 @@ describe('right-to-left text in LibreOffice', () => {
         '| اندازه | 12 |',
         '',
       ].join('\n');
-      const { docx } = convert({ markdown });
+      const { docx } = await convert({ markdown });
       expect((await validateDocx(docx)).ok).toBe(true);
       const { pageWidth, lines } = await pdfLines(docx);
       const rightEdge = pageWidth - MARGIN;

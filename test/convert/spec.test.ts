@@ -265,12 +265,12 @@ describe('CommonMark spec examples', () => {
     expect(commonmarkExamples.every((e) => typeof e.markdown === 'string')).toBe(true);
   });
 
-  it('every example converts alone without an exception and with integer stats', () => {
+  it('every example converts alone without an exception and with integer stats', async () => {
     const failures: string[] = [];
     for (const example of commonmarkExamples) {
       const label = `example ${example.number} (${example.section})`;
       try {
-        const { docx, stats, warnings } = convert({ markdown: specMarkdown(example) });
+        const { docx, stats, warnings } = await convert({ markdown: specMarkdown(example) });
         expect(docx.length, label).toBeGreaterThan(0);
         expect(Array.isArray(warnings), label).toBe(true);
         expectStats(stats, label);
@@ -281,19 +281,19 @@ describe('CommonMark spec examples', () => {
     expect(failures).toEqual([]);
   });
 
-  it('counts what the examples hold', () => {
-    const stats = (n: number) => {
+  it('counts what the examples hold', async () => {
+    const stats = async (n: number) => {
       const example = commonmarkExamples.find((e) => e.number === n);
       if (!example) throw new Error(`no example ${n}`);
-      return convert({ markdown: specMarkdown(example) }).stats;
+      return (await convert({ markdown: specMarkdown(example) })).stats;
     };
-    const byMarkdown = (markdown: string) => convert({ markdown }).stats;
-    expect(byMarkdown('# foo\n## foo\n### foo\n#### foo\n##### foo\n###### foo')).toMatchObject({ headings: 6 });
-    expect(byMarkdown('- a\n- b\n\n1. c\n   - d')).toMatchObject({ lists: 3, paragraphs: 4 });
-    expect(byMarkdown('```\ncode\n```\n\n    indented')).toMatchObject({ code_blocks: 2 });
-    expect(byMarkdown('![a](b.png) ![c][d]\n\n[d]: e.png')).toMatchObject({ images: 2 });
+    const byMarkdown = async (markdown: string) => (await convert({ markdown })).stats;
+    expect(await byMarkdown('# foo\n## foo\n### foo\n#### foo\n##### foo\n###### foo')).toMatchObject({ headings: 6 });
+    expect(await byMarkdown('- a\n- b\n\n1. c\n   - d')).toMatchObject({ lists: 3, paragraphs: 4 });
+    expect(await byMarkdown('```\ncode\n```\n\n    indented')).toMatchObject({ code_blocks: 2 });
+    expect(await byMarkdown('![a](b.png) ![c][d]\n\n[d]: e.png')).toMatchObject({ images: 2 });
     // Example 1 of the spec is a tab-indented code block.
-    expect(stats(1)).toMatchObject({ code_blocks: 1, paragraphs: 0 });
+    expect(await stats(1)).toMatchObject({ code_blocks: 1, paragraphs: 0 });
   });
 
   const groups = batches(commonmarkExamples, BATCH_SIZE);
@@ -301,7 +301,7 @@ describe('CommonMark spec examples', () => {
     await eachLimited(groups, 3, async (group) => {
       const first = group[0]?.number ?? 0;
       const last = group[group.length - 1]?.number ?? 0;
-      const { docx, stats } = convert({ markdown: group.map(specMarkdown).join(SEPARATOR) });
+      const { docx, stats } = await convert({ markdown: group.map(specMarkdown).join(SEPARATOR) });
       expectStats(stats, `examples ${first}–${last}`);
       await expectValid(docx, `the document of examples ${first}–${last}`);
     });
@@ -309,8 +309,8 @@ describe('CommonMark spec examples', () => {
 });
 
 describe('GFM extension examples', () => {
-  it.each(GFM_CASES.map((c) => [c.name, c] as const))('%s converts', (_name, c) => {
-    const { docx, stats } = convert({ markdown: c.markdown });
+  it.each(GFM_CASES.map((c) => [c.name, c] as const))('%s converts', async (_name, c) => {
+    const { docx, stats } = await convert({ markdown: c.markdown });
     expectStats(stats, c.name);
     if (c.stats) expect(stats).toMatchObject(c.stats);
     const document = part(docx, 'word/document.xml');
@@ -331,12 +331,12 @@ describe('GFM extension examples', () => {
 
   it('the GFM examples, one document each, are schema-valid', async () => {
     await eachLimited(GFM_CASES, 3, async (c) => {
-      await expectValid(convert({ markdown: c.markdown }).docx, `GFM case "${c.name}"`);
+      await expectValid((await convert({ markdown: c.markdown })).docx, `GFM case "${c.name}"`);
     });
   }, 300_000);
 
   it('the GFM examples in one document are schema-valid', async () => {
-    const { docx, stats } = convert({ markdown: GFM_CASES.map((c) => c.markdown).join(SEPARATOR) });
+    const { docx, stats } = await convert({ markdown: GFM_CASES.map((c) => c.markdown).join(SEPARATOR) });
     expectStats(stats, 'all GFM cases');
     await expectValid(docx, 'the document of all GFM cases');
   });
@@ -349,7 +349,7 @@ describe('pathological nesting and size', () => {
   it(
     `${DEEP} nested blockquotes give a valid document`,
     async () => {
-      const { docx, warnings } = convert({ markdown: `${'> '.repeat(DEEP)}deepquote` });
+      const { docx, warnings } = await convert({ markdown: `${'> '.repeat(DEEP)}deepquote` });
       expect(warnings).toEqual([]);
       expect(part(docx, 'word/document.xml')).toContain('deepquote');
       await expectValid(docx, 'the nested quotes');
@@ -364,7 +364,7 @@ describe('pathological nesting and size', () => {
       // depth the parser handles in seconds; the 10,000-level lists below use the equivalent one-line form.
       const depth = 300;
       const markdown = Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}- a${i}`).join('\n');
-      const { docx, warnings, stats } = convert({ markdown });
+      const { docx, warnings, stats } = await convert({ markdown });
       expect(warnings).toEqual([`list_depth_exceeded: ${depth}`]);
       expect(stats).toMatchObject({ lists: depth, paragraphs: depth });
       const document = part(docx, 'word/document.xml');
@@ -391,7 +391,7 @@ describe('pathological nesting and size', () => {
     async () => {
       // `+ + + a` is the same tree as items each indented 2 more spaces: a list in an item, DEEP times. (With `-` the
       // parser also tries a thematic break at every marker, which is quadratic: about 2 minutes here.)
-      const { docx, warnings, stats } = convert({ markdown: `${'+ '.repeat(DEEP)}deepitem` });
+      const { docx, warnings, stats } = await convert({ markdown: `${'+ '.repeat(DEEP)}deepitem` });
       expect(warnings).toEqual([`list_depth_exceeded: ${DEEP}`]);
       expect(stats).toMatchObject({ lists: DEEP, paragraphs: 1 });
       const document = part(docx, 'word/document.xml');
@@ -405,7 +405,7 @@ describe('pathological nesting and size', () => {
   it(
     `${DEEP} nested ordered (1.) list items give a valid document and list_depth_exceeded: ${DEEP}`,
     async () => {
-      const { docx, warnings, stats } = convert({ markdown: `${'1. '.repeat(DEEP)}deepnumber` });
+      const { docx, warnings, stats } = await convert({ markdown: `${'1. '.repeat(DEEP)}deepnumber` });
       expect(warnings).toEqual([`list_depth_exceeded: ${DEEP}`]);
       expect(stats).toMatchObject({ lists: DEEP, paragraphs: 1 });
       expect(part(docx, 'word/document.xml')).toContain('deepnumber');
@@ -418,7 +418,7 @@ describe('pathological nesting and size', () => {
     `${DEEP} alternating quote/list nestings give a valid document`,
     async () => {
       const markdown = `${Array.from({ length: DEEP }, (_, i) => (i % 2 === 0 ? '> ' : '- ')).join('')}deepmix`;
-      const { docx, warnings, stats } = convert({ markdown });
+      const { docx, warnings, stats } = await convert({ markdown });
       expect(warnings).toEqual([`list_depth_exceeded: ${DEEP / 2}`]);
       expect(stats).toMatchObject({ lists: DEEP / 2, paragraphs: 1 });
       expect(part(docx, 'word/document.xml')).toContain('deepmix');
@@ -430,7 +430,7 @@ describe('pathological nesting and size', () => {
   it(
     '100,000 nested [ brackets convert',
     async () => {
-      const { docx, stats } = convert({ markdown: `${'['.repeat(100_000)}x` });
+      const { docx, stats } = await convert({ markdown: `${'['.repeat(100_000)}x` });
       expect(stats).toMatchObject({ paragraphs: 1 });
       expect(part(docx, 'word/document.xml')).toContain('[[[[x');
       await expectValid(docx, 'the brackets');
@@ -447,7 +447,7 @@ describe('pathological nesting and size', () => {
       const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
       expect(line.length).toBeGreaterThanOrEqual(1_000_000);
       expect(line).not.toContain('\n');
-      const { docx, stats } = convert({ markdown: line });
+      const { docx, stats } = await convert({ markdown: line });
       expect(stats).toMatchObject({ paragraphs: 1 });
       expect(part(docx, 'word/document.xml').match(/<w:rStyle w:val="Strong"\/>/g)?.length).toBe(
         Math.ceil(1_000_000 / unit.length),

@@ -34,13 +34,13 @@ const text = (el: Element): string =>
 
 const LISTS = '- bullet one\n- bullet two\n\n1. first one\n2. first two\n\nBetween.\n\n5. fifth\n6. sixth\n';
 
-describe('a Word 2010-era template whose numbering does not list w15 as ignorable (python-docx default)', () => {
-  const result = convert({ markdown: LISTS, template: PYTHON_DOCX, created });
+describe('a Word 2010-era template whose numbering does not list w15 as ignorable (python-docx default)', async () => {
+  const result = await convert({ markdown: LISTS, template: PYTHON_DOCX, created });
   const numbering = parse(part(result.docx, 'word/numbering.xml'));
 
   it('is schema-valid with our list definitions in it: w15 (restartNumberingAfterBreak) declared and ignorable', async () => {
     const rules = { list_bullet: 'List Paragraph', list_ordered: 'List Paragraph' };
-    const ours = convert({ markdown: LISTS, template: PYTHON_DOCX, mapping: { rules }, created });
+    const ours = await convert({ markdown: LISTS, template: PYTHON_DOCX, mapping: { rules }, created });
     const root = parse(part(ours.docx, 'word/numbering.xml')).documentElement;
     expect(root?.getAttributeNS(MC, 'Ignorable')?.split(' ')).toContain('w15');
     const { ok, report } = await validateDocx(ours.docx);
@@ -75,8 +75,8 @@ describe('a Word 2010-era template whose numbering does not list w15 as ignorabl
     expect([start(numIds[2] ?? ''), start(numIds[4] ?? '')]).toEqual(['1', '5']);
   });
 
-  it('gives two lists with the same start separate numbering instances', () => {
-    const result2 = convert({ markdown: '1. a\n2. b\n\nText.\n\n1. c\n', template: PYTHON_DOCX, created });
+  it('gives two lists with the same start separate numbering instances', async () => {
+    const result2 = await convert({ markdown: '1. a\n2. b\n\nText.\n\n1. c\n', template: PYTHON_DOCX, created });
     const doc = parse(part(result2.docx, 'word/document.xml'));
     const ids = all(doc, 'p')
       .filter((p) => all(p, 'numId').length > 0)
@@ -86,9 +86,9 @@ describe('a Word 2010-era template whose numbering does not list w15 as ignorabl
   });
 });
 
-describe.runIf(existsSync(THESIS))('a thesis template with nine sections (no placeholder)', () => {
+describe.runIf(existsSync(THESIS))('a thesis template with nine sections (no placeholder)', async () => {
   const template = new Uint8Array(readFileSync(THESIS));
-  const result = convert({ markdown: '# Chapter\n\nThe converted text.\n', template, created });
+  const result = await convert({ markdown: '# Chapter\n\nThe converted text.\n', template, created });
 
   it('keeps every section with its properties, in order, the content in the last', () => {
     const sections = (xml: string) => all(parse(xml), 'sectPr').map((s) => new XMLSerializer().serializeToString(s));
@@ -150,8 +150,8 @@ function templateWithLeftovers(): Uint8Array {
   return zipSync(parts);
 }
 
-describe("a template's own notes and comments", () => {
-  const result = convert({
+describe("a template's own notes and comments", async () => {
+  const result = await convert({
     markdown: 'Our text[^n].\n\n[^n]: Our footnote.\n',
     template: templateWithLeftovers(),
     created,
@@ -198,9 +198,9 @@ function landscapeFirstTemplate(): Uint8Array {
   });
 }
 
-describe('a template whose {{content}} stands in a landscape first section', () => {
+describe('a template whose {{content}} stands in a landscape first section', async () => {
   const template = landscapeFirstTemplate();
-  const result = convert({ markdown: 'Our text.\n\n| A | B |\n| - | - |\n| 1 | 2 |\n', template, created });
+  const result = await convert({ markdown: 'Our text.\n\n| A | B |\n| - | - |\n| 1 | 2 |\n', template, created });
   const doc = parse(part(result.docx, 'word/document.xml'));
 
   it('keeps both sections; the content lands in the first and the appendix stays in the second', () => {
@@ -231,12 +231,12 @@ describe('a template whose {{content}} stands in a landscape first section', () 
 });
 
 describe('a template read once and reused', () => {
-  it('gives the same bytes every time (what the package works out per template is only read)', () => {
+  it('gives the same bytes every time (what the package works out per template is only read)', async () => {
     const template = readTemplate(templateWithLeftovers());
     const markdown = 'Text[^a].\n\n- one\n- two\n\n[^a]: A note with a [link](https://example.com/).\n';
-    const first = convert({ markdown, template, created }).docx;
-    convert({ markdown: '# Other\n\n1. x\n', template, created });
-    expect(Buffer.from(convert({ markdown, template, created }).docx).equals(Buffer.from(first))).toBe(true);
+    const first = (await convert({ markdown, template, created })).docx;
+    await convert({ markdown: '# Other\n\n1. x\n', template, created });
+    expect(Buffer.from((await convert({ markdown, template, created })).docx).equals(Buffer.from(first))).toBe(true);
   });
 });
 
@@ -256,7 +256,7 @@ describe('a template whose parts declare WordprocessingML as their default names
   it('converts lists, notes and links into a schema-valid document (the w prefix is found, not assumed)', async () => {
     const markdown =
       '# Head\n\n- one\n  - two\n\n1. first\n\nText[^1] and [a link](https://example.com).\n\n[^1]: A note.\n';
-    const result = convert({ markdown, template: defaultNamespaceTemplate(), created });
+    const result = await convert({ markdown, template: defaultNamespaceTemplate(), created });
     const body = parse(part(result.docx, 'word/document.xml'));
     expect(all(body, 'numId').length).toBeGreaterThanOrEqual(3);
     const { ok, report } = await validateDocx(result.docx);

@@ -63,8 +63,8 @@ After the rule[^note].
 
 const CREATED = new Date('2024-01-02T03:04:05Z');
 
-function run(markdown: string, template: Uint8Array, rules: MappingRules): ConvertResult {
-  return convert({ markdown, template, mapping: { rules }, created: CREATED });
+async function run(markdown: string, template: Uint8Array, rules: MappingRules): Promise<ConvertResult> {
+  return await convert({ markdown, template, mapping: { rules }, created: CREATED });
 }
 
 function parse(xml: string): XmlDocument {
@@ -196,8 +196,8 @@ const TEMPLATE_NUM_IDS = ['1', '2', '3'];
 const TEMPLATE_ABSTRACT_IDS = ['0', '1', '2'];
 const TEMPLATE_NSIDS = ['FFFFFF89', 'FFFFFF88', '5A8E2C14'];
 
-describe('a Word-made template with a mapping to its styles', () => {
-  const result = run(MARKDOWN, CORPORATE, RULES);
+describe('a Word-made template with a mapping to its styles', async () => {
+  const result = await run(MARKDOWN, CORPORATE, RULES);
   const documentXml = part(result.docx, 'word/document.xml');
   const doc = parse(documentXml);
   const parts = unzipSync(result.docx);
@@ -235,7 +235,7 @@ describe('a Word-made template with a mapping to its styles', () => {
 
   it('finds "Heading 1" (any case) as Word\'s built-in "heading 1"', async () => {
     for (const name of ['Heading 1', 'HEADING 1', 'heading 1']) {
-      const { docx, warnings } = run('# Title\n\nText.', CORPORATE, { ...RULES, heading: { '1': name } });
+      const { docx, warnings } = await run('# Title\n\nText.', CORPORATE, { ...RULES, heading: { '1': name } });
       expect(warnings, name).toEqual([]);
       expect(pStyle(paragraph(parse(part(docx, 'word/document.xml')), 'Title')), name).toBe('Heading1');
       if (name === 'Heading 1') await expectValid(docx);
@@ -490,7 +490,7 @@ describe('a Word-made template with a mapping to its styles', () => {
   });
 
   it('with a template without a placeholder, the content is the whole body', async () => {
-    const nobody = run(MARKDOWN, NOBODY, RULES);
+    const nobody = await run(MARKDOWN, NOBODY, RULES);
     expect(nobody.warnings).toEqual([]);
     const xml = part(nobody.docx, 'word/document.xml');
     expect(xml).not.toContain('Template sample text');
@@ -521,7 +521,7 @@ describe('a Word-made template with a mapping to its styles', () => {
 describe('styles the template lacks', () => {
   it('a mapping naming a missing style gives one warning and only references existing styles', async () => {
     const rules: MappingRules = { ...RULES, paragraph: 'No Such Style', code_block: 'No Such Style' };
-    const { docx, warnings } = run(MARKDOWN, CORPORATE, rules);
+    const { docx, warnings } = await run(MARKDOWN, CORPORATE, rules);
     expect(warnings).toEqual(['missing_style: No Such Style']);
     const doc = parse(part(docx, 'word/document.xml'));
     // The paragraph and the code fall back to built-in formatting; the rest keeps its mapped style.
@@ -538,7 +538,7 @@ describe('styles the template lacks', () => {
   });
 
   it('a table style named for paragraphs is reported missing', async () => {
-    const { docx, warnings } = run(MARKDOWN, CORPORATE, { ...RULES, paragraph: 'Corp Table' });
+    const { docx, warnings } = await run(MARKDOWN, CORPORATE, { ...RULES, paragraph: 'Corp Table' });
     expect(warnings).toEqual(['missing_style: Corp Table']);
     const doc = parse(part(docx, 'word/document.xml'));
     expect(pStyle(paragraph(doc, 'Intervening paragraph.'))).toBeNull();
@@ -550,7 +550,7 @@ describe('styles the template lacks', () => {
   });
 
   it('a paragraph style named for a table is reported missing too', async () => {
-    const { docx, warnings } = run(MARKDOWN, CORPORATE, { ...RULES, table: { style: 'Corp Body' } });
+    const { docx, warnings } = await run(MARKDOWN, CORPORATE, { ...RULES, table: { style: 'Corp Body' } });
     expect(warnings).toEqual(['missing_style: Corp Body']);
     const doc = parse(part(docx, 'word/document.xml'));
     expect(elements(doc, 'tblStyle').map(val)).not.toContain('CorpBody');

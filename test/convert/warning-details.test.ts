@@ -20,8 +20,8 @@ const markdown = [
 ].join('\n');
 
 describe('warning details', () => {
-  it('names every image placeholder and carries the first line and the count of each warning', () => {
-    const result = convert({ markdown });
+  it('names every image placeholder and carries the first line and the count of each warning', async () => {
+    const result = await convert({ markdown });
     expect(result.warnings).toEqual(
       expect.arrayContaining([
         'image_placeholder: badge one',
@@ -39,8 +39,8 @@ describe('warning details', () => {
     expect(result.warningDetails.map((detail) => detail.warning)).toEqual(result.warnings);
   });
 
-  it('gives no line to warnings about the mapping (missing styles)', () => {
-    const result = convert({
+  it('gives no line to warnings about the mapping (missing styles)', async () => {
+    const result = await convert({
       markdown: 'Plain.',
       mapping: {
         rules: {

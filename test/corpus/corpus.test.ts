@@ -16,7 +16,8 @@ describe('the corpus: real documents through real templates', () => {
     results = await runCorpus(
       pairs,
       async (markdown, template, mapping) =>
-        convert({ markdown, template, mapping: mapping as Parameters<typeof convert>[0]['mapping'], created }).docx,
+        (await convert({ markdown, template, mapping: mapping as Parameters<typeof convert>[0]['mapping'], created }))
+          .docx,
     );
     expect(results).toHaveLength(pairs.length);
   });

@@ -47,7 +47,7 @@ describe('splitBody', () => {
 });
 
 describe('the parts a piece needs', () => {
-  test('of a converted document: its own lists and links, every other relationship, nothing lost when joined', () => {
+  test('of a converted document: its own lists and links, every other relationship, nothing lost when joined', async () => {
     const markdown = [
       '# Lists',
       '',
@@ -60,7 +60,7 @@ describe('the parts a piece needs', () => {
       '',
       'And [another](https://example.com/b).',
     ].join('\n');
-    const files = unzipSync(convert({ markdown }).docx);
+    const files = unzipSync((await convert({ markdown })).docx);
     const document = strFromU8(files['word/document.xml'] ?? new Uint8Array());
     const body = splitBody(document);
     expect(body).not.toBeNull();

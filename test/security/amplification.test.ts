@@ -22,6 +22,13 @@ import { part, validateDocx } from '../helpers/docx.ts';
 const created = new Date('2026-01-02T03:04:05Z');
 
 /** Milliseconds FN takes, and what it returns. */
+/** The time an asynchronous conversion takes, with its value. */
+async function timedAsync<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value };
+}
+
 function timed<T>(fn: () => T): { ms: number; value: T } {
   const start = performance.now();
   const value = fn();
@@ -34,7 +41,7 @@ describe('amplification', () => {
   it('writes one table of contents however many [TOC] markers, warning the second with its line', async () => {
     // 300 headings and 300 markers in 4.4 KB: each marker once got a whole TOC (90,000 entries, 23 s, 985 MB).
     const markdown = Array.from({ length: 300 }, (_, i) => `# Heading ${String(i)}\n\n[TOC]\n`).join('\n');
-    const { ms, value: result } = timed(() => convert({ markdown, created }));
+    const { ms, value: result } = await timedAsync(() => convert({ markdown, created }));
     const document = part(result.docx, 'word/document.xml');
     expect(count(document, 'TOC \\o')).toBe(1);
     // One entry per heading: the headings' bookmarks are linked once each (from the one TOC).
@@ -53,7 +60,7 @@ describe('amplification', () => {
     // 2,000 references to a 10 KB note: each once made a copy of the note (a 20 MB footnotes part).
     const note = 'A long note. '.repeat(800);
     const markdown = `${'Text[^a] '.repeat(2_000)}\n\n[^a]: ${note}\n`;
-    const { ms, value: result } = timed(() => convert({ markdown, created }));
+    const { ms, value: result } = await timedAsync(() => convert({ markdown, created }));
     const footnotes = part(result.docx, 'word/footnotes.xml');
     const document = part(result.docx, 'word/document.xml');
     expect(count(footnotes, 'A long note.')).toBe(800);
@@ -67,8 +74,8 @@ describe('amplification', () => {
     expect(ok, report).toBe(true);
   });
 
-  it('keeps a note referenced once exactly as before: no bookmark, no field', () => {
-    const result = convert({ markdown: 'A claim[^1] and another[^2].\n\n[^1]: One.\n[^2]: Two.\n', created });
+  it('keeps a note referenced once exactly as before: no bookmark, no field', async () => {
+    const result = await convert({ markdown: 'A claim[^1] and another[^2].\n\n[^1]: One.\n[^2]: Two.\n', created });
     const document = part(result.docx, 'word/document.xml');
     expect(count(document, '<w:footnoteReference ')).toBe(2);
     expect(document).not.toContain('_DocwrightNote');
@@ -102,14 +109,14 @@ describe('amplification', () => {
     expect(names.every((name) => name.length <= MAX_BOOKMARK_NAME && /^[A-Za-z]\w*$/.test(name))).toBe(true);
   });
 
-  it(`refuses a document whose Word XML would be more than ${String(OUTPUT_FACTOR)} times its markdown`, () => {
+  it(`refuses a document whose Word XML would be more than ${String(OUTPUT_FACTOR)} times its markdown`, async () => {
     // A table of 200 columns whose 200 rows are each one `|`: GFM pads every row to the header's columns, so 1 KB
     // of markdown is 40,000 cells (about 5 MB of XML).
     const columns = 200;
     const markdown = `${'|'.repeat(columns + 1)}\n${'|-'.repeat(columns)}|\n${'|\n'.repeat(columns)}`;
     let error: unknown;
     try {
-      convert({ markdown, created });
+      await convert({ markdown, created });
     } catch (caught) {
       error = caught;
     }
@@ -124,17 +131,17 @@ describe('amplification', () => {
   const longUrl = `https://example.com/${'a'.repeat(20_000)}`;
   const references = `${'[x][r] '.repeat(2_000)}\n\n[r]: ${longUrl}\n`;
 
-  it('refuses links that would write their URL out of proportion to the markdown, in the body', () => {
+  it('refuses links that would write their URL out of proportion to the markdown, in the body', async () => {
     const markdown = references;
-    expect(() => convert({ markdown, created })).toThrow(OutputTooLargeError);
+    await expect(convert({ markdown, created })).rejects.toThrow(OutputTooLargeError);
   });
 
-  it('refuses links that would write their URL out of proportion to the markdown, in a footnote', () => {
+  it('refuses links that would write their URL out of proportion to the markdown, in a footnote', async () => {
     const markdown = `Text[^n].\n\n[^n]: ${references}`;
-    expect(() => convert({ markdown, created })).toThrow(OutputTooLargeError);
+    await expect(convert({ markdown, created })).rejects.toThrow(OutputTooLargeError);
   });
 
-  it('counts every part it writes against the bound, the numbering too, not only the body and the notes', () => {
+  it('counts every part it writes against the bound, the numbering too, not only the body and the notes', async () => {
     // `1.` and `1)` lists alternating: each a list of its own, whose numbering outweighs its two short paragraphs.
     const markdown = '1. a\n1) a\n'.repeat(200);
     const compiled = () =>
@@ -144,18 +151,20 @@ describe('amplification', () => {
         options: elementOptions(DEFAULT_RULES),
       });
     const template = defaultTemplateRead();
-    const docx = packageDocument(template, compiled(), created);
+    const docx = await packageDocument(template, compiled(), created);
     const body = part(docx, 'word/document.xml').length - (template.parts.get('word/document.xml')?.length ?? 0);
     const numbering = part(docx, 'word/numbering.xml').length;
     expect(numbering).toBeGreaterThan(body);
     // A bound the body alone keeps: the numbering is what passes it.
-    expect(() => packageDocument(template, compiled(), created, { limit: body + 1_000 })).toThrow(OutputTooLargeError);
+    await expect(packageDocument(template, compiled(), created, { limit: body + 1_000 })).rejects.toThrow(
+      OutputTooLargeError,
+    );
   });
 
   it('writes one relationship for a URL linked many times, in the body and in a note', async () => {
     const url = 'https://example.com/a/long/enough/address';
     const markdown = `${'[x][r] [y](https://example.com/other) '.repeat(50)}[^n]\n\n[^n]: ${'[z][r] '.repeat(20)}\n\n[r]: ${url}\n`;
-    const result = convert({ markdown, created });
+    const result = await convert({ markdown, created });
     const rels = part(result.docx, 'word/_rels/document.xml.rels');
     const noteRels = part(result.docx, 'word/_rels/footnotes.xml.rels');
     expect(count(rels, url)).toBe(1);

@@ -38,9 +38,9 @@ const UNSAFE: Record<string, string> = {
 
 describe('unsafe link targets stay text with a warning; safe ones are the only external relationships', () => {
   for (const [target, scheme] of Object.entries(UNSAFE)) {
-    it(`[t](${target}) → text, "unsafe_link: ${scheme}", no relationship (body and footnote)`, () => {
+    it(`[t](${target}) → text, "unsafe_link: ${scheme}", no relationship (body and footnote)`, async () => {
       const markdown = `Before [the text](<${target}>) after.[^1]\n\n[^1]: A note [noted](<${target}>).\n`;
-      const result = convert({ markdown });
+      const result = await convert({ markdown });
       expect(result.warnings).toContain(`unsafe_link: ${scheme}`);
       expect(externalTargets(result.docx, 'word/_rels/document.xml.rels')).toEqual([]);
       expect(externalTargets(result.docx, 'word/_rels/footnotes.xml.rels')).toEqual([]);
@@ -49,14 +49,14 @@ describe('unsafe link targets stay text with a warning; safe ones are the only e
     });
   }
 
-  it('a reference-style link through a javascript: definition stays text', () => {
-    const result = convert({ markdown: 'A [ref][x].\n\n[x]: javascript:void(0)\n' });
+  it('a reference-style link through a javascript: definition stays text', async () => {
+    const result = await convert({ markdown: 'A [ref][x].\n\n[x]: javascript:void(0)\n' });
     expect(result.warnings).toEqual(['unsafe_link: javascript']);
     expect(externalTargets(result.docx, 'word/_rels/document.xml.rels')).toEqual([]);
   });
 
-  it('http, https, mailto still become hyperlinks; an #anchor to a heading is an internal link, no relationship', () => {
-    const result = convert({
+  it('http, https, mailto still become hyperlinks; an #anchor to a heading is an internal link, no relationship', async () => {
+    const result = await convert({
       markdown:
         '# Section\n\n[a](http://example.com/a) [b](HTTPS://example.com/b) [c](mailto:x@example.com) [d](#section)\n',
     });

@@ -98,10 +98,10 @@ function childrenCpuMs(): number {
   return (Number(fields[13]) + Number(fields[14])) * 10;
 }
 
-function convertOne(name: string, svg: string): { warnings: string[]; docx: Uint8Array; ms: number } {
+async function convertOne(name: string, svg: string): Promise<{ warnings: string[]; docx: Uint8Array; ms: number }> {
   const started = performance.now();
   // In a child per SVG, as a worker without a pool does (the engine starts no process of its own).
-  const result = convert({
+  const result = await convert({
     markdown: `![a picture](${name})\n`,
     images: filesSource(new Map([[name, utf8(svg)]])),
     renderer: renderInChild,
@@ -111,21 +111,21 @@ function convertOne(name: string, svg: string): { warnings: string[]; docx: Uint
 
 describe('images nested in an SVG', () => {
   it('refuses a data: SVG inside an SVG (its filter rendered for minutes), naming the image', async () => {
-    const { warnings, docx, ms } = convertOne('nested.svg', NESTED_HOSTILE);
+    const { warnings, docx, ms } = await convertOne('nested.svg', NESTED_HOSTILE);
     expect(warnings).toContain('image_unsupported: nested.svg (an SVG image inside it)');
     expect(ms).toBeLessThan(5_000);
     expect((await validateDocx(docx)).ok).toBe(true);
   });
 
   it('refuses an SVG whose nested bitmap is over the pixel cap; no stored part carries one', async () => {
-    const { warnings, docx } = convertOne('big.svg', svgAround(blackPng(8_000, 8_000)));
+    const { warnings, docx } = await convertOne('big.svg', svgAround(blackPng(8_000, 8_000)));
     expect(warnings).toContain('image_unsupported: big.svg (an image inside it: png 8000×8000)');
     expect(bitmapSizes(docx).filter((s) => s.pixels > IMAGE_LIMITS.maxPixels)).toEqual([]);
     expect((await validateDocx(docx)).ok).toBe(true);
   });
 
   it('keeps a nested bitmap within the cap, and renders the fallback', async () => {
-    const { warnings, docx } = convertOne('small.svg', svgAround(blackPng(40, 40)));
+    const { warnings, docx } = await convertOne('small.svg', svgAround(blackPng(40, 40)));
     expect(warnings).toEqual([]);
     const sizes = bitmapSizes(docx);
     expect(sizes.some((s) => s.where.includes('.svg > image/png') && s.pixels === 1_600)).toBe(true);
@@ -135,7 +135,7 @@ describe('images nested in an SVG', () => {
 
   it('renders a clean but slow SVG (millions of dashes) within the render limit, as a placeholder', async () => {
     const children = childrenCpuMs();
-    const { warnings, docx } = convertOne('dashes.svg', dashes(400));
+    const { warnings, docx } = await convertOne('dashes.svg', dashes(400));
     expect(warnings).toContain('image_unsupported: dashes.svg (too complex)');
     // The render ran in a child process (this process's waited-for children), stopped at its CPU time limit.
     expect(childrenCpuMs() - children).toBeGreaterThan(IMAGE_LIMITS.svgRenderMs / 2);
@@ -172,7 +172,7 @@ describe('hrefs and effects in any namespace the renderer reads', () => {
 
   for (const attr of ['xml:href', 's:href', 'o:href']) {
     it(`checks a nested bitmap in ${attr} (in a pattern) against the pixel cap`, async () => {
-      const { warnings, docx } = convertOne('ns.svg', svgWithHref(attr, pngUri(over)));
+      const { warnings, docx } = await convertOne('ns.svg', svgWithHref(attr, pngUri(over)));
       expect(warnings).toContain(overWarning('ns.svg'));
       expect(bitmapSizes(docx).filter((s) => s.pixels > IMAGE_LIMITS.maxPixels)).toEqual([]);
       expect((await validateDocx(docx)).ok).toBe(true);
@@ -181,7 +181,7 @@ describe('hrefs and effects in any namespace the renderer reads', () => {
 
   it('refuses a nested SVG in xml:href or s:href', async () => {
     for (const attr of ['xml:href', 's:href']) {
-      const { warnings, docx, ms } = convertOne('ns.svg', svgWithHref(attr, HOSTILE_URI));
+      const { warnings, docx, ms } = await convertOne('ns.svg', svgWithHref(attr, HOSTILE_URI));
       expect(warnings).toContain('image_unsupported: ns.svg (an SVG image inside it)');
       expect(ms).toBeLessThan(5_000);
       expect((await validateDocx(docx)).ok).toBe(true);
@@ -197,14 +197,14 @@ describe('hrefs and effects in any namespace the renderer reads', () => {
       ['prefixed.svg', prefixed],
       ['defaulted.svg', defaulted],
     ] as const) {
-      const { warnings, docx } = convertOne(name, svg);
+      const { warnings, docx } = await convertOne(name, svg);
       expect(warnings).toContain(overWarning(name));
       expect(bitmapSizes(docx).filter((s) => s.pixels > IMAGE_LIMITS.maxPixels)).toEqual([]);
     }
   });
 
   it('keeps a small nested bitmap in xml:href out of the stored SVG (browsers ignore it), with no warning', async () => {
-    const { warnings, docx } = convertOne('small.svg', svgWithHref('xml:href', pngUri(blackPng(40, 40))));
+    const { warnings, docx } = await convertOne('small.svg', svgWithHref('xml:href', pngUri(blackPng(40, 40))));
     expect(warnings).toEqual([]);
     const svgPart = Object.entries(unzipSync(docx)).find(([name]) => name.endsWith('.svg'));
     expect(svgPart && Buffer.from(svgPart[1]).toString('utf8')).not.toMatch(/xml:href/);
@@ -226,10 +226,10 @@ describe('hrefs and effects in any namespace the renderer reads', () => {
 describe('GIF frames', () => {
   it('refuses a GIF whose frame is larger than its screen, on its own and inside an SVG', async () => {
     const big = gif(1, 20_000);
-    const alone = convert({ markdown: '![a](frame.gif)\n', images: filesSource(new Map([['frame.gif', big]])) });
+    const alone = await convert({ markdown: '![a](frame.gif)\n', images: filesSource(new Map([['frame.gif', big]])) });
     expect(alone.warnings).toContain('image_unsupported: frame.gif (gif 1×1 with a 20000×20000 frame)');
     expect((await validateDocx(alone.docx)).ok).toBe(true);
-    const nested = convertOne(
+    const nested = await convertOne(
       'frame.svg',
       `<svg ${NS} width="10" height="10"><image width="10" height="10" href="data:image/gif;base64,${base64(big)}"/></svg>`,
     );
@@ -238,8 +238,8 @@ describe('GIF frames', () => {
     );
   });
 
-  it('keeps a GIF whose frame fits its screen', () => {
-    const { warnings } = convert({
+  it('keeps a GIF whose frame fits its screen', async () => {
+    const { warnings } = await convert({
       markdown: '![a](ok.gif)\n',
       images: filesSource(new Map([['ok.gif', gif(20, 20)]])),
     });

@@ -75,7 +75,7 @@ describe.each(bases)('a hostile template built on %s', (_name, base) => {
   });
 
   it('every output made with it is clean too, the renamed style still applied and the hyperlink kept', async () => {
-    const result = convert({
+    const result = await convert({
       markdown: '# Title\n\nBody with a [link](https://example.org).\n',
       template: hostile,
       created: new Date('2026-01-01T00:00:00Z'),
@@ -118,7 +118,7 @@ describe('clean real templates', () => {
 });
 
 describe('a remote template disguised as a hyperlink', () => {
-  it('w:attachedTemplate pointing at an external relationship typed "hyperlink" is removed (hyperlinks are kept only for links)', () => {
+  it('w:attachedTemplate pointing at an external relationship typed "hyperlink" is removed (hyperlinks are kept only for links)', async () => {
     const base = defaultTemplate();
     const parts = unzipSync(base);
     const settings = strFromU8(parts['word/settings.xml'] ?? new Uint8Array());
@@ -133,7 +133,7 @@ describe('a remote template disguised as a hyperlink', () => {
     expect(template.warnings.join('\n')).toContain(
       'template_external_removed: attachedTemplate using a hyperlink relationship',
     );
-    const output = convert({ markdown: 'x\n', template: disguised, created: new Date('2026-01-01T00:00:00Z') });
+    const output = await convert({ markdown: 'x\n', template: disguised, created: new Date('2026-01-01T00:00:00Z') });
     expect(strFromU8(unzipSync(output.docx)['word/settings.xml'] ?? new Uint8Array())).not.toContain(
       'attachedTemplate',
     );
@@ -158,13 +158,13 @@ describe('a remote attachedTemplate in a relationships part named in another cas
   ];
   it.each(cases)(
     '%s (target %j) loses the relationship and the w:attachedTemplate, with a warning',
-    (relsName, target, mode) => {
+    async (relsName, target, mode) => {
       const hostile = withParts(base, { [relsName]: rels(target, mode), 'word/settings.xml': withSettings });
       const template = readTemplate(hostile);
       expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
       for (const docx of [
         sanitizedBytes(hostile, template),
-        convert({ markdown: 'x\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') }).docx,
+        (await convert({ markdown: 'x\n', template: hostile, created: new Date('2026-01-01T00:00:00Z') })).docx,
       ]) {
         const parts = unzipSync(docx);
         for (const [name, bytes] of Object.entries(parts)) {
@@ -182,17 +182,23 @@ describe('a remote attachedTemplate in a relationships part that starts with a l
   const settings = strFromU8(unzipSync(base)['word/settings.xml'] ?? new Uint8Array());
   const open = settings.indexOf('>', settings.indexOf('<w:settings')) + 1;
   const withSettings = `${settings.slice(0, open)}<w:attachedTemplate r:id="rIdT"/>${settings.slice(open)}`;
-  it.each([70, 5_000])('%i spaces first: the relationship and the w:attachedTemplate go, with a warning', (spaces) => {
-    const rels =
-      `${' '.repeat(spaces)}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-      `<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate" Target="${EVIL}/t.dotm" TargetMode="External"/></Relationships>`;
-    const hostile = withParts(base, { 'word/_rels/settings.xml.rels': rels, 'word/settings.xml': withSettings });
-    const template = readTemplate(hostile);
-    expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
-    for (const docx of [sanitizedBytes(hostile, template), convert({ markdown: 'x\n', template: hostile }).docx])
-      for (const [name, bytes] of Object.entries(unzipSync(docx)))
-        expect(strFromU8(bytes), name).not.toContain('evil.example');
-  });
+  it.each([70, 5_000])(
+    '%i spaces first: the relationship and the w:attachedTemplate go, with a warning',
+    async (spaces) => {
+      const rels =
+        `${' '.repeat(spaces)}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+        `<Relationship Id="rIdT" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate" Target="${EVIL}/t.dotm" TargetMode="External"/></Relationships>`;
+      const hostile = withParts(base, { 'word/_rels/settings.xml.rels': rels, 'word/settings.xml': withSettings });
+      const template = readTemplate(hostile);
+      expect(template.warnings.join('\n')).toContain('template_external_removed: attachedTemplate');
+      for (const docx of [
+        sanitizedBytes(hostile, template),
+        (await convert({ markdown: 'x\n', template: hostile })).docx,
+      ])
+        for (const [name, bytes] of Object.entries(unzipSync(docx)))
+          expect(strFromU8(bytes), name).not.toContain('evil.example');
+    },
+  );
 });
 
 describe("the style and numbering caps apply by the part's role, whatever its name", () => {
@@ -263,11 +269,11 @@ describe('elements nested past the cap', () => {
     });
     expect(() => readTemplate(bytes)).not.toThrow();
   });
-  it('a template nested as deep as the cap allows is read and converts', () => {
+  it('a template nested as deep as the cap allows is read and converts', async () => {
     const depthOfBody = 2; // w:document > w:body
     const bytes = nested(256 - depthOfBody);
     expect(() => readTemplate(bytes)).not.toThrow();
-    expect(convert({ markdown: '# Title\n\nText.', template: bytes }).docx.byteLength).toBeGreaterThan(0);
+    expect((await convert({ markdown: '# Title\n\nText.', template: bytes })).docx.byteLength).toBeGreaterThan(0);
   });
 });
 
@@ -284,7 +290,7 @@ describe('styles, numbering and notes parts under other names (the main part’s
     expect(Object.keys(unzipSync(template))).toContain(`word/${to}`);
     // Read as the same template: its styles found whatever their part's name.
     expect(readTemplate(template).styles).toEqual(readTemplate(defaultTemplate()).styles);
-    const { docx } = convert({ markdown, template });
+    const { docx } = await convert({ markdown, template });
     const files = unzipSync(docx);
     const kind = from.replace('.xml', '');
     const named = Object.keys(files).filter(

@@ -5,7 +5,7 @@ import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
 import { strikethrough } from './handlers/delete.ts';
 import { emphasis } from './handlers/emphasis.ts';
-import { footnoteReference } from './handlers/footnote-reference.ts';
+import { footnoteReference, noteMarks } from './handlers/footnote-reference.ts';
 import { frontMatter } from './handlers/front-matter.ts';
 import { heading } from './handlers/heading.ts';
 import { htmlBlock, htmlInline } from './handlers/html.ts';
@@ -99,6 +99,8 @@ export interface CompiledDocument {
   stats: ConversionStats;
   /** The table of contents to write at its marker paragraphs, when the document asks for one. */
   toc?: TocRequest;
+  /** The bookmarks of notes' first references, by placeholder id (handlers/footnote-reference.ts). */
+  noteMarks: ReadonlyMap<number, number | undefined>;
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
@@ -128,6 +130,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     warnings: state.warnings,
     warningDetails: state.warningList.list(),
     stats,
+    noteMarks: noteMarks(state.noteSites),
     ...(state.toc.written ? { toc: state.toc.request(state.anchors.headings) } : {}),
   };
 }

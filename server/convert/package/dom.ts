@@ -1,6 +1,5 @@
-import { DOMParser, XMLSerializer, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
+import { DOMParser, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
 import { unescapeBraces } from '../braces.ts';
-import { optimisationsEnabled } from '../optimisations.ts';
 import { parseXml } from '../template/read.ts';
 import { decodeUtf8 } from '../xml.ts';
 import { NS } from './namespaces.ts';
@@ -21,7 +20,6 @@ export function parsePart(data: Uint8Array | string, name: string): XmlDocument 
  */
 export function parseGeneratedPart(data: Uint8Array | string, name: string): XmlDocument {
   const xml = unescapeBraces(typeof data === 'string' ? data : decodeUtf8(data));
-  if (!optimisationsEnabled()) return parsePart(xml, name);
   const doc = parseWithoutLocator(xml);
   // Not well-formed, or with a DTD, after all: parsed again the usual way, for the usual error.
   return doc && !doc.doctype ? doc : parsePart(xml, name);
@@ -43,7 +41,7 @@ function parseWithoutLocator(xml: string): XmlDocument | null {
 
 /** Writes a part back, with its XML declaration. */
 export function serializePart(doc: XmlDocument): string {
-  return withDeclaration(optimisationsEnabled() ? serializeDocument(doc) : new XMLSerializer().serializeToString(doc));
+  return withDeclaration(serializeDocument(doc));
 }
 
 /** A part's text with the XML declaration in front when it has none (as serializePart writes every part). */
@@ -99,6 +97,14 @@ export function prefixOf(el: Element | null | undefined, ns: string, fallback: s
 
 /** Sets a w: attribute, with the prefix the element's part uses for w. */
 export function setWAttr(el: Element, name: string, value: string): void {
+  // An attribute it has already takes the new value where it stands (as setAttributeNS would put it), without looking
+  // the prefix up through every ancestor.
+  const held = el.getAttributeNodeNS(NS.w, name);
+  if (held?.prefix === 'w') {
+    (held as { value: string }).value = value;
+    (held as { nodeValue: string | null }).nodeValue = value;
+    return;
+  }
   const prefix = prefixOf(el, NS.w, 'w');
   el.setAttributeNS(NS.w, `${prefix}:${name}`, value);
 }

@@ -1,5 +1,4 @@
 import type { Attr, Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
-import { optimisationsEnabled } from '../optimisations.ts';
 
 /** The one namespace registry of the package (prefix → URI), as Word writes them. */
 export const NS = {
@@ -71,26 +70,6 @@ function rootDeclarations(root: Element): Map<string, string> {
   return out;
 }
 
-/** Drops declarations below the root that repeat one of the root's. */
-function dropRepeatedDeclarations(root: Element, declared: ReadonlyMap<string, string>): void {
-  const stack: Element[] = [...childElements(root)];
-  for (let el = stack.pop(); el; el = stack.pop()) {
-    for (let i = el.attributes.length - 1; i >= 0; i--) {
-      const a = el.attributes.item(i);
-      if (a && a.namespaceURI === XMLNS && a.prefix === 'xmlns' && declared.get(a.localName ?? '') === a.value)
-        el.removeAttributeNode(a);
-    }
-    // One push per child: spreading a wide element's children into one call overflows the stack.
-    for (const child of childElements(el)) stack.push(child);
-  }
-}
-
-function childElements(el: Element): Element[] {
-  const out: Element[] = [];
-  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
-  return out;
-}
-
 /**
  * The namespaces (prefix → URI) the elements and attributes of a part use, first use first. With `below`, the
  * declarations of the elements under the root are collected into it on the way (one walk instead of two). `inserted`
@@ -150,17 +129,15 @@ export function declareNamespaces(doc: XmlDocument, inserted: readonly InsertedC
   const root = doc.documentElement;
   if (!root) return;
   const declared = rootDeclarations(root);
-  const below: { el: Element; attr: Attr }[] | undefined = optimisationsEnabled() ? [] : undefined;
+  const below: { el: Element; attr: Attr }[] = [];
   const used = usedNamespaces(root, below, new Map(inserted.map(({ at, used }) => [at, used])));
   for (const [prefix, uri] of used) {
     if (declared.has(prefix)) continue;
     root.setAttributeNS(XMLNS, `xmlns:${prefix}`, uri);
     declared.set(prefix, uri);
   }
-  if (below) {
-    for (const { el, attr } of below)
-      if (declared.get(attr.localName ?? '') === attr.value) el.removeAttributeNode(attr);
-  } else dropRepeatedDeclarations(root, declared);
+  // Declarations below the root that repeat one of the root's go.
+  for (const { el, attr } of below) if (declared.get(attr.localName ?? '') === attr.value) el.removeAttributeNode(attr);
   const current = (root.getAttributeNS(NS.mc, 'Ignorable') ?? '').split(/\s+/).filter(Boolean);
   const ignorable = current.filter((p) => declared.has(p));
   for (const [prefix, uri] of used)

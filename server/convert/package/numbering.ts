@@ -1,6 +1,5 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { adopt, children, descendants, isW, setWAttr, wAttr, wChild, wElement, wElementsIn } from './dom.ts';
-import { optimisationsEnabled } from '../optimisations.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /** The numbering a paragraph style carries: the template's abstract numbering and the level the style sits at. */
@@ -92,8 +91,8 @@ export function insertionPoints(root: Element): { abstracts: Element | null; num
 }
 
 /**
- * What a merge adds to the target numbering part, worked out once for both ways of writing it (the DOM here, the
- * text in numbering-text.ts). Ids are the target's next free ones; `from` names docx's definition by its own id.
+ * What a merge adds to the target numbering part. Ids are the target's next free ones; `from` names docx's definition
+ * by its own id.
  */
 export interface NumberingPlan {
   /** docx's abstract numberings the lists use, in docx's order, with their new ids: inserted before the first w:num. */
@@ -239,11 +238,10 @@ const styleIndexes = new WeakMap<XmlDocument, ReadonlyMap<string, Element>>();
  */
 export function stylesById(styles: XmlDocument | null): ReadonlyMap<string, Element> {
   if (!styles) return new Map();
-  const optimised = optimisationsEnabled();
-  const known = optimised ? styleIndexes.get(styles) : undefined;
+  const known = styleIndexes.get(styles);
   if (known) return known;
   const index = new Map(descendants(styles, NS.w, 'style').map((s) => [wAttr(s, 'styleId'), s]));
-  if (optimised) styleIndexes.set(styles, index);
+  styleIndexes.set(styles, index);
   return index;
 }
 

@@ -1,7 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { children, parsePart, serializePart } from './dom.ts';
 import { NS } from './namespaces.ts';
-import { optimisationsEnabled } from '../optimisations.ts';
 
 const EMPTY = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="${NS.pkg}"></Relationships>`;
 
@@ -75,7 +74,7 @@ export class Relationships {
       while (taken.has(`rId${n}`)) n += 1;
       id = `rId${n}`;
     } else {
-      let n = optimisationsEnabled() ? (this.free.get(options.prefix) ?? 1) : 1;
+      let n = this.free.get(options.prefix) ?? 1;
       while (taken.has(`${options.prefix}${n}`)) n += 1;
       id = `${options.prefix}${n}`;
       this.free.set(options.prefix, n + 1);

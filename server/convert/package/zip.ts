@@ -1,47 +1,14 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 import { Packer, type Document } from 'docx';
+import { unzipSync } from 'fflate';
 import { encodeUtf8 } from '../xml.ts';
 
-type Compiled = ReadonlyMap<string, string | Uint8Array>;
-
-/** An image docx's compile found in a part's XML: its media key and file name. */
-export interface MediaData {
-  key: string;
-  fileName: string;
-}
-
-/** A list instance docx numbered (its `{reference-instance}` placeholders become numId). */
-export interface ConcreteNumbering {
-  reference: string;
-  instance: number;
-  numId: number;
-}
-
-/** docx's compiler (Packer's), and the placeholder replacers it uses on every part's text. */
-export interface DocxCompiler {
-  compile(file: Document): Compiled;
-  imageReplacer: { replace(xml: string, images: readonly MediaData[], offset: number): string };
-  numberingReplacer: { replace(xml: string, numberings: readonly ConcreteNumbering[]): string };
-}
-
 /**
- * docx's compiler: docx's Packer would deflate every part only for us to inflate them again, so its compiler (the
- * part map Packer zips, in docx ≥ 9.15) is used directly; a test pins this.
+ * The parts docx writes for a document, through its public API: Packer zips them (with fflate), and they are unzipped
+ * here. What docx lacks (fields, bookmarks decided late) the package step adds through the DOM.
  */
-export function docxCompiler(): DocxCompiler {
-  const compiler = (Packer as unknown as { compiler?: Partial<DocxCompiler> }).compiler;
-  if (
-    typeof compiler?.compile !== 'function' ||
-    typeof compiler.imageReplacer?.replace !== 'function' ||
-    typeof compiler.numberingReplacer?.replace !== 'function'
-  )
-    throw new Error('This docx version has no Packer.compiler; Docwright needs docx 9.15 or later.');
-  return compiler as DocxCompiler;
-}
-
-/** Lays the document out with docx, in memory (see docxCompiler). */
-export function compileParts(doc: Document): Compiled {
-  return docxCompiler().compile(doc);
+export async function docxParts(doc: Document): Promise<Map<string, Uint8Array>> {
+  return new Map(Object.entries(unzipSync(await Packer.pack(doc, 'uint8array'))));
 }
 
 // The zip container. Our zip library (fflate) deflates every part itself, on every call, in JavaScript; it takes no

@@ -15,7 +15,6 @@ import { rawHtmlToMdast } from './raw-html.ts';
 import { measure, type ConversionStats } from './stats.ts';
 import { WarningList, type WarningDetail } from '../warning-list.ts';
 import { targetedAutolinks } from './autolink-targeted.ts';
-import { optimisationsEnabled } from '../optimisations.ts';
 import { parseInChunks } from './chunks.ts';
 
 type Transform = (tree: Root) => Root | undefined;
@@ -171,16 +170,16 @@ export function normalizeFrontMatterFence(markdown: string): string {
 /** Documents from this length are parsed in pieces of at least CHUNK_LENGTH characters (chunks.ts). */
 const CHUNKED_FROM = 32 * 1024;
 const CHUNK_LENGTH = 4 * 1024;
-const parseWhole = (markdown: string): Root =>
-  optimisationsEnabled() ? processorFor(markdown).parse(markdown) : processor.parse(markdown);
+const parseWhole = (markdown: string): Root => processorFor(markdown).parse(markdown);
+/** The tree of the whole markdown parsed with every GFM construct (the proof in test/convert/parse-needs.test.ts). */
+export const parseWithEveryConstruct = (markdown: string): Root => processor.parse(markdown);
 
 /**
  * The mdast tree of the markdown as remark parses it, whole or, for a long document, in pieces joined into the same
  * tree. `chunkLength` forces the pieces (the proof in test/convert/parse-chunks.test.ts cuts wherever it may).
  */
 export function parseTree(markdown: string, chunkLength?: number): Root {
-  if (chunkLength === undefined && (!optimisationsEnabled() || markdown.length < CHUNKED_FROM))
-    return parseWhole(markdown);
+  if (chunkLength === undefined && markdown.length < CHUNKED_FROM) return parseWhole(markdown);
   return parseInChunks(markdown, parseWhole, chunkLength ?? CHUNK_LENGTH) ?? parseWhole(markdown);
 }
 
@@ -189,7 +188,7 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   const tree = parseTree(normalizeFrontMatterFence(markdown));
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
-  for (const transform of optimisationsEnabled() ? targeted : transforms) transform(tree);
+  for (const transform of targeted) transform(tree);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const warnings = new WarningList();
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));

@@ -1,6 +1,6 @@
 // docx's parts are parsed without xmldom's locator; a part that is not well-formed or declares a DTD still gets
-// exactly the error the usual parse gives, with the optimisations on or off.
-import { afterEach, describe, expect, it } from 'vitest';
+// exactly the error the usual parse gives.
+import { describe, expect, it } from 'vitest';
 import { parseGeneratedPart, parsePart, serializePart } from '../../../server/convert/package/dom.ts';
 
 function errorOf(parse: () => unknown): string {
@@ -11,10 +11,6 @@ function errorOf(parse: () => unknown): string {
     return `${(error as Error).name}: ${(error as Error).message}`;
   }
 }
-
-afterEach(() => {
-  delete process.env.DOCWRIGHT_UNOPTIMISED;
-});
 
 describe('parseGeneratedPart', () => {
   it('gives the same document as the usual parse, without line numbers', () => {
@@ -32,9 +28,6 @@ describe('parseGeneratedPart', () => {
       const usual = errorOf(() => parsePart(xml, 'word/document.xml'));
       expect(usual).not.toBe('no error');
       expect(errorOf(() => parseGeneratedPart(xml, 'word/document.xml'))).toBe(usual);
-      process.env.DOCWRIGHT_UNOPTIMISED = '1';
-      expect(errorOf(() => parseGeneratedPart(xml, 'word/document.xml'))).toBe(usual);
-      delete process.env.DOCWRIGHT_UNOPTIMISED;
     }
   });
 });

@@ -44,13 +44,13 @@ describe('serializeDocument writes what xmldom writes', () => {
       for (const [path, doc] of xmlParts(bytes)) expectSameAsXmldom(doc, path);
   });
 
-  it('every XML part of every fixture output and of every corpus document with the built-in template', () => {
+  it('every XML part of every fixture output and of every corpus document with the built-in template', async () => {
     const inputs = readdirSync(ELEMENTS)
       .map((name) => join(ELEMENTS, name, 'input.md'))
       .filter((path) => existsSync(path));
     expect(inputs.length).toBeGreaterThan(10);
     for (const input of [...inputs, ...docs]) {
-      const { docx } = convert({ markdown: readFileSync(input, 'utf8'), created: CREATED });
+      const { docx } = await convert({ markdown: readFileSync(input, 'utf8'), created: CREATED });
       for (const [path, doc] of xmlParts(docx)) expectSameAsXmldom(doc, `${input}: ${path}`);
     }
   }, 300_000);

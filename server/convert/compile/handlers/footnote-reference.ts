@@ -6,8 +6,6 @@ import {
   TextRun,
   XmlAttributeComponent,
   XmlComponent,
-  type IContext,
-  type IXmlableObject,
   type ParagraphChild,
 } from 'docx';
 import type { FootnoteReference, Nodes, Parents, PhrasingContent, Table } from 'mdast';
@@ -41,21 +39,16 @@ function flattenTables(state: State, root: Parents): void {
   }
 }
 
-/** The bookmark around a note's first reference: written only once a second reference points to it (NOTEREF). */
-class FirstReferenceMark extends XmlComponent {
-  constructor(
-    private readonly site: NoteSite,
-    private readonly edge: 'start' | 'end',
-  ) {
-    super(edge === 'start' ? 'w:bookmarkStart' : 'w:bookmarkEnd');
-  }
+/**
+ * The bookmark around a note's first reference is written only once a second reference points to it (NOTEREF), which
+ * a later paragraph may do: it is written with a placeholder id (negative, one per note) that the packaging step
+ * (package/footnotes.ts's resolveNoteMarks) replaces by the bookmark's id, or removes the bookmark when it has none.
+ */
+const placeholderId = (site: NoteSite): number => -site.footnoteId;
 
-  override prepForXml(context: IContext): IXmlableObject | undefined {
-    const id = this.site.bookmarkId;
-    if (id === undefined) return undefined;
-    const mark = this.edge === 'start' ? new BookmarkStart(this.site.bookmark, id) : new BookmarkEnd(id);
-    return mark.prepForXml(context);
-  }
+/** The note marks' placeholder ids and their bookmark ids (undefined: no later reference, no bookmark). */
+export function noteMarks(sites: ReadonlyMap<string, NoteSite>): Map<number, number | undefined> {
+  return new Map([...sites.values()].map((site) => [placeholderId(site), site.bookmarkId]));
 }
 
 class FieldAttributes extends XmlAttributeComponent<{ instr: string }> {
@@ -97,8 +90,8 @@ export function footnoteReference(state: State, node: FootnoteReference): Paragr
     state.footnotes[footnoteId] = { children: paragraphs.length > 0 ? paragraphs : [state.paragraph('footnote', [])] };
   });
   return [
-    new FirstReferenceMark(site, 'start') as unknown as ParagraphChild,
+    new BookmarkStart(site.bookmark, placeholderId(site)) as unknown as ParagraphChild,
     new FootnoteReferenceRun(footnoteId),
-    new FirstReferenceMark(site, 'end') as unknown as ParagraphChild,
+    new BookmarkEnd(placeholderId(site)) as unknown as ParagraphChild,
   ];
 }
