@@ -147,7 +147,16 @@ class ServerRefusal extends Error {}
  */
 async function serverConverter(dataDir: string, fallback: () => Promise<Converter>): Promise<Converter | undefined> {
   // The discovery file first: without one no server runs, and nothing more is loaded.
-  if (dataFolder(dataDir).readDiscovery() === undefined) return undefined;
+  const folder = dataFolder(dataDir);
+  if (folder.readDiscovery() === undefined) return undefined;
+  // One that another user could have written names a server that may be theirs: the document is converted here.
+  const untrusted = folder.untrusted();
+  if (untrusted !== undefined) {
+    process.stderr.write(
+      `warning: ${untrusted.replace(/\. Make it .*$|\. Run Docwright .*$/s, '')}; converted here, not by the server it names.\n`,
+    );
+    return undefined;
+  }
   const { callServer, findRunningServer } = await import('./running-server.ts');
   const server = findRunningServer(dataDir);
   if (!server) return undefined;
