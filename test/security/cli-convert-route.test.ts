@@ -2,7 +2,7 @@
 // server on a real port over HTTPS: an images folder that is, holds or links to the data folder never puts a file of
 // it (admin.token, secret.key, db.json, the certificate's key) into the document; the time limit of every
 // conversion holds through it; a body over its limit gets its 413 envelope, declared or chunked.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
