@@ -73,6 +73,19 @@ const docxName = (input: string): string => `${basename(input, extname(input))}.
 /** One input of the run: to convert into `output`, or already refused (`error`, its line). */
 type Item = { input: string; output: string } | { error: string };
 
+/**
+ * Whether a folder's entry that is not plainly a file (a symbolic link, a type the folder does not say) is one of its
+ * files to convert: one that leads to a file, or nowhere (a dangling link, a loop, gone meanwhile), whose error is
+ * then that input's own line; never a folder, a pipe or a device (a pipe would never be read to its end).
+ */
+function fileToRead(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true;
+  }
+}
+
 /** The inputs of a batch, in order: each file, and each folder's markdown files by name. */
 function batchItems(args: string[], outDir: string | undefined): Item[] {
   const items: Item[] = [];
@@ -84,7 +97,7 @@ function batchItems(args: string[], outDir: string | undefined): Item[] {
     if (statSync(arg, { throwIfNoEntry: false })?.isDirectory()) {
       try {
         files = readdirSync(arg, { withFileTypes: true })
-          .filter((e) => MARKDOWN.test(e.name) && (e.isFile() || statSync(join(arg, e.name)).isFile()))
+          .filter((e) => MARKDOWN.test(e.name) && (e.isFile() || fileToRead(join(arg, e.name))))
           .map((e) => join(arg, e.name))
           .sort();
       } catch (error) {
