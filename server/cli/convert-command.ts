@@ -86,6 +86,13 @@ function fileToRead(path: string): boolean {
   }
 }
 
+/** Whether two paths name the same existing file (device and inode, after links). */
+function sameFile(a: string, b: string): boolean {
+  const one = statSync(a, { throwIfNoEntry: false });
+  const two = one && statSync(b, { throwIfNoEntry: false });
+  return one !== undefined && two !== undefined && one.dev === two.dev && one.ino === two.ino;
+}
+
 /** The inputs of a batch, in order: each file, and each folder's markdown files by name. */
 function batchItems(args: string[], outDir: string | undefined): Item[] {
   const items: Item[] = [];
@@ -230,6 +237,22 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
     items = [{ input, output }];
   }
+  // A document is never written over a file this command reads (the same file by any path: a link, another spelling).
+  items = items.map((item) => {
+    if (!('input' in item) || item.output === '-') return item;
+    const over = (path: string | undefined) => path !== undefined && path !== '-' && sameFile(item.output, path);
+    const what = over(item.input)
+      ? 'that input itself'
+      : over(opts.template)
+        ? 'the template'
+        : over(opts.mapping)
+          ? 'the mapping'
+          : undefined;
+    if (what === undefined) return item;
+    return {
+      error: `${item.input} was not converted: its document ${item.output} is ${what}; write it elsewhere with -o.`,
+    };
+  });
   const template = opts.template ? readBytes(opts.template, 'template') : undefined;
   const mapping: MappingRules | { rules: MappingRules } | undefined = opts.mapping
     ? readMapping(opts.mapping)
