@@ -71,7 +71,7 @@ function defaultOutput(input: string): string {
 const docxName = (input: string): string => `${basename(input, extname(input))}.docx`;
 
 /** One input of the run: to convert into `output`, or already refused (`error`, its line). */
-type Item = { input: string; output: string } | { error: string };
+type Item = { input: string; output: string } | { error: string; reads?: string };
 
 /**
  * Whether a folder's entry that is not plainly a file (a symbolic link, a type the folder does not say) is one of its
@@ -125,6 +125,7 @@ function batchItems(args: string[], outDir: string | undefined): Item[] {
       if (first !== undefined) {
         items.push({
           error: `${input} was not converted: its document ${output} is also that of ${first}; convert them into different folders.`,
+          reads: input,
         });
         continue;
       }
@@ -238,16 +239,21 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
     items = [{ input, output }];
   }
   // A document is never written over a file this command reads (the same file by any path: a link, another spelling).
+  // Every file named as an input (refused ones too: still the user's files).
+  const inputs = items.flatMap((item) => ('input' in item ? [item.input] : item.reads ? [item.reads] : []));
   items = items.map((item) => {
     if (!('input' in item) || item.output === '-') return item;
     const over = (path: string | undefined) => path !== undefined && path !== '-' && sameFile(item.output, path);
+    const other = inputs.find((input) => input !== item.input && over(input));
     const what = over(item.input)
       ? 'that input itself'
-      : over(opts.template)
-        ? 'the template'
-        : over(opts.mapping)
-          ? 'the mapping'
-          : undefined;
+      : other !== undefined
+        ? `the input ${other}`
+        : over(opts.template)
+          ? 'the template'
+          : over(opts.mapping)
+            ? 'the mapping'
+            : undefined;
     if (what === undefined) return item;
     return {
       error: `${item.input} was not converted: its document ${item.output} is ${what}; write it elsewhere with -o.`,

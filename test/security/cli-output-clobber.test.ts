@@ -69,4 +69,19 @@ describe('a document never replaces a file the command reads', () => {
     expect(ok, report).toBe(true);
     expect(result.stderr).toMatch(/corp\.md was not converted: its document .*corp\.docx is the template/);
   }, 120_000);
+
+  it('batch: an input that is the document of another', async () => {
+    const dir = join(temp, 'other');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'x.md'), '# X\n');
+    writeFileSync(join(dir, 'x.docx'), '# Markdown kept in a .docx name\n');
+    const result = await convert([join(dir, 'x.md'), join(dir, 'x.docx'), '-o', join(temp, 'other-out')]);
+    expect(readFileSync(join(dir, 'x.docx'), 'utf8')).toBe('# Markdown kept in a .docx name\n');
+    // -o a folder: both documents are x.docx there, the second refused as that of the first; nothing in dir changes.
+    expect(result.code, result.stderr).toBe(1);
+    const beside = await convert([join(dir, 'x.md'), join(dir, 'x.docx')]);
+    expect(readFileSync(join(dir, 'x.docx'), 'utf8')).toBe('# Markdown kept in a .docx name\n');
+    expect(beside.code, beside.stderr).toBe(1);
+    expect(beside.stderr).toMatch(/x\.md was not converted: its document .*x\.docx is the input .*x\.docx/);
+  }, 120_000);
 });
