@@ -87,6 +87,16 @@ describe('the images folder and the data folder', () => {
   }, 120_000);
 });
 
+describe('bad input', () => {
+  it('refuses a creation time past what a date can hold with a clear 422 (was 500 internal_error)', async () => {
+    for (const created of [8.64e15 + 1, Number.MAX_SAFE_INTEGER]) {
+      const res = await convert({ markdown: '# A\n', created });
+      expect(res.status, res.bytes.toString()).toBe(422);
+      expect(res.json()).toMatchObject({ error: { code: 'validation_error' } });
+    }
+  });
+});
+
 describe('limits through the route', () => {
   it("ends a pathological document at the server's time limit with document_too_complex", async () => {
     // Unmatched emphasis closers in one paragraph: quadratic in micromark (docs/security.md, "Pathological markdown").
