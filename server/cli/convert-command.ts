@@ -71,7 +71,27 @@ function defaultOutput(input: string): string {
 const docxName = (input: string): string => `${basename(input, extname(input))}.docx`;
 
 /** One input of the run: to convert into `output`, or already refused (`error`, its line). */
-type Item = { input: string; output: string } | { error: string };
+type Item = { input: string; output: string } | { error: string; reads?: string };
+
+/**
+ * Whether a folder's entry that is not plainly a file (a symbolic link, a type the folder does not say) is one of its
+ * files to convert: one that leads to a file, or nowhere (a dangling link, a loop, gone meanwhile), whose error is
+ * then that input's own line; never a folder, a pipe or a device (a pipe would never be read to its end).
+ */
+function fileToRead(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true;
+  }
+}
+
+/** Whether two paths name the same existing file (device and inode, after links). */
+function sameFile(a: string, b: string): boolean {
+  const one = statSync(a, { throwIfNoEntry: false });
+  const two = one && statSync(b, { throwIfNoEntry: false });
+  return one !== undefined && two !== undefined && one.dev === two.dev && one.ino === two.ino;
+}
 
 /** The inputs of a batch, in order: each file, and each folder's markdown files by name. */
 function batchItems(args: string[], outDir: string | undefined): Item[] {
@@ -84,7 +104,7 @@ function batchItems(args: string[], outDir: string | undefined): Item[] {
     if (statSync(arg, { throwIfNoEntry: false })?.isDirectory()) {
       try {
         files = readdirSync(arg, { withFileTypes: true })
-          .filter((e) => MARKDOWN.test(e.name) && (e.isFile() || statSync(join(arg, e.name)).isFile()))
+          .filter((e) => MARKDOWN.test(e.name) && (e.isFile() || fileToRead(join(arg, e.name))))
           .map((e) => join(arg, e.name))
           .sort();
       } catch (error) {
@@ -105,6 +125,7 @@ function batchItems(args: string[], outDir: string | undefined): Item[] {
       if (first !== undefined) {
         items.push({
           error: `${input} was not converted: its document ${output} is also that of ${first}; convert them into different folders.`,
+          reads: input,
         });
         continue;
       }
@@ -147,7 +168,16 @@ class ServerRefusal extends Error {}
  */
 async function serverConverter(dataDir: string, fallback: () => Promise<Converter>): Promise<Converter | undefined> {
   // The discovery file first: without one no server runs, and nothing more is loaded.
-  if (dataFolder(dataDir).readDiscovery() === undefined) return undefined;
+  const folder = dataFolder(dataDir);
+  if (folder.readDiscovery() === undefined) return undefined;
+  // One that another user could have written names a server that may be theirs: the document is converted here.
+  const untrusted = folder.untrusted();
+  if (untrusted !== undefined) {
+    process.stderr.write(
+      `warning: ${untrusted.replace(/\. Make it .*$|\. Run Docwright .*$/s, '')}; converted here, not by the server it names.\n`,
+    );
+    return undefined;
+  }
   const { callServer, findRunningServer } = await import('./running-server.ts');
   const server = findRunningServer(dataDir);
   if (!server) return undefined;
@@ -208,6 +238,27 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       throw new CliError('refusing to write a .docx to a terminal; use -o FILE');
     items = [{ input, output }];
   }
+  // A document is never written over a file this command reads (the same file by any path: a link, another spelling).
+  // Every file named as an input (refused ones too: still the user's files).
+  const inputs = items.flatMap((item) => ('input' in item ? [item.input] : item.reads ? [item.reads] : []));
+  items = items.map((item) => {
+    if (!('input' in item) || item.output === '-') return item;
+    const over = (path: string | undefined) => path !== undefined && path !== '-' && sameFile(item.output, path);
+    const other = inputs.find((input) => input !== item.input && over(input));
+    const what = over(item.input)
+      ? 'that input itself'
+      : other !== undefined
+        ? `the input ${other}`
+        : over(opts.template)
+          ? 'the template'
+          : over(opts.mapping)
+            ? 'the mapping'
+            : undefined;
+    if (what === undefined) return item;
+    return {
+      error: `${item.input} was not converted: its document ${item.output} is ${what}; write it elsewhere with -o.`,
+    };
+  });
   const template = opts.template ? readBytes(opts.template, 'template') : undefined;
   const mapping: MappingRules | { rules: MappingRules } | undefined = opts.mapping
     ? readMapping(opts.mapping)

@@ -11,6 +11,8 @@ export function findRunningServer(
 ): { discovery: Discovery; adminToken: string; ca?: string } | undefined {
   const folder = dataFolder(dataDir);
   try {
+    // A discovery file in a folder another user can write may be theirs: never followed (docs/security.md).
+    if (folder.untrusted() !== undefined) return undefined;
     const text = folder.readDiscovery();
     if (text === undefined) return undefined;
     const discovery = JSON.parse(text) as Discovery;

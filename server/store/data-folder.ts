@@ -16,6 +16,7 @@ import { dirname, resolve } from 'node:path';
 import { tempPathFor, writeFileAtomic } from './files.ts';
 import { lockOwner } from './lock.ts';
 import { dataPaths } from './paths.ts';
+import { dataDirPermissionProblem } from './permissions.ts';
 
 /** The files of the generated localhost certificate (tls/): read together, written together. */
 export interface CertificateFiles {
@@ -65,6 +66,16 @@ export class DataFolder {
   /** Electron's profile folder when the data directory is DOCWRIGHT_HOME (main/launch-options.ts). */
   get electronProfile(): string {
     return this.paths.electronProfile;
+  }
+
+  /**
+   * Why a file found here cannot be trusted, or undefined: the folder belongs to another user, or the group or
+   * everyone may write to it, so another user could have written its discovery file, lock and admin token (the
+   * server refuses to start on such a folder; a client must not follow what it names).
+   */
+  untrusted(): string | undefined {
+    if (!existsSync(this.root)) return undefined;
+    return dataDirPermissionProblem(this.root);
   }
 
   /** The running server's discovery file (server.json), or undefined when there is none. */

@@ -22,8 +22,8 @@ const CliConvertBody = Type.Object(
     mapping: Type.Optional(Type.Unknown()),
     /** The absolute folder images are read from; absent: placeholders. */
     folder: Type.Optional(Type.String({ minLength: 1 })),
-    /** The creation time written into the document, ms since the epoch. */
-    created: Type.Integer({ minimum: 0 }),
+    /** The creation time written into the document, ms since the epoch (at most what a Date holds). */
+    created: Type.Integer({ minimum: 0, maximum: 8.64e15 }),
   },
   { additionalProperties: false },
 );
