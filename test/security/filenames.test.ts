@@ -144,9 +144,9 @@ describe('a lone surrogate or a control character in a name: 422 before anything
       await expect(
         env.app.services.mappingWarnings(builtin.template_id, { table: { style: name } }),
       ).rejects.toMatchObject({ code: 'validation_error', message: expect.stringContaining('rules.table.style') });
-      expect(() =>
+      await expect(
         convertDocx({ markdown: '# x', template: defaultTemplate(), mapping: { rules: { paragraph: name } } }),
-      ).toThrow(/rules\.paragraph must not contain control characters/);
+      ).rejects.toThrow(/rules\.paragraph must not contain control characters/);
       expect(snapshot()).toEqual(before);
     }
   });
