@@ -1,4 +1,4 @@
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
 import type { HeadingEntry } from '../compile/anchors.ts';
 import { TOC_MARKER, type TocRequest } from '../compile/toc.ts';
 import { firstStrong } from '../compile/bidi.ts';
@@ -263,6 +263,32 @@ export function writeToc(
   });
   if (inTemplate) fillToc(doc, inTemplate, ctx);
   return true;
+}
+
+/**
+ * writeToc for a body written as text: `places` are nodes of `doc` where the marker paragraphs stood (cut out of the
+ * text). The TOC goes before each (as writeToc writes it in place of its marker), or the template's kept TOC is filled.
+ * Returns the elements written at each place.
+ */
+export function writeTocAt(
+  doc: XmlDocument,
+  places: readonly Node[],
+  kept: readonly Element[],
+  shell: readonly Element[] | undefined,
+  ctx: TocContext,
+): Element[][] {
+  const inTemplate = findToc(kept);
+  const written = places.map((place, i) => {
+    const parent = place.parentNode;
+    if (!parent || inTemplate) return [];
+    const clones = i === 0 && shell ? shell.map((n) => doc.importNode(n, true)) : undefined;
+    if (clones) for (const n of clones) parent.insertBefore(n, place);
+    const nodes = clones ? fillToc(doc, clones, ctx) : [generatedToc(doc, ctx)];
+    if (!clones) for (const n of nodes) parent.insertBefore(n, place);
+    return nodes;
+  });
+  if (inTemplate) fillToc(doc, inTemplate, ctx);
+  return written;
 }
 
 /** Elements of CT_Settings that come after w:updateFields (the schema's sequence), where it goes in front of. */
