@@ -23,6 +23,11 @@ export interface BodyRewrites {
   readonly footnoteBase: number;
   /** The support style ids docx writes (styles.ts) → the template's id for the same style, undefined: as it is. */
   readonly supportStyles: ReadonlyMap<string, string | undefined>;
+  /**
+   * The prefixes the final root binds (the template's root declarations): where one is bound to another namespace than
+   * docx's, the serializer declares docx's on the body's first element that needs it (as it does over a DOM).
+   */
+  readonly rootDeclared: ReadonlyMap<string, string>;
   /** The body may hold TOC marker paragraphs (compile/toc.ts): each is cut out, the body split there. */
   readonly tocMarkers: boolean;
 }
@@ -147,6 +152,24 @@ export function rewriteBody(xml: string, declared: ReadonlyMap<string, string>, 
   const replace = (k: number, value: string): void => {
     out.push(xml.slice(last, attrStarts[k]), value);
     last = attrEnds[k] ?? last;
+  };
+  // Prefixes the root binds to another namespace than docx's.
+  const conflicts = new Set([...declared].filter(([p, uri]) => (rw.rootDeclared.get(p) ?? uri) !== uri).map(([p]) => p));
+  /** xmldom's serializer's needNamespaceDefine for a prefix of docx's (`uri` its namespace) where the scan stands. */
+  const needsDefinition = (prefix: string, uri: string): boolean => {
+    for (let k = inner.length - 1; k >= 0; k--) if (inner[k]?.prefix === prefix) return inner[k]?.uri !== uri;
+    return true;
+  };
+  /** The declaration the serializer writes for `name`'s prefix, when the root binds it elsewhere; else undefined. */
+  const definition = (name: string): string | undefined => {
+    const colon = name.indexOf(':');
+    if (colon < 0) return undefined;
+    const prefix = name.slice(0, colon);
+    if (!conflicts.has(prefix)) return undefined;
+    const uri = uriOf(prefix);
+    if (!needsDefinition(prefix, uri)) return undefined;
+    inner.push({ prefix, uri, depth: names.length + 1 });
+    return ` xmlns:${prefix}="${uri}"`;
   };
   const find = (name: string): number => attrNames.indexOf(name);
   const value = (k: number): string => xml.slice(attrStarts[k], attrEnds[k]);
@@ -341,6 +364,14 @@ export function rewriteBody(xml: string, declared: ReadonlyMap<string, string>, 
         last = end + 1;
         continue;
       }
+      if (conflicts.size > 0) {
+        const defined = definition(attr);
+        if (defined !== undefined) {
+          const space = start - attr.length - 3;
+          out.push(xml.slice(last, space), defined);
+          last = space;
+        }
+      }
       const to = pending[k];
       if (to !== undefined) {
         replace(k, to);
@@ -348,6 +379,13 @@ export function rewriteBody(xml: string, declared: ReadonlyMap<string, string>, 
       } else if (special) {
         const v = value(k);
         if (ATTRIBUTE_SPECIAL.test(v)) replace(k, attributeValue(v));
+      }
+    }
+    if (conflicts.size > 0) {
+      const defined = definition(name);
+      if (defined !== undefined) {
+        out.push(xml.slice(last, tagEnd), defined);
+        last = tagEnd;
       }
     }
     if (name === 'w:p') paragraphStyle[depth] = '';

@@ -188,6 +188,7 @@ export async function packageDocument(
     bookmarkOffset: bookmarkIdOffset(children(ready.body.body)),
     footnoteBase,
     supportStyles: new Map(SUPPORT_STYLE_IDS.map((id) => [id, supportStyleId(template.styles, id)])),
+    rootDeclared: declaredOn(document.documentElement ?? document.createElement('x')),
     tocMarkers: compiled.toc !== undefined,
   });
   // A place in the template's document for each stretch of our body between TOC markers.
