@@ -109,7 +109,13 @@ class TextSite implements NumberingSite {
 }
 
 /** Rewrites docx's body content `xml[from, to)` (see the file's comment). */
-export function rewriteBody(xml: string, declared: ReadonlyMap<string, string>, from: number, to: number, rw: BodyRewrites): BodyText {
+export function rewriteBody(
+  xml: string,
+  declared: ReadonlyMap<string, string>,
+  from: number,
+  to: number,
+  rw: BodyRewrites,
+): BodyText {
   const special = ANY_SPECIAL.test(xml.slice(from, to));
   const segments: { out: string[]; used: Map<string, string>; sites: TextSite[] }[] = [];
   let out: string[] = [];
@@ -154,7 +160,9 @@ export function rewriteBody(xml: string, declared: ReadonlyMap<string, string>, 
     last = attrEnds[k] ?? last;
   };
   // Prefixes the root binds to another namespace than docx's.
-  const conflicts = new Set([...declared].filter(([p, uri]) => (rw.rootDeclared.get(p) ?? uri) !== uri).map(([p]) => p));
+  const conflicts = new Set(
+    [...declared].filter(([p, uri]) => (rw.rootDeclared.get(p) ?? uri) !== uri).map(([p]) => p),
+  );
   /** xmldom's serializer's needNamespaceDefine for a prefix of docx's (`uri` its namespace) where the scan stands. */
   const needsDefinition = (prefix: string, uri: string): boolean => {
     for (let k = inner.length - 1; k >= 0; k--) if (inner[k]?.prefix === prefix) return inner[k]?.uri !== uri;
@@ -231,7 +239,7 @@ export function rewriteBody(xml: string, declared: ReadonlyMap<string, string>, 
     attrNames.length = 0;
     attrStarts.length = 0;
     attrEnds.length = 0;
-    for (let at = nameEnd; at < tagEnd; ) {
+    for (let at = nameEnd; at < tagEnd;) {
       ATTRIBUTE.lastIndex = at;
       const m = ATTRIBUTE.exec(xml);
       if (!m || m.index !== at) throw new Malformed(`the attributes of ${name}`);
@@ -359,7 +367,13 @@ export function rewriteBody(xml: string, declared: ReadonlyMap<string, string>, 
       if (attr.startsWith('xmlns:')) {
         // Written once the root's declarations are known: only when the root does not declare the same.
         out.push(xml.slice(last, start - attr.length - 3));
-        declarations.push({ out, at: out.length, prefix: attr.slice(6), uri: value(k), text: ` ${attr}="${value(k)}"` });
+        declarations.push({
+          out,
+          at: out.length,
+          prefix: attr.slice(6),
+          uri: value(k),
+          text: ` ${attr}="${value(k)}"`,
+        });
         out.push('');
         last = end + 1;
         continue;

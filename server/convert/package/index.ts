@@ -12,7 +12,17 @@ import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
 import { bodyBounds, rewriteBody } from './body.ts';
 import { documentShell, templateBody, type TemplateBody } from './document.ts';
-import { children, isW, parseGeneratedPart, parsePart, prefixOf, serializePart, wAttr, wChild, withDeclaration } from './dom.ts';
+import {
+  children,
+  isW,
+  parseGeneratedPart,
+  parsePart,
+  prefixOf,
+  serializePart,
+  wAttr,
+  wChild,
+  withDeclaration,
+} from './dom.ts';
 import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
 import { drawingIds, moveMediaParts } from './media.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
@@ -267,7 +277,14 @@ export async function packageDocument(
     body.segments.map((segment, k) => ({ at: places[k] ?? marker, used: segment.used })),
   );
   body.fill(declaredOn(document.documentElement ?? document.createElement('x')));
-  out.set(main, documentText(document, places, body.segments.map((segment) => segment.text)));
+  out.set(
+    main,
+    documentText(
+      document,
+      places,
+      body.segments.map((segment) => segment.text),
+    ),
+  );
   if (mainRels.changed) out.set(mainRelsPath, mainRels.toXml());
 
   // Document properties: a fresh core.xml.
@@ -314,7 +331,7 @@ function documentText(document: XmlDocument, places: readonly Node[], texts: rea
   if (!pieces) throw new Error('the template document could not be written');
   const body = places[0]?.parentNode;
   // A body with nothing in it is written closed at once (as a DOM of it is).
-  if (body && texts.every((t) => t === '') && children(body as Element).length === 0) {
+  if (body && texts.every((t) => t === '') && children(body).length === 0) {
     for (const place of places) body.removeChild(place);
     return serializePart(document);
   }
