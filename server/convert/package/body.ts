@@ -4,7 +4,6 @@
 // (package/serialize.ts over xmldom's reading of docx's text): docx's `&quot;` and `&apos;` where the serializer writes
 // the character, xmldom's line ends, an empty element closed at once. docx's text has a known, regular shape (no
 // comments, CDATA or processing instructions in the body, attributes in double quotes): anything else is an error.
-import type { NumberingSite } from './numbering.ts';
 import { TOC_MARKER } from '../compile/toc.ts';
 
 /** What the scan rewrites, decided before it from the other parts. */
@@ -39,7 +38,7 @@ export interface BodySegment {
   /** The namespaces it uses (prefix → URI), first use first. */
   readonly used: Map<string, string>;
   /** Its list paragraphs' numbering references, in order. */
-  readonly sites: NumberingSite[];
+  readonly sites: TextSite[];
 }
 
 /** The body rewritten: its segments, and what is decided once the whole document is known. */
@@ -90,8 +89,11 @@ export function bodyBounds(xml: string): { from: number; to: number; declared: M
   return { from: open + '<w:body>'.length, to, declared };
 }
 
-/** A numbering reference in the text: its values are pieces of the output, set when the lists are merged. */
-class TextSite implements NumberingSite {
+/**
+ * A numbering reference in the text (numbering.ts's NumberingSite): its values are pieces of the output, set when the
+ * lists are merged.
+ */
+export class TextSite {
   numId: string | null = null;
   ilvl: string | null = null;
   numIdAt = -1;

@@ -26,7 +26,7 @@ import {
 import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
 import { drawingIds, moveMediaParts } from './media.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
-import { mergeNumberingSites, numberingSites } from './numbering.ts';
+import { mergeNumberingText, numberingSites } from './numbering.ts';
 import { REL, Relationships } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
@@ -44,6 +44,8 @@ export { docxParts, zipParts } from './zip.ts';
 interface Prepared {
   /** The body, made ready for merges. */
   body: TemplateBody;
+  /** The numbering part, parsed, read only (the merge writes a copy), null when the template has none. */
+  numbering: XmlDocument | null;
   /** The styles part, parsed, read only (a merger that adds to it parses its own copy). */
   styles: XmlDocument | null;
   /** Parts that change whatever the content (the template's own notes and comments left out, settings repaired). */
@@ -98,6 +100,7 @@ function prepare(template: Template): Prepared {
   const result = {
     body,
     styles: open(siblingPath(main, 'styles.xml')),
+    numbering: open(siblingPath(main, 'numbering.xml')),
     fixed,
     titleFields,
     titleFieldParts,
@@ -224,16 +227,18 @@ export async function packageDocument(
 
   // Lists: numbering instances appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
-  const genNumbering = generatedPart('word/numbering.xml');
+  const genNumbering = generated.get('word/numbering.xml');
+  generated.delete('word/numbering.xml');
   if (genNumbering) {
     const sites = body.segments.flatMap((segment, k) => [
       ...segment.sites,
       ...(k < tocs.length ? numberingSites(tocs[k] ?? []) : []),
     ]);
     if (hasNotes) sites.push(...numberingSites(ourNotes));
-    const numbering = mergeNumberingSites(templatePart(numberingPath), genNumbering, sites, ready.styles);
-    if (numbering) {
-      out.set(numberingPath, serializePart(numbering));
+    const text = unescapeBraces(decodeUtf8(genNumbering));
+    const numbering = mergeNumberingText(ready.numbering, text, sites, ready.styles);
+    if (numbering !== null) {
+      out.set(numberingPath, numbering);
       if (!template.parts.has(numberingPath))
         addPart(mainRels, types, REL.numbering, numberingPath, CONTENT_TYPE.numbering);
     }
