@@ -424,8 +424,10 @@ export function mergeNumberingText(
     return serializePart(target);
   }
   const pieces = serializeAroundAll(target, places);
-  if (!pieces || pieces.length !== 3) throw new Error('the numbering part could not be written');
-  return withDeclaration(`${pieces[0]}${abstracts.join('')}${pieces[1]}${nums.join('')}${pieces[2]}`);
+  const [before, between, after] = pieces ?? [];
+  if (before === undefined || between === undefined || after === undefined)
+    throw new Error('the numbering part could not be written');
+  return withDeclaration(`${before}${abstracts.join('')}${between}${nums.join('')}${after}`);
 }
 
 /** Where docx's numbering root ends, and what it declares. */
