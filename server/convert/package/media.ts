@@ -1,6 +1,6 @@
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Document as XmlDocument } from '@xmldom/xmldom';
 import type { ContentTypes } from './content-types.ts';
-import { children, descendants, parsePart, prefixOf } from './dom.ts';
+import { children, descendants, parsePart } from './dom.ts';
 import { NS } from './namespaces.ts';
 import type { Relationships } from './relationships.ts';
 
@@ -57,17 +57,6 @@ export function moveMediaParts(
   return renamed;
 }
 
-/** Renames the images' relationship ids (r:embed) in `nodes`. */
-export function renameEmbeds(nodes: readonly Element[], renamed: ReadonlyMap<string, string>): void {
-  const stack = [...nodes];
-  for (let el = stack.pop(); el; el = stack.pop()) {
-    const embed = el.getAttributeNS(NS.r, 'embed');
-    const to = embed ? renamed.get(embed) : undefined;
-    if (to !== undefined) el.setAttributeNS(NS.r, `${prefixOf(el, NS.r, 'r')}:embed`, to);
-    for (const child of children(el)) stack.push(child);
-  }
-}
-
 /** Parts whose drawings share the document's drawing ids (headers, footers, notes, comments). */
 function sharesDrawingIds(path: string): boolean {
   return /^word\/(header|footer|footnotes|endnotes|comments)\d*\.xml$/.test(path);
@@ -89,10 +78,4 @@ export function drawingIds(parts: ReadonlyMap<string, Uint8Array | string>): () 
     }
   }
   return () => (max += 1);
-}
-
-/** Gives the drawings (wp:docPr) in `nodes` the ids `next` gives, in document order. */
-export function renumberDrawingsFrom(nodes: readonly Element[], next: () => number): void {
-  for (const node of nodes)
-    for (const docPr of descendants(node, NS.wp, 'docPr')) docPr.setAttribute('id', String(next()));
 }

@@ -1,7 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { rewriteBody, type BodyRewrites, type BodySegment } from './body.ts';
 import {
-  adopt,
   children,
   descendants,
   isW,
@@ -11,7 +10,6 @@ import {
   setWAttr,
   wAttr,
   wChild,
-  wElement,
   wElementsIn,
   withDeclaration,
 } from './dom.ts';
@@ -46,23 +44,6 @@ const maxId = (els: Element[], attr: string): number =>
     return Number.isInteger(id) && id > max && id <= ID_CEILING ? id : max;
   }, 0);
 const val = (el: Element | undefined): string => (el ? wAttr(el, 'val') : '');
-
-/**
- * Merges the conversion's list numbering into the template's numbering part (or makes the part from docx's when the
- * template has none), with ids past the template's, and renumbers the references in `referrers` (the body and
- * footnotes we add). A list whose paragraph style carries numbering of its own (w:numPr in the style, directly, via
- * its base styles or via a numbering style link) gets its own w:num on the template's abstract numbering, restarting
- * where ours restarts (w:lvlOverride/w:startOverride): roman stays roman and the template's indents hold. Returns the
- * merged part, or null when no list is used.
- */
-export function mergeNumbering(
-  template: XmlDocument | null,
-  generated: XmlDocument,
-  referrers: readonly Element[],
-  styles: XmlDocument | null,
-): XmlDocument | null {
-  return mergeNumberingSites(template, generated, numberingSites(referrers), styles);
-}
 
 /** A list paragraph's reference to a numbering (its w:numPr), read and renumbered through these. */
 export interface NumberingSite {
@@ -189,61 +170,6 @@ export function planNumbering(
   }
   for (const site of plain) site.setNumId(numIds.get(site.numId ?? '') ?? site.numId ?? '');
   return { abstracts, nums };
-}
-
-/** mergeNumbering over numbering references however they are held (see NumberingSite). */
-export function mergeNumberingSites(
-  template: XmlDocument | null,
-  generated: XmlDocument,
-  numPrs: readonly NumberingSite[],
-  styles: XmlDocument | null,
-): XmlDocument | null {
-  if (numPrs.length === 0) return null;
-  const genNums = new Map(numsOf(generated).map((n) => [wAttr(n, 'numId'), n]));
-  const genAbstracts = new Map(abstractsOf(generated).map((a) => [wAttr(a, 'abstractNumId'), a]));
-  // Without a template part, docx's part emptied is the target (its root declares what its definitions use).
-  if (!template) for (const c of children(generated.documentElement ?? generated)) c.parentNode?.removeChild(c);
-  const target = template ?? generated;
-  const root = target.documentElement;
-  if (!root) return null;
-  const plan = planNumbering(
-    target,
-    template,
-    {
-      nums: new Map([...genNums].map(([id, n]) => [id, val(wChild(n, 'abstractNumId'))])),
-      abstracts: [...genAbstracts.keys()],
-    },
-    numPrs,
-    styles,
-  );
-  const newAbstracts = plan.abstracts.flatMap(({ from, id }) => {
-    const abstract = genAbstracts.get(from);
-    if (!abstract) return [];
-    const copy = adopt(target, abstract);
-    setWAttr(copy, 'abstractNumId', id);
-    return [copy];
-  });
-  const newNums = plan.nums.flatMap((planned) => {
-    const genNum = genNums.get(planned.from);
-    if (!genNum) return [];
-    if (planned.styled) {
-      const num = wElement(target, 'num', { numId: planned.id });
-      num.appendChild(wElement(target, 'abstractNumId', { val: planned.abstractNumId }));
-      for (const override of children(genNum).filter((c) => isW(c, 'lvlOverride')))
-        num.appendChild(target.importNode(override, true));
-      return [num];
-    }
-    const num = adopt(target, genNum);
-    setWAttr(num, 'numId', planned.id);
-    const ref = wChild(num, 'abstractNumId');
-    if (ref && planned.abstractId !== undefined) setWAttr(ref, 'val', planned.abstractId);
-    return [num];
-  });
-  const at = insertionPoints(root);
-  for (const a of newAbstracts) root.insertBefore(a, at.abstracts);
-  for (const n of newNums) root.insertBefore(n, at.nums);
-  declareNamespaces(target);
-  return target;
 }
 
 const styleIndexes = new WeakMap<XmlDocument, ReadonlyMap<string, Element>>();
