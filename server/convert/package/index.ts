@@ -27,7 +27,7 @@ import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } 
 import { drawingIds, moveMediaParts } from './media.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
 import { mergeNumberingText, numberingSites } from './numbering.ts';
-import { REL, Relationships } from './relationships.ts';
+import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
@@ -148,6 +148,11 @@ export async function packageDocument(
     generated.delete(path);
     return data === undefined ? null : parseGeneratedPart(data, path);
   };
+  const generatedRels = (path: string): GeneratedRelationship[] => {
+    const data = generated.get(path);
+    generated.delete(path);
+    return generatedRelationships(data === undefined ? undefined : decodeUtf8(data));
+  };
   const templatePart = (path: string): XmlDocument | null => {
     const data = template.parts.get(path);
     return data === undefined ? null : parsePart(data, path);
@@ -174,7 +179,7 @@ export async function packageDocument(
     if (part?.documentElement && fillTitleFields(children(part.documentElement), compiled.titleValues))
       out.set(path, serializePart(part));
   }
-  const genMainRels = generatedPart('word/_rels/document.xml.rels');
+  const genMainRels = generatedRels('word/_rels/document.xml.rels');
   const links = hyperlinkIds(genMainRels, mainRels, 'dwLink');
   const images = moveMediaParts(generated, genMainRels, mainRels, types, out, main);
 
@@ -248,7 +253,7 @@ export async function packageDocument(
   if (hasNotes && genFootnotes) {
     const footRelsPath = relsPath(footnotesPath);
     const footRels = new Relationships(template.parts.get(footRelsPath), footRelsPath);
-    renameHyperlinks(ourNotes, hyperlinkIds(generatedPart('word/_rels/footnotes.xml.rels'), footRels, 'dwNoteLink'));
+    renameHyperlinks(ourNotes, hyperlinkIds(generatedRels('word/_rels/footnotes.xml.rels'), footRels, 'dwNoteLink'));
     if (footnotes) {
       appendFootnotes(footnotes, genFootnotes);
       if (footnoteBase > 0) shiftFootnoteReferences(tocNodes, footnoteBase);
@@ -365,19 +370,21 @@ function addPart(rels: Relationships, types: ContentTypes, type: string, path: s
  * Adds docx's hyperlink relationships to the template part's with ids of our own, one per distinct target (docx writes
  * one per link, so a URL linked N times would be written N times); returns docx's ids → ours.
  */
-function hyperlinkIds(generatedRels: XmlDocument | null, rels: Relationships, prefix: string): Map<string, string> {
+function hyperlinkIds(
+  generatedRels: readonly GeneratedRelationship[],
+  rels: Relationships,
+  prefix: string,
+): Map<string, string> {
   const renamed = new Map<string, string>();
-  if (!generatedRels?.documentElement) return renamed;
   const byTarget = new Map<string, string>();
-  for (const rel of children(generatedRels.documentElement)) {
-    if (rel.getAttribute('Type') !== REL.hyperlink) continue;
-    const target = rel.getAttribute('Target') ?? '';
-    let id = byTarget.get(target);
+  for (const rel of generatedRels) {
+    if (rel.type !== REL.hyperlink) continue;
+    let id = byTarget.get(rel.target);
     if (id === undefined) {
-      id = rels.add(REL.hyperlink, target, { external: true, prefix });
-      byTarget.set(target, id);
+      id = rels.add(REL.hyperlink, rel.target, { external: true, prefix });
+      byTarget.set(rel.target, id);
     }
-    renamed.set(rel.getAttribute('Id') ?? '', id);
+    renamed.set(rel.id, id);
   }
   return renamed;
 }

@@ -3,7 +3,8 @@
 // merge put them.
 import { describe, expect, it } from 'vitest';
 import { bodyBounds, rewriteBody, type BodyRewrites } from '../../../server/convert/package/body.ts';
-import { parseGeneratedPart } from '../../../server/convert/package/dom.ts';
+import { children, parseGeneratedPart } from '../../../server/convert/package/dom.ts';
+import { generatedRelationships } from '../../../server/convert/package/relationships.ts';
 import { NS } from '../../../server/convert/package/namespaces.ts';
 import { serializeDocument } from '../../../server/convert/package/serialize.ts';
 
@@ -105,5 +106,21 @@ describe('the body as text', () => {
 
   it('refuses text of another shape than docx writes, with a clear error', () => {
     expect(() => viaText('<w:p><!-- a comment --></w:p>')).toThrow(/does not read: a comment/);
+  });
+});
+
+describe("docx's relationships as text", () => {
+  it('reads each relationship as xmldom reads its attributes', () => {
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rId1" Type="t/hyperlink" Target="https://e.x/?a=1&amp;b=&quot;2&quot;&apos;&#x41;&#66;&lt;&gt;" TargetMode="External"/>' +
+      '<Relationship Id="rId2" Type="t/image" Target="media/a\tb.png"/></Relationships>';
+    const dom = parseGeneratedPart(xml, 'document.xml.rels');
+    const expected = children(dom.documentElement ?? dom).map((r) => ({
+      id: r.getAttribute('Id'),
+      type: r.getAttribute('Type'),
+      target: r.getAttribute('Target'),
+    }));
+    expect(generatedRelationships(xml)).toEqual(expected);
   });
 });
