@@ -100,6 +100,26 @@ export function mergeDocument(
   return { document: generated, content, kept };
 }
 
+/**
+ * The document around our content: docx's document with its body's content taken out (its root, its w:body), given
+ * the template's root attributes, its document-level elements and its kept body as mergeDocument gives them, with a
+ * comment where our content goes. Returns it, that comment, the kept body's elements and what they refer to.
+ */
+export function documentShell(
+  template: TemplateBody,
+  generated: XmlDocument,
+): { document: XmlDocument; marker: Node; keptNodes: Element[]; kept: KeptReferences } {
+  const { document, kept } = mergeDocument(template, generated);
+  const ourBody = document.documentElement ? wChild(document.documentElement, 'body') : undefined;
+  if (!ourBody) throw new Error('a document part has no w:body');
+  // mergeDocument put the kept body in order; the comment goes where the template's marker stands among it.
+  let index = 0;
+  for (let n: Node | null = template.body.firstChild; n && n !== template.marker; n = n.nextSibling) index += 1;
+  const marker = document.createComment('content');
+  ourBody.insertBefore(marker, ourBody.childNodes.item(index));
+  return { document, marker, keptNodes: children(ourBody), kept };
+}
+
 function sectionProperties(p: Element): Element | undefined {
   return wChild(wChild(p, 'pPr'), 'sectPr');
 }

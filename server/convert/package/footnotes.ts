@@ -1,5 +1,5 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
-import { adopt, children, descendants, isW, setWAttr, wAttr, wElementsIn } from './dom.ts';
+import { adopt, children, descendants, isW, setWAttr, wAttr } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /** Note types Word needs whatever the content: the separator lines between text and notes. */
@@ -62,22 +62,5 @@ export function shiftFootnoteReferences(referrers: readonly Element[], base: num
   for (const referrer of referrers) {
     for (const ref of descendants(referrer, NS.w, 'footnoteReference'))
       setWAttr(ref, 'id', String(Number(wAttr(ref, 'id')) + base));
-  }
-}
-
-/**
- * Writes the bookmark around each note's first reference (compile/handlers/footnote-reference.ts) where a later
- * reference points to it (NOTEREF), with the id the compile gave it, and removes it where none does. `marks` maps each
- * mark's placeholder id (negative, one per note) to its bookmark id, undefined for none.
- */
-export function resolveNoteMarks(content: readonly Element[], marks: ReadonlyMap<number, number | undefined>): void {
-  if (marks.size === 0) return;
-  const found = wElementsIn(content, ['bookmarkStart', 'bookmarkEnd']);
-  for (const el of [...(found.get('bookmarkStart') ?? []), ...(found.get('bookmarkEnd') ?? [])]) {
-    const placeholder = Number(wAttr(el, 'id'));
-    if (!(placeholder < 0) || !marks.has(placeholder)) continue;
-    const id = marks.get(placeholder);
-    if (id === undefined) el.parentNode?.removeChild(el);
-    else setWAttr(el, 'id', String(id));
   }
 }

@@ -1,7 +1,7 @@
 // The packaging step: the template's package with the compiled content written into it, one part at a time. Each
 // part has its own merger (template part + our part → merged part) over a DOM; relationships and content types are
 // objects that allocate ids in one place; namespaces are declared in one place (namespaces.ts).
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
 import { Document } from 'docx';
 import type { CompiledDocument } from '../compile/index.ts';
 import type { TitleKey } from '../mapping.ts';
@@ -10,20 +10,33 @@ import { findPart, resolveTarget } from '../template/parts.ts';
 import { pruneComments } from './comments.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { corePropertiesXml } from './core-properties.ts';
-import { mergeDocument, templateBody, type TemplateBody } from './document.ts';
-import { children, isW, parseGeneratedPart, parsePart, serializePart, wAttr, wChild, prefixOf } from './dom.ts';
-import { mergeFootnotes, pruneNotes, resolveNoteMarks } from './footnotes.ts';
-import { drawingIds, moveMediaParts, renameEmbeds, renumberDrawingsFrom } from './media.ts';
-import { declareNamespaces, NS } from './namespaces.ts';
-import { mergeNumbering } from './numbering.ts';
-import { REL, Relationships } from './relationships.ts';
+import { bodyBounds, rewriteBody } from './body.ts';
+import { documentShell, templateBody, type TemplateBody } from './document.ts';
+import {
+  children,
+  isW,
+  parseGeneratedPart,
+  parsePart,
+  prefixOf,
+  serializePart,
+  wAttr,
+  wChild,
+  withDeclaration,
+} from './dom.ts';
+import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
+import { drawingIds, moveMediaParts } from './media.ts';
+import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
+import { mergeNumberingText, numberingSites } from './numbering.ts';
+import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
-import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS } from './styles.ts';
+import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
-import { bookmarkIdOffset, findToc, requestFieldUpdate, shiftBookmarkIds, tocShell, writeToc } from './toc.ts';
+import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
+import { serializeAroundAll } from './serialize.ts';
+import { unescapeBraces } from '../braces.ts';
 import { docxParts, PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
-import { encodeUtf8 } from '../xml.ts';
+import { decodeUtf8, encodeUtf8 } from '../xml.ts';
 
 export { docxParts, zipParts } from './zip.ts';
 
@@ -31,6 +44,8 @@ export { docxParts, zipParts } from './zip.ts';
 interface Prepared {
   /** The body, made ready for merges. */
   body: TemplateBody;
+  /** The numbering part, parsed, read only (the merge writes a copy), null when the template has none. */
+  numbering: XmlDocument | null;
   /** The styles part, parsed, read only (a merger that adds to it parses its own copy). */
   styles: XmlDocument | null;
   /** Parts that change whatever the content (the template's own notes and comments left out, settings repaired). */
@@ -85,6 +100,7 @@ function prepare(template: Template): Prepared {
   const result = {
     body,
     styles: open(siblingPath(main, 'styles.xml')),
+    numbering: open(siblingPath(main, 'numbering.xml')),
     fixed,
     titleFields,
     titleFieldParts,
@@ -132,6 +148,11 @@ export async function packageDocument(
     generated.delete(path);
     return data === undefined ? null : parseGeneratedPart(data, path);
   };
+  const generatedRels = (path: string): GeneratedRelationship[] => {
+    const data = generated.get(path);
+    generated.delete(path);
+    return generatedRelationships(data === undefined ? undefined : decodeUtf8(data));
+  };
   const templatePart = (path: string): XmlDocument | null => {
     const data = template.parts.get(path);
     return data === undefined ? null : parsePart(data, path);
@@ -142,13 +163,15 @@ export async function packageDocument(
   const mainRels = new Relationships(template.parts.get(mainRelsPath), mainRelsPath);
   const types = new ContentTypes(template.parts.get('[Content_Types].xml'));
 
-  // The main document: the template's with our content in place of its body's own.
-  const genDocument = generatedPart('word/document.xml');
-  if (!genDocument) throw new Error('docx wrote no document part');
-  const { document, content, kept } = mergeDocument(ready.body, genDocument);
-  const ours = new Set<Element>(content);
-  const merged = document.documentElement ? wChild(document.documentElement, 'body') : undefined;
-  const keptNodes = merged ? children(merged).filter((c) => !ours.has(c)) : [];
+  // The main document: the template's with our content in place of its body's own. docx's body is text throughout
+  // (body.ts): only the template's document around it is a DOM.
+  const genBytes = generated.get('word/document.xml');
+  generated.delete('word/document.xml');
+  if (genBytes === undefined) throw new Error('docx wrote no document part');
+  const genText = unescapeBraces(decodeUtf8(genBytes));
+  const bounds = bodyBounds(genText);
+  const around = parseGeneratedPart(genText.slice(0, bounds.from) + genText.slice(bounds.to), main);
+  const { document, marker, keptNodes, kept } = documentShell(ready.body, around);
   // The template's title block places, in its kept body (never in our content) and its headers and footers.
   if (document.documentElement) fillTitleFields(keptNodes, compiled.titleValues);
   for (const path of ready.titleFieldParts) {
@@ -156,28 +179,9 @@ export async function packageDocument(
     if (part?.documentElement && fillTitleFields(children(part.documentElement), compiled.titleValues))
       out.set(path, serializePart(part));
   }
-  resolveNoteMarks(content, compiled.noteMarks);
-  const genMainRels = generatedPart('word/_rels/document.xml.rels');
-  renameHyperlinks(content, hyperlinkIds(genMainRels, mainRels, 'dwLink'));
+  const genMainRels = generatedRels('word/_rels/document.xml.rels');
+  const links = hyperlinkIds(genMainRels, mainRels, 'dwLink');
   const images = moveMediaParts(generated, genMainRels, mainRels, types, out, main);
-  if (images.size > 0) {
-    renumberDrawingsFrom(content, drawingIds(out));
-    renameEmbeds(content, images);
-  }
-  const bookmarks = bookmarkIdOffset(children(ready.body.body));
-  if (bookmarks !== undefined) shiftBookmarkIds(content, bookmarks);
-  if (compiled.toc) {
-    const context = { request: compiled.toc, styles: template.styles };
-    if (writeToc(document, content, keptNodes, ready.tocShell, context)) {
-      // Word updates the TOC's page numbers on open.
-      const settingsPath = siblingPath(main, 'settings.xml');
-      const source = ready.fixed.get(settingsPath) ?? template.parts.get(settingsPath);
-      const settings = parsePart(source ?? `<w:settings xmlns:w="${NS.w}"/>`, settingsPath);
-      requestFieldUpdate(settings);
-      out.set(settingsPath, serializePart(settings));
-      if (source === undefined) addPart(mainRels, types, REL.settings, settingsPath, CONTENT_TYPE.settings);
-    }
-  }
 
   // Our notes: the footnotes docx wrote (ids > 0); lists and styles inside them are merged with the body's.
   // docx's notes part holds only its separators when the document has no notes: nothing of it is used then.
@@ -192,15 +196,54 @@ export async function packageDocument(
     footnotes = templatePart(footnotesPath);
     if (footnotes) pruneNotes(footnotes, 'footnote', kept.footnotes);
   }
+  const footnoteBase = hasNotes && footnotes ? footnoteIdBase(footnotes) : 0;
+
+  const body = rewriteBody(genText, bounds.declared, bounds.from, bounds.to, {
+    links,
+    embeds: images,
+    nextDrawing: images.size > 0 ? drawingIds(out) : undefined,
+    noteMarks: compiled.noteMarks,
+    bookmarkOffset: bookmarkIdOffset(children(ready.body.body)),
+    footnoteBase,
+    supportStyles: new Map(SUPPORT_STYLE_IDS.map((id) => [id, supportStyleId(template.styles, id)])),
+    rootDeclared: declaredOn(document.documentElement ?? document.createElement('x')),
+    tocMarkers: compiled.toc !== undefined,
+  });
+  // A place in the template's document for each stretch of our body between TOC markers.
+  const places = [marker];
+  for (let k = 1; k < body.segments.length; k++) {
+    const place = document.createComment('content');
+    marker.parentNode?.insertBefore(place, places.at(-1)?.nextSibling ?? null);
+    places.push(place);
+  }
+  let tocs: Element[][] = [];
+  if (compiled.toc && body.segments.length > 1) {
+    const context = { request: compiled.toc, styles: template.styles };
+    tocs = writeTocAt(document, places.slice(1), keptNodes, ready.tocShell, context);
+    // Word updates the TOC's page numbers on open.
+    const settingsPath = siblingPath(main, 'settings.xml');
+    const source = ready.fixed.get(settingsPath) ?? template.parts.get(settingsPath);
+    const settings = parsePart(source ?? `<w:settings xmlns:w="${NS.w}"/>`, settingsPath);
+    requestFieldUpdate(settings);
+    out.set(settingsPath, serializePart(settings));
+    if (source === undefined) addPart(mainRels, types, REL.settings, settingsPath, CONTENT_TYPE.settings);
+  }
+  const tocNodes = tocs.flat();
 
   // Lists: numbering instances appended with ids the template does not use.
   const numberingPath = siblingPath(main, 'numbering.xml');
-  const genNumbering = generatedPart('word/numbering.xml');
+  const genNumbering = generated.get('word/numbering.xml');
+  generated.delete('word/numbering.xml');
   if (genNumbering) {
-    const referrers = hasNotes ? [...content, ...ourNotes] : content;
-    const numbering = mergeNumbering(templatePart(numberingPath), genNumbering, referrers, ready.styles);
-    if (numbering) {
-      out.set(numberingPath, serializePart(numbering));
+    const sites = body.segments.flatMap((segment, k) => [
+      ...segment.sites,
+      ...(k < tocs.length ? numberingSites(tocs[k] ?? []) : []),
+    ]);
+    if (hasNotes) sites.push(...numberingSites(ourNotes));
+    const text = unescapeBraces(decodeUtf8(genNumbering));
+    const numbering = mergeNumberingText(ready.numbering, text, sites, ready.styles);
+    if (numbering !== null) {
+      out.set(numberingPath, numbering);
       if (!template.parts.has(numberingPath))
         addPart(mainRels, types, REL.numbering, numberingPath, CONTENT_TYPE.numbering);
     }
@@ -210,9 +253,11 @@ export async function packageDocument(
   if (hasNotes && genFootnotes) {
     const footRelsPath = relsPath(footnotesPath);
     const footRels = new Relationships(template.parts.get(footRelsPath), footRelsPath);
-    renameHyperlinks(ourNotes, hyperlinkIds(generatedPart('word/_rels/footnotes.xml.rels'), footRels, 'dwNoteLink'));
-    if (footnotes) mergeFootnotes(footnotes, genFootnotes, content);
-    else {
+    renameHyperlinks(ourNotes, hyperlinkIds(generatedRels('word/_rels/footnotes.xml.rels'), footRels, 'dwNoteLink'));
+    if (footnotes) {
+      appendFootnotes(footnotes, genFootnotes);
+      if (footnoteBase > 0) shiftFootnoteReferences(tocNodes, footnoteBase);
+    } else {
       footnotes = genFootnotes;
       addPart(mainRels, types, REL.footnotes, footnotesPath, CONTENT_TYPE.footnotes);
     }
@@ -223,7 +268,8 @@ export async function packageDocument(
 
   // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
   const finalNotes = footnotes && hasNotes ? [footnotes] : [];
-  const referenced = pointSupportStyles(template.styles, [...content, ...finalNotes]);
+  const referenced = pointSupportStyles(template.styles, [...tocNodes, ...finalNotes]);
+  for (const id of body.supportStyles) referenced.add(id);
   // The template's styles with those added depend on the set alone: parsed and written once per template and set.
   const key = SUPPORT_STYLE_IDS.filter((id) => referenced.has(id)).join(' ');
   let styles = ready.stylesWith.get(key);
@@ -236,8 +282,19 @@ export async function packageDocument(
   if (styles) out.set(siblingPath(main, 'styles.xml'), styles);
   if (hasNotes && footnotes) out.set(footnotesPath, serializePart(footnotes));
 
-  declareNamespaces(document);
-  out.set(main, serializePart(document));
+  declareNamespaces(
+    document,
+    body.segments.map((segment, k) => ({ at: places[k] ?? marker, used: segment.used })),
+  );
+  body.fill(declaredOn(document.documentElement ?? document.createElement('x')));
+  out.set(
+    main,
+    documentText(
+      document,
+      places,
+      body.segments.map((segment) => segment.text),
+    ),
+  );
   if (mainRels.changed) out.set(mainRelsPath, mainRels.toXml());
 
   // Document properties: a fresh core.xml.
@@ -278,6 +335,24 @@ async function docxPartsOf(compiled: CompiledDocument): Promise<{ parts: Map<str
   return { parts: await docxParts(file), noteCount };
 }
 
+/** The main document's text: the template's document with our body's stretches at their places. */
+function documentText(document: XmlDocument, places: readonly Node[], texts: readonly string[]): string {
+  const pieces = serializeAroundAll(document, places);
+  if (!pieces) throw new Error('the template document could not be written');
+  const body = places[0]?.parentNode;
+  // A body with nothing in it is written closed at once (as a DOM of it is).
+  if (body && texts.every((t) => t === '') && children(body).length === 0) {
+    for (const place of places) body.removeChild(place);
+    return serializePart(document);
+  }
+  const out: string[] = [];
+  pieces.forEach((piece, k) => {
+    out.push(piece);
+    if (k < texts.length) out.push(texts[k] ?? '');
+  });
+  return withDeclaration(out.join(''));
+}
+
 /** A part's length (characters or bytes: the bound is coarse), 0 when absent. */
 const sizeOf = (part: Uint8Array | string | undefined): number =>
   part === undefined ? 0 : typeof part === 'string' ? part.length : part.byteLength;
@@ -295,19 +370,21 @@ function addPart(rels: Relationships, types: ContentTypes, type: string, path: s
  * Adds docx's hyperlink relationships to the template part's with ids of our own, one per distinct target (docx writes
  * one per link, so a URL linked N times would be written N times); returns docx's ids → ours.
  */
-function hyperlinkIds(generatedRels: XmlDocument | null, rels: Relationships, prefix: string): Map<string, string> {
+function hyperlinkIds(
+  generatedRels: readonly GeneratedRelationship[],
+  rels: Relationships,
+  prefix: string,
+): Map<string, string> {
   const renamed = new Map<string, string>();
-  if (!generatedRels?.documentElement) return renamed;
   const byTarget = new Map<string, string>();
-  for (const rel of children(generatedRels.documentElement)) {
-    if (rel.getAttribute('Type') !== REL.hyperlink) continue;
-    const target = rel.getAttribute('Target') ?? '';
-    let id = byTarget.get(target);
+  for (const rel of generatedRels) {
+    if (rel.type !== REL.hyperlink) continue;
+    let id = byTarget.get(rel.target);
     if (id === undefined) {
-      id = rels.add(REL.hyperlink, target, { external: true, prefix });
-      byTarget.set(target, id);
+      id = rels.add(REL.hyperlink, rel.target, { external: true, prefix });
+      byTarget.set(rel.target, id);
     }
-    renamed.set(rel.getAttribute('Id') ?? '', id);
+    renamed.set(rel.id, id);
   }
   return renamed;
 }

@@ -1,8 +1,7 @@
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import type { ContentTypes } from './content-types.ts';
-import { children, descendants, parsePart, prefixOf } from './dom.ts';
+import { descendants, parsePart } from './dom.ts';
 import { NS } from './namespaces.ts';
-import type { Relationships } from './relationships.ts';
+import type { GeneratedRelationship, Relationships } from './relationships.ts';
 
 /** Relationship type of an image part. */
 export const IMAGE_REL = `${NS.r}/image`;
@@ -23,23 +22,22 @@ const MEDIA_TYPE: Record<string, string> = {
  */
 export function moveMediaParts(
   generated: ReadonlyMap<string, string | Uint8Array>,
-  generatedRels: XmlDocument | null,
+  generatedRels: readonly GeneratedRelationship[],
   rels: Relationships,
   types: ContentTypes,
   out: Map<string, Uint8Array | string>,
   mainPart: string,
 ): Map<string, string> {
   const renamed = new Map<string, string>();
-  if (!generatedRels?.documentElement) return renamed;
   const folder = mainPart.slice(0, mainPart.lastIndexOf('/') + 1);
   // Part names are compared without case (ECMA-376 Part 2, 6.3.5): `Docwright-Image1.png` in a template is taken.
   // Both folds are kept: readers fold with Unicode's mapping, where `ı` upper-cases to `I` but does not lower-case.
   const folds = (path: string): string[] => [path.toLowerCase(), path.toUpperCase()];
   const taken = new Set([...out.keys()].flatMap(folds));
   let n = 0;
-  for (const rel of children(generatedRels.documentElement)) {
-    if (rel.getAttribute('Type') !== IMAGE_REL) continue;
-    const target = rel.getAttribute('Target') ?? '';
+  for (const rel of generatedRels) {
+    if (rel.type !== IMAGE_REL) continue;
+    const target = rel.target;
     const data = generated.get(`word/${target}`);
     const extension = target.slice(target.lastIndexOf('.') + 1).toLowerCase();
     const type = MEDIA_TYPE[extension];
@@ -52,20 +50,9 @@ export function moveMediaParts(
     for (const fold of folds(`${folder}${name}`)) taken.add(fold);
     out.set(`${folder}${name}`, data);
     types.addOverride(`/${folder}${name}`, type);
-    renamed.set(rel.getAttribute('Id') ?? '', rels.add(IMAGE_REL, name, { prefix: 'dwImg' }));
+    renamed.set(rel.id, rels.add(IMAGE_REL, name, { prefix: 'dwImg' }));
   }
   return renamed;
-}
-
-/** Renames the images' relationship ids (r:embed) in `nodes`. */
-export function renameEmbeds(nodes: readonly Element[], renamed: ReadonlyMap<string, string>): void {
-  const stack = [...nodes];
-  for (let el = stack.pop(); el; el = stack.pop()) {
-    const embed = el.getAttributeNS(NS.r, 'embed');
-    const to = embed ? renamed.get(embed) : undefined;
-    if (to !== undefined) el.setAttributeNS(NS.r, `${prefixOf(el, NS.r, 'r')}:embed`, to);
-    for (const child of children(el)) stack.push(child);
-  }
 }
 
 /** Parts whose drawings share the document's drawing ids (headers, footers, notes, comments). */
@@ -89,10 +76,4 @@ export function drawingIds(parts: ReadonlyMap<string, Uint8Array | string>): () 
     }
   }
   return () => (max += 1);
-}
-
-/** Gives the drawings (wp:docPr) in `nodes` the ids `next` gives, in document order. */
-export function renumberDrawingsFrom(nodes: readonly Element[], next: () => number): void {
-  for (const node of nodes)
-    for (const docPr of descendants(node, NS.wp, 'docPr')) docPr.setAttribute('id', String(next()));
 }

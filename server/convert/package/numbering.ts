@@ -1,5 +1,19 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
-import { adopt, children, descendants, isW, setWAttr, wAttr, wChild, wElement, wElementsIn } from './dom.ts';
+import { rewriteBody, type BodyRewrites, type BodySegment } from './body.ts';
+import {
+  children,
+  descendants,
+  isW,
+  parsePart,
+  prefixOf,
+  serializePart,
+  setWAttr,
+  wAttr,
+  wChild,
+  wElementsIn,
+  withDeclaration,
+} from './dom.ts';
+import { serializeAroundAll } from './serialize.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /** The numbering a paragraph style carries: the template's abstract numbering and the level the style sits at. */
@@ -30,23 +44,6 @@ const maxId = (els: Element[], attr: string): number =>
     return Number.isInteger(id) && id > max && id <= ID_CEILING ? id : max;
   }, 0);
 const val = (el: Element | undefined): string => (el ? wAttr(el, 'val') : '');
-
-/**
- * Merges the conversion's list numbering into the template's numbering part (or makes the part from docx's when the
- * template has none), with ids past the template's, and renumbers the references in `referrers` (the body and
- * footnotes we add). A list whose paragraph style carries numbering of its own (w:numPr in the style, directly, via
- * its base styles or via a numbering style link) gets its own w:num on the template's abstract numbering, restarting
- * where ours restarts (w:lvlOverride/w:startOverride): roman stays roman and the template's indents hold. Returns the
- * merged part, or null when no list is used.
- */
-export function mergeNumbering(
-  template: XmlDocument | null,
-  generated: XmlDocument,
-  referrers: readonly Element[],
-  styles: XmlDocument | null,
-): XmlDocument | null {
-  return mergeNumberingSites(template, generated, numberingSites(referrers), styles);
-}
 
 /** A list paragraph's reference to a numbering (its w:numPr), read and renumbered through these. */
 export interface NumberingSite {
@@ -175,61 +172,6 @@ export function planNumbering(
   return { abstracts, nums };
 }
 
-/** mergeNumbering over numbering references however they are held (see NumberingSite). */
-export function mergeNumberingSites(
-  template: XmlDocument | null,
-  generated: XmlDocument,
-  numPrs: readonly NumberingSite[],
-  styles: XmlDocument | null,
-): XmlDocument | null {
-  if (numPrs.length === 0) return null;
-  const genNums = new Map(numsOf(generated).map((n) => [wAttr(n, 'numId'), n]));
-  const genAbstracts = new Map(abstractsOf(generated).map((a) => [wAttr(a, 'abstractNumId'), a]));
-  // Without a template part, docx's part emptied is the target (its root declares what its definitions use).
-  if (!template) for (const c of children(generated.documentElement ?? generated)) c.parentNode?.removeChild(c);
-  const target = template ?? generated;
-  const root = target.documentElement;
-  if (!root) return null;
-  const plan = planNumbering(
-    target,
-    template,
-    {
-      nums: new Map([...genNums].map(([id, n]) => [id, val(wChild(n, 'abstractNumId'))])),
-      abstracts: [...genAbstracts.keys()],
-    },
-    numPrs,
-    styles,
-  );
-  const newAbstracts = plan.abstracts.flatMap(({ from, id }) => {
-    const abstract = genAbstracts.get(from);
-    if (!abstract) return [];
-    const copy = adopt(target, abstract);
-    setWAttr(copy, 'abstractNumId', id);
-    return [copy];
-  });
-  const newNums = plan.nums.flatMap((planned) => {
-    const genNum = genNums.get(planned.from);
-    if (!genNum) return [];
-    if (planned.styled) {
-      const num = wElement(target, 'num', { numId: planned.id });
-      num.appendChild(wElement(target, 'abstractNumId', { val: planned.abstractNumId }));
-      for (const override of children(genNum).filter((c) => isW(c, 'lvlOverride')))
-        num.appendChild(target.importNode(override, true));
-      return [num];
-    }
-    const num = adopt(target, genNum);
-    setWAttr(num, 'numId', planned.id);
-    const ref = wChild(num, 'abstractNumId');
-    if (ref && planned.abstractId !== undefined) setWAttr(ref, 'val', planned.abstractId);
-    return [num];
-  });
-  const at = insertionPoints(root);
-  for (const a of newAbstracts) root.insertBefore(a, at.abstracts);
-  for (const n of newNums) root.insertBefore(n, at.nums);
-  declareNamespaces(target);
-  return target;
-}
-
 const styleIndexes = new WeakMap<XmlDocument, ReadonlyMap<string, Element>>();
 
 /**
@@ -288,4 +230,139 @@ function styleNumberingOf(
     }
     return undefined;
   };
+}
+
+/** No rewrites: docx's numbering elements are only written as the serializer would (body.ts). */
+const AS_THEY_ARE: BodyRewrites = {
+  links: new Map(),
+  embeds: new Map(),
+  nextDrawing: undefined,
+  noteMarks: new Map(),
+  bookmarkOffset: undefined,
+  footnoteBase: 0,
+  supportStyles: new Map(),
+  rootDeclared: new Map(),
+  tocMarkers: false,
+};
+
+/** A top-level element of docx's numbering text: where it stands, its id, and for a w:num its abstract numbering. */
+interface TextElement {
+  from: number;
+  to: number;
+  abstract: string;
+}
+
+/** docx's elements `tag` (w:abstractNum or w:num) in its numbering text, by their `idAttribute`, in order. */
+function textElements(xml: string, tag: string, idAttribute: string): Map<string, TextElement> {
+  const out = new Map<string, TextElement>();
+  const open = new RegExp(`<${tag}[ >]`, 'g');
+  const id = new RegExp(`\\s${idAttribute}="([^"]*)"`);
+  for (let m = open.exec(xml); m; m = open.exec(xml)) {
+    const startEnd = xml.indexOf('>', m.index);
+    const close = xml.indexOf(`</${tag}>`, startEnd);
+    if (startEnd < 0 || close < 0) throw new Error(`docx's numbering has an unclosed ${tag}`);
+    const to = close + tag.length + 3;
+    const abstract = /<w:abstractNumId w:val="([^"]*)"/.exec(xml.slice(startEnd, close))?.[1] ?? '';
+    out.set(id.exec(xml.slice(m.index, startEnd + 1))?.[1] ?? '', { from: m.index, to, abstract });
+    open.lastIndex = to;
+  }
+  return out;
+}
+
+/**
+ * mergeNumberingSites over docx's numbering as text (a long document's is hundreds of KB, which a DOM would take longer
+ * to read than the rest of the merge): `template` is the template's part (null: none), parsed once and only read; the
+ * part is written around docx's elements, copied as text with their new ids. Returns the part's text, or null when no
+ * list is used.
+ */
+export function mergeNumberingText(
+  template: XmlDocument | null,
+  generated: string,
+  numPrs: readonly NumberingSite[],
+  styles: XmlDocument | null,
+): string | null {
+  if (numPrs.length === 0) return null;
+  const bounds = partBounds(generated);
+  const genAbstracts = textElements(generated, 'w:abstractNum', 'w:abstractNumId');
+  const genNums = textElements(generated, 'w:num', 'w:numId');
+  // Without a template part, docx's part emptied is the target (its root declares what its definitions use).
+  const target = template
+    ? (template.cloneNode(true) as XmlDocument)
+    : parsePart(`${generated.slice(0, bounds.rootEnd + 1)}</w:numbering>`, 'numbering.xml');
+  const root = target.documentElement;
+  if (!root) return null;
+  const plan = planNumbering(
+    template ?? target,
+    template,
+    { nums: new Map([...genNums].map(([id, n]) => [id, n.abstract])), abstracts: [...genAbstracts.keys()] },
+    numPrs,
+    styles,
+  );
+  const written = (element: TextElement): BodySegment => {
+    const body = rewriteBody(generated, bounds.declared, element.from, element.to, AS_THEY_ARE);
+    body.fill(new Map());
+    const [segment] = body.segments;
+    if (!segment) throw new Error("docx's numbering could not be read");
+    return segment;
+  };
+  const abstractsUsed = new Map<string, string>();
+  const numsUsed = new Map<string, string>();
+  const use = (into: Map<string, string>, used: ReadonlyMap<string, string>): void => {
+    for (const [prefix, uri] of used) if (!into.has(prefix)) into.set(prefix, uri);
+  };
+  const abstracts = plan.abstracts.flatMap(({ from, id }) => {
+    const element = genAbstracts.get(from);
+    if (!element) return [];
+    const { text, used } = written(element);
+    use(abstractsUsed, used);
+    return [text.replace(/ w:abstractNumId="[^"]*"/, ` w:abstractNumId="${id}"`)];
+  });
+  const w = prefixOf(root, NS.w, 'w');
+  const nums = plan.nums.flatMap((planned) => {
+    const element = genNums.get(planned.from);
+    if (!element) return [];
+    const { text, used } = written(element);
+    if (planned.styled) {
+      use(numsUsed, new Map([[w, NS.w]]));
+      use(numsUsed, used);
+      const overrides = text.match(/<w:lvlOverride\b[^>]*\/>|<w:lvlOverride\b[^>]*>[\s\S]*?<\/w:lvlOverride>/g) ?? [];
+      const start = `<${w}:num ${w}:numId="${planned.id}"><${w}:abstractNumId ${w}:val="${planned.abstractNumId}"/>`;
+      return [`${start}${overrides.join('')}</${w}:num>`];
+    }
+    use(numsUsed, used);
+    let num = text.replace(/ w:numId="[^"]*"/, ` w:numId="${planned.id}"`);
+    if (planned.abstractId !== undefined)
+      num = num.replace(/(<w:abstractNumId w:val=")[^"]*"/, `$1${planned.abstractId}"`);
+    return [num];
+  });
+  const at = insertionPoints(root);
+  const abstractsAt = target.createComment('abstracts');
+  const numsAt = target.createComment('nums');
+  root.insertBefore(abstractsAt, at.abstracts);
+  root.insertBefore(numsAt, at.nums);
+  const places = [abstractsAt, numsAt];
+  declareNamespaces(target, [
+    { at: abstractsAt, used: abstractsUsed },
+    { at: numsAt, used: numsUsed },
+  ]);
+  if (abstracts.length === 0 && nums.length === 0 && children(root).length === 0) {
+    for (const place of places) root.removeChild(place);
+    return serializePart(target);
+  }
+  const pieces = serializeAroundAll(target, places);
+  const [before, between, after] = pieces ?? [];
+  if (before === undefined || between === undefined || after === undefined)
+    throw new Error('the numbering part could not be written');
+  return withDeclaration(`${before}${abstracts.join('')}${between}${nums.join('')}${after}`);
+}
+
+/** Where docx's numbering root ends, and what it declares. */
+function partBounds(xml: string): { rootEnd: number; declared: Map<string, string> } {
+  const rootAt = xml.indexOf('<w:numbering');
+  const rootEnd = xml.indexOf('>', rootAt);
+  if (rootAt < 0 || rootEnd < 0) throw new Error("docx's numbering has no w:numbering");
+  const declared = new Map<string, string>();
+  for (const [, prefix, uri] of xml.slice(rootAt, rootEnd).matchAll(/ xmlns:([^\s=/>]+)="([^"]*)"/g))
+    declared.set(prefix ?? '', uri ?? '');
+  return { rootEnd, declared };
 }

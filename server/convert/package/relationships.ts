@@ -108,3 +108,42 @@ export class Relationships {
     return serializePart(this.doc);
   }
 }
+
+/** A relationship of a part docx wrote, as xmldom would read its attributes. */
+export interface GeneratedRelationship {
+  id: string;
+  type: string;
+  target: string;
+}
+
+const ENTITY = /&(?:amp|lt|gt|quot|apos|#x[0-9a-fA-F]+|#\d+);/g;
+const NAMED: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&apos;': "'" };
+/** An attribute's value as xmldom reads it: entities and character references resolved, white space made spaces. */
+const attributeValue = (raw: string): string =>
+  raw
+    .replace(/\r\n?|[\u0085\u2028\u2029]/g, '\n')
+    .replace(/[\t\n\r]/g, ' ')
+    .replace(
+      ENTITY,
+      (e) => NAMED[e] ?? String.fromCodePoint(e[2] === 'x' ? parseInt(e.slice(3, -1), 16) : Number(e.slice(2, -1))),
+    );
+
+/**
+ * The relationships of a relationships part docx wrote (its hyperlinks and pictures: hundreds of KB in a long
+ * document, read as text rather than as a DOM), in order.
+ */
+export function generatedRelationships(xml: string | undefined): GeneratedRelationship[] {
+  if (xml === undefined) return [];
+  const out: GeneratedRelationship[] = [];
+  for (const [tag] of xml.matchAll(/<Relationship\s[^>]*>/g)) {
+    const attributes = new Map<string, string>();
+    for (const [, name, value] of tag.matchAll(/\s([^\s=/>]+)\s*=\s*"([^"]*)"/g))
+      if (!attributes.has(name ?? '')) attributes.set(name ?? '', attributeValue(value ?? ''));
+    out.push({
+      id: attributes.get('Id') ?? '',
+      type: attributes.get('Type') ?? '',
+      target: attributes.get('Target') ?? '',
+    });
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
-import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
+import type { Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
 import type { HeadingEntry } from '../compile/anchors.ts';
-import { TOC_MARKER, type TocRequest } from '../compile/toc.ts';
+import type { TocRequest } from '../compile/toc.ts';
 import { firstStrong } from '../bidi.ts';
 import { findStyle, type TemplateStyle } from '../template/styles.ts';
 import { children, descendants, isW, setWAttr, wAttr, wChild, wElement } from './dom.ts';
@@ -223,46 +223,30 @@ function styleName(p: Element, styles: readonly TemplateStyle[]): string {
   return styles.find((s) => s.id === id)?.name ?? id;
 }
 
-/** True for the marker paragraph the compiler wrote where a TOC goes. */
-function isMarker(el: Element): boolean {
-  return (
-    isW(el, 'p') &&
-    children(el).some((c) => isW(c, 'bookmarkStart') && wAttr(c, 'name') === TOC_MARKER) &&
-    descendants(el, NS.w, 't').length === 0
-  );
-}
-
 /**
- * Replaces the marker paragraphs among `content` (body-level, in `doc`) with the table of contents, or fills the
- * template's kept TOC (`kept`: the template's body-level elements) and drops the markers. `shell` is a template TOC
- * that went with the template's text, reused for the first marker. `content` is updated. Returns true when a TOC
- * was written (the document then asks Word to update its fields on open).
+ * writeToc for a body written as text: `places` are nodes of `doc` where the marker paragraphs stood (cut out of the
+ * text). The TOC goes before each (as writeToc writes it in place of its marker), or the template's kept TOC is filled.
+ * Returns the elements written at each place.
  */
-export function writeToc(
+export function writeTocAt(
   doc: XmlDocument,
-  content: Element[],
+  places: readonly Node[],
   kept: readonly Element[],
   shell: readonly Element[] | undefined,
   ctx: TocContext,
-): boolean {
-  const markers = content.filter(isMarker);
-  if (markers.length === 0) return false;
+): Element[][] {
   const inTemplate = findToc(kept);
-  markers.forEach((marker, i) => {
-    const parent = marker.parentNode;
-    if (!parent) return;
-    let nodes: Element[] = [];
-    if (!inTemplate) {
-      const clones = i === 0 && shell ? shell.map((n) => doc.importNode(n, true)) : undefined;
-      if (clones) for (const n of clones) parent.insertBefore(n, marker);
-      nodes = clones ? fillToc(doc, clones, ctx) : [generatedToc(doc, ctx)];
-      if (!clones) for (const n of nodes) parent.insertBefore(n, marker);
-    }
-    parent.removeChild(marker);
-    content.splice(content.indexOf(marker), 1, ...nodes);
+  const written = places.map((place, i) => {
+    const parent = place.parentNode;
+    if (!parent || inTemplate) return [];
+    const clones = i === 0 && shell ? shell.map((n) => doc.importNode(n, true)) : undefined;
+    if (clones) for (const n of clones) parent.insertBefore(n, place);
+    const nodes = clones ? fillToc(doc, clones, ctx) : [generatedToc(doc, ctx)];
+    if (!clones) for (const n of nodes) parent.insertBefore(n, place);
+    return nodes;
   });
   if (inTemplate) fillToc(doc, inTemplate, ctx);
-  return true;
+  return written;
 }
 
 /** Elements of CT_Settings that come after w:updateFields (the schema's sequence), where it goes in front of. */
@@ -305,15 +289,6 @@ export function requestFieldUpdate(settings: XmlDocument): void {
   declareNamespaces(settings);
 }
 
-/**
- * Moves our bookmark ids past the template's (the kept body's may use the same numbers, and ids are unique in a
- * document). Only walks our content when the template's kept body has bookmarks at all.
- */
-export function offsetBookmarkIds(kept: readonly Element[], content: readonly Element[]): void {
-  const offset = bookmarkIdOffset(kept);
-  if (offset !== undefined) shiftBookmarkIds(content, offset);
-}
-
 /** What our bookmark ids are shifted by: past the kept template body's (undefined when it has none). */
 export function bookmarkIdOffset(kept: readonly Element[]): number | undefined {
   let max = -1;
@@ -322,14 +297,4 @@ export function bookmarkIdOffset(kept: readonly Element[]): number | undefined {
       max = Math.max(max, Number(wAttr(b, 'id')) || 0);
   }
   return max < 0 ? undefined : max + 1;
-}
-
-/** Adds `offset` to the bookmark ids in `content`. */
-export function shiftBookmarkIds(content: readonly Element[], offset: number): void {
-  for (const el of content) {
-    for (const name of ['bookmarkStart', 'bookmarkEnd']) {
-      for (const b of [...(isW(el, name) ? [el] : []), ...descendants(el, NS.w, name)])
-        setWAttr(b, 'id', String(Number(wAttr(b, 'id')) + offset));
-    }
-  }
 }
