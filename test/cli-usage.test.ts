@@ -23,7 +23,10 @@ interface Result {
 }
 
 /** Runs `docwright ARGS`; with `closedStdout`, its standard output is a pipe whose reader has gone away. */
-function docwright(args: string[], options: { closedStdout?: boolean; stdin?: string } = {}): Promise<Result> {
+function docwright(
+  args: string[],
+  options: { closedStdout?: boolean; stdin?: string; stdinAfterMs?: number } = {},
+): Promise<Result> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env });
     let stdout = '';
@@ -33,9 +36,25 @@ function docwright(args: string[], options: { closedStdout?: boolean; stdin?: st
     else child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code, signal) => done({ code: code ?? (signal ? 128 : -1), stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
+    if (options.stdinAfterMs === undefined) child.stdin.end(options.stdin ?? '');
+    else setTimeout(() => child.stdin.end(options.stdin ?? ''), options.stdinAfterMs);
   });
 }
+
+describe('standard input from a slow writer', () => {
+  it('waits for it: `curl … | docwright convert -` converts what arrives a while later', async () => {
+    // A read of descriptor 0 while the pipe is still empty answered EAGAIN, which the command took for an error.
+    const out = join(dir, 'slow.docx');
+    const { code, stderr } = await docwright(['convert', '-', '-o', out, '--time-limit', '10'], {
+      stdin: '# Hello\n\nSome text.\n',
+      stdinAfterMs: 1500,
+    });
+    expect(stderr).toMatch(/^Wrote .*slow\.docx/);
+    expect(code).toBe(0);
+    const { ok, report } = await validateDocx(new Uint8Array(readFileSync(out)));
+    expect(ok, report).toBe(true);
+  });
+});
 
 describe('output into a pipe whose reader went away', () => {
   it.each([[['--help']], [['template', 'styles']], [['config', 'get']], [['convert', '-', '-o', '-']]])(

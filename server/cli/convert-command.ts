@@ -286,7 +286,7 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
     const { input, output } = item;
     const label = input === '-' ? 'standard input' : input;
     try {
-      const markdown = readInput(input);
+      const markdown = await readInput(input);
       // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
       const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
       const result = await converter.convert({ markdown, template, mapping, folder, created: Date.now() }, label);

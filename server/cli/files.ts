@@ -15,10 +15,18 @@ export function reason(error: unknown): string {
   return `${(e.message ?? String(error)).replace(/\.$/, '')}.`;
 }
 
-/** A markdown input's text: a file, or standard input for `-`. */
-export function readInput(path: string): string {
+/**
+ * A markdown input's text: a file, or standard input for `-`. Standard input is read as a stream, not by a blocking
+ * read of descriptor 0: a pipe that is (or was made) non-blocking answers EAGAIN to a read before its writer has
+ * written, which a synchronous read takes for an error.
+ */
+export async function readInput(path: string): Promise<string> {
   try {
-    return readFileSync(path === '-' ? 0 : path, 'utf8');
+    if (path !== '-') return readFileSync(path, 'utf8');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin)
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    return Buffer.concat(chunks).toString('utf8');
   } catch (error) {
     throw new CliError(`cannot read ${path === '-' ? 'standard input' : path}: ${reason(error)}`);
   }
