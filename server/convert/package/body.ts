@@ -31,6 +31,19 @@ export interface BodyRewrites {
   readonly tocMarkers: boolean;
 }
 
+/** No rewrites: docx's text only written as the serializer would write it. */
+export const NO_REWRITES: BodyRewrites = {
+  links: new Map(),
+  embeds: new Map(),
+  nextDrawing: undefined,
+  noteMarks: new Map(),
+  bookmarkOffset: undefined,
+  footnoteBase: 0,
+  supportStyles: new Map(),
+  rootDeclared: new Map(),
+  tocMarkers: false,
+};
+
 /** One stretch of the body between TOC markers. */
 export interface BodySegment {
   /** Its text, once `fill` has run. */

@@ -1,5 +1,5 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
-import { rewriteBody, type BodyRewrites, type BodySegment } from './body.ts';
+import { NO_REWRITES, rewriteBody, type BodySegment } from './body.ts';
 import {
   children,
   descendants,
@@ -232,19 +232,6 @@ function styleNumberingOf(
   };
 }
 
-/** No rewrites: docx's numbering elements are only written as the serializer would (body.ts). */
-const AS_THEY_ARE: BodyRewrites = {
-  links: new Map(),
-  embeds: new Map(),
-  nextDrawing: undefined,
-  noteMarks: new Map(),
-  bookmarkOffset: undefined,
-  footnoteBase: 0,
-  supportStyles: new Map(),
-  rootDeclared: new Map(),
-  tocMarkers: false,
-};
-
 /** A top-level element of docx's numbering text: where it stands, its id, and for a w:num its abstract numbering. */
 interface TextElement {
   from: number;
@@ -299,7 +286,7 @@ export function mergeNumberingText(
     styles,
   );
   const written = (element: TextElement): BodySegment => {
-    const body = rewriteBody(generated, bounds.declared, element.from, element.to, AS_THEY_ARE);
+    const body = rewriteBody(generated, bounds.declared, element.from, element.to, NO_REWRITES);
     body.fill(new Map());
     const [segment] = body.segments;
     if (!segment) throw new Error("docx's numbering could not be read");

@@ -2,7 +2,7 @@
 // line ends, attribute white space, empty elements, declarations below the root; and its rewrites land where the DOM
 // merge put them.
 import { describe, expect, it } from 'vitest';
-import { bodyBounds, rewriteBody, type BodyRewrites } from '../../../server/convert/package/body.ts';
+import { bodyBounds, NO_REWRITES, rewriteBody, type BodyRewrites } from '../../../server/convert/package/body.ts';
 import { children, parseGeneratedPart } from '../../../server/convert/package/dom.ts';
 import { generatedRelationships } from '../../../server/convert/package/relationships.ts';
 import { NS } from '../../../server/convert/package/namespaces.ts';
@@ -13,19 +13,12 @@ const wrap = (body: string): string =>
   `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>${ROOT}<w:body>${body}<w:sectPr><w:pgSz w:w="1"/></w:sectPr></w:body></w:document>`;
 
 const NONE: BodyRewrites = {
-  links: new Map(),
-  embeds: new Map(),
-  nextDrawing: undefined,
-  noteMarks: new Map(),
-  bookmarkOffset: undefined,
-  footnoteBase: 0,
-  supportStyles: new Map(),
+  ...NO_REWRITES,
   rootDeclared: new Map([
     ['w', NS.w],
     ['r', NS.r],
     ['wp', NS.wp],
   ]),
-  tocMarkers: false,
 };
 
 /** The body's content as the text pass writes it. */
