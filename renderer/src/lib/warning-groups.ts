@@ -59,6 +59,8 @@ function sentence(code: string, count: number, details: string[], line: number |
       return `${plural(count, 'link', 'links')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} kept as text, not as a hyperlink: only http, https and mailto links are made clickable.`;
     case 'broken_anchor':
       return `${plural(count, 'link', 'links')} to a part of the document (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} kept as text: no heading or anchor has that name. Heading names follow GitHub’s rules: lower case, spaces as hyphens, punctuation dropped.`;
+    case 'page_break_in_note':
+      return `${plural(count, 'page break', 'page breaks')} in a footnote${line === null ? '' : ` (line ${line})`} ${count === 1 ? 'was' : 'were'} left out: a footnote has no page of its own to break.`;
     case 'missing_style':
       return `The template has no style ${names(details, (name) => `“${name}”`)}; Word’s built-in formatting was used instead. Pick another style in the mapping, or add it to the template.`;
     case 'list_depth_exceeded':

@@ -21,7 +21,7 @@ import { subscript, superscript } from './handlers/script.ts';
 import { strong } from './handlers/strong.ts';
 import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
-import { thematicBreak } from './handlers/thematic-break.ts';
+import { pageBreak, thematicBreak } from './handlers/thematic-break.ts';
 import type { ConversionStats } from '../parse/stats.ts';
 import type { Anchor } from '../parse/html-anchors.ts';
 import type { TocRequest } from './toc.ts';
@@ -51,6 +51,7 @@ const blockHandlers: Record<string, BlockHandler | null> = {
   paragraph,
   heading,
   thematicBreak,
+  pageBreak,
   blockquote,
   list: (state, node: List) => list(state, node, listItem),
   listItem: (state, node: ListItem) => listItem(state, node),

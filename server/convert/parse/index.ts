@@ -16,6 +16,7 @@ import { measure, type ConversionStats } from './stats.ts';
 import { WarningList, type WarningDetail } from '../warning-list.ts';
 import { targetedAutolinks } from './autolink-targeted.ts';
 import { parseInChunks } from './chunks.ts';
+import { texPageBreaks } from './page-breaks.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -185,12 +186,14 @@ export function parseTree(markdown: string, chunkLength?: number): Root {
 
 /** Parses markdown (CommonMark + GFM + YAML front matter) into an mdast tree, safely for any nesting depth. */
 export function parseMarkdown(markdown: string): ParsedMarkdown {
-  const tree = parseTree(normalizeFrontMatterFence(markdown));
+  const source = normalizeFrontMatterFence(markdown);
+  const tree = parseTree(source);
+  const warnings = new WarningList();
+  for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
-  const warnings = new WarningList();
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
   return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list() };

@@ -7,6 +7,7 @@ import { directionHandlers, markSpanningDirections } from './html-direction.ts';
 import { countInto, type ConversionStats } from './stats.ts';
 import { ANCHOR_GROUP, anchorGroupHandler, groupAnchorRuns } from './anchor-runs.ts';
 import { htmlAnchor, htmlAnchorName, restoreAnchors } from './html-anchors.ts';
+import { cssPageBreaks } from './page-breaks.ts';
 
 /**
  * Raw HTML is read with a real HTML parser (parse5, through hast-util-from-html) and turned into the mdast its
@@ -130,6 +131,43 @@ const DROPPED = new Set([
 const MAX_HTML_DEPTH = 64;
 
 const SLOT = 'docwright-slot';
+
+/** Stands, in the HTML, for a page break its CSS asked for (page-breaks.ts). */
+const PAGE_BREAK = 'docwright-page-break';
+/** Marks a `thematicBreak` that stands for a page break during the conversion (restored as `pageBreak`). */
+const PAGE_BREAK_MARK = 'docwrightPageBreak';
+
+/** Puts a page break element before and after each element whose CSS asks for one there. */
+function markPageBreaks(tree: HastRoot): void {
+  const stack: (HastRoot | Element)[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const children: HastRoot['children'] = [];
+    for (const child of node.children) {
+      if (child.type !== 'element') {
+        children.push(child);
+        continue;
+      }
+      const { before, after } = cssPageBreaks(child);
+      const mark = (): Element => ({ type: 'element', tagName: PAGE_BREAK, properties: {}, children: [] });
+      if (before) children.push(mark());
+      children.push(child);
+      if (after) children.push(mark());
+      stack.push(child);
+    }
+    if (children.length !== node.children.length) node.children = children;
+  }
+}
+
+/** Turns the marked thematic breaks back into page breaks. */
+function restorePageBreaks(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
+  const stack = [...nodes];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (skip.has(node)) continue;
+    if (node.type === 'thematicBreak' && (node.data as Record<string, unknown> | undefined)?.[PAGE_BREAK_MARK])
+      Object.assign(node, { type: 'pageBreak', data: undefined });
+    if ('children' in node) for (const child of node.children) stack.push(child);
+  }
+}
 
 const PHRASING_PARENTS = new Set([
   'paragraph',
@@ -280,6 +318,7 @@ const MEANINGFUL_EMPTY = new Set([
   'textarea',
   'select',
   SLOT,
+  PAGE_BREAK,
 ]);
 
 /**
@@ -385,6 +424,7 @@ function convert(
   report(tree, (warning, fragmentLine) =>
     line !== undefined && fragmentLine !== undefined ? warnAt(warning, line + fragmentLine - 1) : warn(warning),
   );
+  markPageBreaks(tree);
   pruneEmpty(tree);
   const groups = groupAnchorRuns(tree);
   const slot: Handle = (_state, node: Element) => slots[Number(node.properties.dataI)];
@@ -397,11 +437,13 @@ function convert(
       sup: script,
       sub: script,
       a: htmlAnchor,
+      [PAGE_BREAK]: () => ({ type: 'thematicBreak', data: { [PAGE_BREAK_MARK]: true } }),
     },
     nodeHandlers: { comment: () => undefined },
   });
   const result = mdast.type === 'root' ? mdast.children : [mdast];
   restoreScripts(result, new Set(slots));
+  restorePageBreaks(result, new Set(slots));
   restoreAnchors(result, new Set(slots));
   placeLines(result, new Set(slots), line);
   return result;

@@ -1,6 +1,11 @@
 import { BorderStyle, PageBreak, Paragraph, type FileChild } from 'docx';
 import type { State } from '../state.ts';
 
+/** A paragraph holding a page break: how `---` is written by default, and every page break a writer asks for. */
+function pageBreakParagraph(): Paragraph {
+  return new Paragraph({ children: [new PageBreak()] });
+}
+
 /** A horizontal rule: a page break (SPEC's default), an empty paragraph with a bottom border, or nothing. */
 export function thematicBreak(state: State): FileChild[] {
   switch (state.options.thematic_break) {
@@ -14,6 +19,11 @@ export function thematicBreak(state: State): FileChild[] {
         }),
       ];
     case 'page_break':
-      return [new Paragraph({ children: [new PageBreak()] })];
+      return [pageBreakParagraph()];
   }
+}
+
+/** A page break the writer asked for (`\newpage`, `\pagebreak`, CSS `page-break-before: always`: parse/page-breaks.ts). */
+export function pageBreak(): FileChild[] {
+  return [pageBreakParagraph()];
 }
