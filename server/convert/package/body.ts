@@ -66,6 +66,16 @@ export interface BodyText {
 }
 
 const ATTRIBUTE = / ([^\s=/>]+)="([^"]*)"/y;
+/** A table look's flags and their bits in its w:val (ECMA-376 Part 1, 17.4.56, and Part 4's bit mask). */
+const TABLE_LOOK_BITS: readonly (readonly [string, number])[] = [
+  ['w:firstRow', 0x0020],
+  ['w:lastRow', 0x0040],
+  ['w:firstColumn', 0x0080],
+  ['w:lastColumn', 0x0100],
+  ['w:noHBand', 0x0200],
+  ['w:noVBand', 0x0400],
+];
+const ON = new Set(['true', '1', 'on']);
 const DECLARATION = / xmlns:([^\s=/>]+)="([^"]*)"/g;
 const TEXT_SPECIAL = /&quot;|&apos;|[\r\u0085\u2028\u2029]/;
 const ATTRIBUTE_SPECIAL = /&apos;|[\t\n\r\u0085\u2028\u2029]/;
@@ -321,6 +331,19 @@ export function rewriteBody(
         const k = find('r:id');
         const to = k >= 0 ? rw.links.get(value(k)) : undefined;
         if (to !== undefined) pending[k] = to;
+        break;
+      }
+      case 'w:tblLook': {
+        // docx writes a table look's flags as attributes (Word 2010's); LibreOffice reads only the older bit mask in
+        // w:val: written beside them, the same flags.
+        if (find('w:val') >= 0) break;
+        let mask = 0;
+        for (const [flag, bit] of TABLE_LOOK_BITS) {
+          const k = find(flag);
+          if (k >= 0 && ON.has(value(k))) mask |= bit;
+        }
+        out.push(xml.slice(last, nameEnd), ` w:val="${mask.toString(16).toUpperCase().padStart(4, '0')}"`);
+        last = nameEnd;
         break;
       }
       case 'wp:docPr': {

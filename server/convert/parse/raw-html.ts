@@ -1,6 +1,6 @@
 import type { Element, Nodes as HastNodes, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
-import { toMdast, type Handle } from 'hast-util-to-mdast';
+import { defaultHandlers, toMdast, type Handle } from 'hast-util-to-mdast';
 import { toText } from 'hast-util-to-text';
 import type { Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
 import { directionHandlers, markSpanningDirections } from './html-direction.ts';
@@ -157,6 +157,62 @@ function markPageBreaks(tree: HastRoot): void {
     if (children.length !== node.children.length) node.children = children;
   }
 }
+
+/** Word's most columns in a table: a wider `colspan` is read as this many. */
+const MAX_COLUMN_SPAN = 63;
+
+/** What a table cell spans, kept on the mdast cell for the compiler (compile/handlers/table.ts) to merge cells. */
+export interface CellSpan {
+  columns: number;
+  rows: number;
+}
+
+declare module 'mdast' {
+  interface TableCellData {
+    /** The cells an HTML table cell spans (markdown's tables have no spans). */
+    span?: CellSpan;
+  }
+  interface TableData {
+    /** An HTML table with no header row (no `<th>` in its first rows, no `<thead>`). */
+    headless?: boolean;
+  }
+}
+
+/**
+ * A table: hast-util-to-mdast gives an HTML table without a header an empty first row (markdown's tables always have
+ * one), which would print as an empty header row repeated on every page: taken out, and the table marked headless.
+ */
+const table: Handle = (state, node: Element) => {
+  const result = defaultHandlers.table(state, node);
+  if (result.type !== 'table') return result;
+  const first = result.children[0];
+  if (result.children.length > 1 && first && first.position === undefined && first.children.every(isEmptyCell)) {
+    result.children.shift();
+    result.data = { ...result.data, headless: true };
+  }
+  return result;
+};
+
+function isEmptyCell(cell: Nodes): boolean {
+  return cell.type === 'tableCell' && cell.children.length === 0 && cell.data === undefined;
+}
+
+/**
+ * A table cell, with its `colspan` and `rowspan` kept as `data.span`: hast-util-to-mdast puts empty cells where a
+ * span reaches (so the cells after it keep their columns) and forgets the span itself.
+ */
+const tableCell: Handle = (state, node: Element) => {
+  const span = (value: unknown, max: number): number => {
+    const n = typeof value === 'number' ? value : typeof value === 'string' ? Number.parseInt(value, 10) : NaN;
+    return Number.isInteger(n) && n > 1 ? Math.min(n, max) : 1;
+  };
+  const columns = span(node.properties.colSpan, MAX_COLUMN_SPAN);
+  if (node.properties.colSpan !== undefined) node.properties.colSpan = columns;
+  const rows = span(node.properties.rowSpan, Number.MAX_SAFE_INTEGER);
+  const cell = defaultHandlers.td(state, node);
+  if (columns > 1 || rows > 1) cell.data = { ...cell.data, span: { columns, rows } };
+  return cell;
+};
 
 /** Turns the marked thematic breaks back into page breaks. */
 function restorePageBreaks(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
@@ -437,6 +493,9 @@ function convert(
       sup: script,
       sub: script,
       a: htmlAnchor,
+      table,
+      td: tableCell,
+      th: tableCell,
       [PAGE_BREAK]: () => ({ type: 'thematicBreak', data: { [PAGE_BREAK_MARK]: true } }),
     },
     nodeHandlers: { comment: () => undefined },

@@ -10,6 +10,19 @@ const ALIGN: Record<NonNullable<AlignType>, (typeof AlignmentType)[keyof typeof 
 };
 
 /**
+ * The conditional formatting a table without a header row takes from its style: Word's default look (first column,
+ * banded rows) without the first row's. Every flag is written: an office suite reads a missing one as on.
+ */
+const HEADLESS_LOOK = {
+  firstRow: false,
+  lastRow: false,
+  firstColumn: true,
+  lastColumn: false,
+  noHBand: false,
+  noVBand: true,
+};
+
+/**
  * A table across the text width: the header row repeats on every page, columns keep their markdown alignment, and
  * every cell holds a paragraph (Word refuses a cell without one).
  */
@@ -19,12 +32,23 @@ export function table(state: State, node: MdTable): FileChild[] {
   const indent = state.blockIndent('paragraph');
   const width = Math.max(columns * 360, state.textWidthTwips - indent);
   const columnWidth = Math.floor(width / columns);
-  const headerRow = state.styles.tableHeaderRow;
+  // An HTML table with no header row has none here either (no row repeated, no header look from the table style).
+  const headless = node.data?.headless === true;
+  const headerRow = state.styles.tableHeaderRow && !headless;
+  // Grid places an HTML cell's colspan or rowspan covers (the parser left an empty cell at each): not written, as
+  // the spanning cell merges them (docx writes a row span's continuing cells itself).
+  const covered = new Set<number>();
   const rows = node.children.map((row, r) => {
     const isHeader = r === 0 && headerRow;
     const cells: TableCell[] = [];
     for (let c = 0; c < columns; c++) {
+      if (covered.has(r * columns + c)) continue;
       const cell = row.children[c];
+      const span = cell?.data?.span;
+      const columnSpan = Math.min(span?.columns ?? 1, columns - c);
+      const rowSpan = Math.min(span?.rows ?? 1, node.children.length - r);
+      for (let dr = 0; dr < rowSpan; dr++)
+        for (let dc = 0; dc < columnSpan; dc++) if (dr > 0 || dc > 0) covered.add((r + dr) * columns + c + dc);
       const align = node.align?.[c];
       const context = {
         cellAlignment: align ? ALIGN[align] : undefined,
@@ -36,7 +60,14 @@ export function table(state: State, node: MdTable): FileChild[] {
           ? directed(state, cell, () => state.paragraph('cell', state.inlines(cell.children)))
           : state.paragraph('cell', []),
       );
-      cells.push(new TableCell({ children: [paragraph], width: { size: columnWidth, type: WidthType.DXA } }));
+      cells.push(
+        new TableCell({
+          children: [paragraph],
+          width: { size: columnWidth * columnSpan, type: WidthType.DXA },
+          ...(columnSpan > 1 ? { columnSpan } : {}),
+          ...(rowSpan > 1 ? { rowSpan } : {}),
+        }),
+      );
     }
     return new TableRow({ children: cells, tableHeader: isHeader, cantSplit: true });
   });
@@ -47,6 +78,7 @@ export function table(state: State, node: MdTable): FileChild[] {
       columnWidths: Array.from({ length: columns }, () => columnWidth),
       ...(indent > 0 ? { indent: { size: indent, type: WidthType.DXA } } : {}),
       ...(state.styles.table ? { style: state.styles.table } : {}),
+      ...(headless ? { tableLook: HEADLESS_LOOK } : {}),
       ...(rightToLeftTable(state, node) ? { visuallyRightToLeft: true } : {}),
     }),
   );
