@@ -72,7 +72,11 @@ export const started: UtilityProcessStandIn[] = [];
 export function forkUtility(
   modulePath: string,
   args: string[] = [],
-  options: Partial<UtilityForkOptions> & { execArgv?: string[]; cwd?: string; stdio?: Stdio | Stdio[] } = {},
+  options: Partial<Omit<UtilityForkOptions, 'stdio'>> & {
+    execArgv?: string[];
+    cwd?: string;
+    stdio?: Stdio | Stdio[];
+  } = {},
 ): UtilityProcessStandIn {
   const child = forkNode(modulePath, args, {
     env: options.env ?? process.env,
