@@ -2,11 +2,13 @@
 // and keeps it running in the tray when the window closes. Every decision lives in a pure module next to this one.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, session, Tray } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, session, Tray, utilityProcess } from 'electron';
+import { renderChildEntry } from '../server/convert-pool/render-child.ts';
 import { startServer, type RunningServer } from '../server/serve.ts';
 import { hardenContents, hardenSession, type TrustedServer } from './harden.ts';
 import { registerIpc } from './ipc.ts';
 import { launchOptions, type LaunchOptions } from './launch-options.ts';
+import { utilityRenderLauncher } from './render-launcher.ts';
 import { FileLog } from './log.ts';
 import { trayMenuTemplate, trayTooltip } from './tray-menu.ts';
 import { windowOptions } from './window-options.ts';
@@ -91,6 +93,12 @@ async function run(options: LaunchOptions, log: FileLog): Promise<void> {
     running = await startServer({
       dataDir: options.dataDir,
       ...(options.port === undefined ? {} : { port: options.port }),
+      // SVGs render in utility processes the pool kills (the installed binary cannot run as Node; from a checkout
+      // the same, so `npm start` runs what ships).
+      renderLauncher: utilityRenderLauncher(
+        (modulePath, args, forkOptions) => utilityProcess.fork(modulePath, args, forkOptions),
+        renderChildEntry(),
+      ),
     });
   } catch (error) {
     log.error('The server did not start', error);

@@ -19,6 +19,7 @@ import { applyPolicy, listenAddress, listenPort, loadPolicy, seedFromPolicy } fr
 import { dataFolder } from './store/data-folder.ts';
 import { docwrightCommand } from './cli/advice.ts';
 import { Store } from './store/store.ts';
+import type { RenderChildLauncher } from './convert-pool/render-launcher.ts';
 
 export interface ServeOptions {
   dataDir: string;
@@ -38,6 +39,9 @@ export interface ServeOptions {
   logger?: boolean;
   /** Every start says the key secret's notices, with the keychain's own words (else once per data directory). */
   verbose?: boolean;
+  /** How the conversion workers' SVG render children start (default: Node child processes; the desktop app gives
+   * Electron's utility processes, main/render-launcher.ts). */
+  renderLauncher?: RenderChildLauncher;
 }
 
 /** What `docwright status` and other local processes read to find the running server (never a key). */
@@ -134,6 +138,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       policy,
       team: !isLoopback(host),
       logger: options.logger ?? false,
+      ...(options.renderLauncher ? { convert: { renderLauncher: options.renderLauncher } } : {}),
       ...(tls
         ? {
             httpsOptions: { cert: tls.cert, key: tls.key },

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { removeQuietly, tempPathFor } from '../store/files.ts';
 import { availableParallelism, setPriority } from 'node:os';
@@ -6,7 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ConvertInputError } from '../convert/errors.ts';
 import { IMAGE_LIMITS } from '../convert/images/limits.ts';
-import { probeRenderLimit, renderResult, requestFrame, serveCommand, WARM_CHILD_CPU_MS } from './render-child.ts';
+import { renderResult, rendersInChild, WARM_CHILD_CPU_MS } from './render-child.ts';
+import {
+  MAX_ANSWER_BYTES,
+  nodeRenderLauncher,
+  renderChildRequest,
+  type RenderChildLauncher,
+  type RenderChildProcess,
+} from './render-launcher.ts';
 import type {
   ConversionStats,
   ImageInput,
@@ -64,6 +70,10 @@ export interface PoolOptions {
   /** Whether a worker converts a small document before it says it is ready (default true: a server's first user gets
    * compiled code; a one-shot command line, whose one conversion compiles it anyway, says false). */
   warmUp?: boolean;
+  /** How the workers' SVG render children start (default: a Node child process, where this process's executable can
+   * run as Node; the installed desktop app gives Electron's utility processes: main/render-launcher.ts). null: no
+   * render children; a worker renders through renderInChild (in its own thread where no child can run). */
+  renderLauncher?: RenderChildLauncher | null;
 }
 
 export interface PoolJob {
@@ -243,9 +253,9 @@ interface Render {
   finish: (result: RenderResult & { cpuMs?: number }) => void;
 }
 
-/** A worker's warm render child (render-child.mjs --serve) and the render it is doing. */
+/** A worker's warm render child (render-child.mjs, started by the pool's launcher) and the render it is doing. */
 interface RenderChild {
-  child: ChildProcess;
+  child: RenderChildProcess;
   current?: Render;
 }
 
@@ -283,8 +293,9 @@ interface Slot {
   writing?: string;
   /** Resolves when the worker's thread has exited. */
   exited: Promise<void>;
-  /** Where the worker asks for SVG renders and waits for them (worker.ts): the pool runs each in a child process. */
-  renders: { port: MessagePort; flag: Int32Array };
+  /** Where the worker asks for SVG renders and waits for them (worker.ts): the pool runs each in a child process;
+   * absent when the pool has no render launcher. */
+  renders?: { port: MessagePort; flag: Int32Array };
   /** The worker's warm render child, once it has rendered: killed with the task it renders for, or the worker. */
   renderer?: RenderChild;
 }
@@ -337,6 +348,7 @@ export class ConvertPool {
   /** Large conversions running at once, each on a worker of its own besides the `size` for the others. */
   private readonly largeSlots: number;
   private readonly entry: URL;
+  private readonly renderLauncher: RenderChildLauncher | null;
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
   private nextId = 1;
@@ -359,6 +371,8 @@ export class ConvertPool {
     this.warmUp = options.warmUp ?? true;
     this.largeSlots = Math.max(1, this.size - 1);
     this.entry = workerEntry();
+    this.renderLauncher =
+      options.renderLauncher === undefined ? (rendersInChild() ? nodeRenderLauncher : null) : options.renderLauncher;
   }
 
   /**
@@ -572,6 +586,7 @@ export class ConvertPool {
   private spawn(large: boolean): Slot {
     const { port1, port2 } = new MessageChannel();
     const flag = new Int32Array(new SharedArrayBuffer(4));
+    const renders = this.renderLauncher ? { port: port2, flag: flag.buffer } : undefined;
     const worker = new Worker(this.entry, {
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.memoryMb, maxYoungGenerationSizeMb: this.youngMb },
@@ -580,9 +595,9 @@ export class ConvertPool {
       workerData: {
         nice: large ? LARGE_NICE : SMALL_NICE,
         warmUp: this.warmUp,
-        renders: { port: port2, flag: flag.buffer },
+        ...(renders ? { renders } : {}),
       },
-      transferList: [port2],
+      transferList: renders ? [port2] : [],
     });
     worker.unref();
     port1.unref();
@@ -595,7 +610,7 @@ export class ConvertPool {
       templates: [],
       error: null,
       exited: new Promise((resolve) => (exited = resolve)),
-      renders: { port: port1, flag },
+      ...(renders ? { renders: { port: port1, flag } } : {}),
     };
     port1.on('message', (request: RenderRequest) => this.onRender(slot, request));
     worker.on('message', (message: ResultMessage | InspectResultMessage | ReadyMessage) => {
@@ -886,10 +901,13 @@ export class ConvertPool {
    * Runs a worker's SVG render in its warm child process (the native renderer's work has no bound a thread could
    * stop): killed past IMAGE_LIMITS.svgRenderMs of CPU time (by the clock where that cannot be read) or
    * svgRenderMemoryMb resident, or with its task (a time limit, a cancel, a move, the pool closing), its address
-   * space bounded where prlimit exists. The answer wakes the worker (worker.ts).
+   * space bounded where the launcher can (prlimit). The answer wakes the worker (worker.ts).
    */
   private onRender(slot: Slot, request: RenderRequest): void {
-    const { port, flag } = slot.renders;
+    const renders = slot.renders;
+    const launcher = this.renderLauncher;
+    if (!renders || !launcher) return;
+    const { port, flag } = renders;
     const taskId = slot.task?.id;
     let answered = false;
     const reply = (result: RenderResult): void => {
@@ -905,50 +923,85 @@ export class ConvertPool {
       Atomics.store(flag, 0, 1);
       Atomics.notify(flag, 0);
     };
-    void probeRenderLimit().then(() => {
+    /** Whether the render's task still runs on this worker (nothing ended it while a child was prepared or started). */
+    const wanted = (): boolean => {
       const task = slot.task;
-      if (!task || task.id !== taskId || task.cancelled || !this.slots.includes(slot)) return reply(RENDER_FAILED);
-      const renderer = slot.renderer ?? this.startRenderer(slot);
-      const pid = renderer.child.pid;
-      const cpuAtStart = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
-      const render: Render = { startedAt: performance.now(), cpuAtStart, finish: () => undefined };
-      // By the clock: 10 times the CPU limit where the CPU time is read, else the limit itself.
-      const timer = setTimeout(
-        () => this.killRenderer(slot),
-        cpuAtStart === undefined ? IMAGE_LIMITS.svgRenderMs : IMAGE_LIMITS.svgRenderMs * 10,
-      );
-      const watch = setInterval(() => {
-        const over =
-          (cpuAtStart !== undefined && this.renderMs(render, pid) > IMAGE_LIMITS.svgRenderMs) ||
-          (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb;
-        if (over) this.killRenderer(slot);
-      }, RSS_WATCH_MS).unref();
-      render.finish = (result) => {
-        clearTimeout(timer);
-        clearInterval(watch);
-        if (renderer.current === render) renderer.current = undefined;
-        if (slot.task?.id === taskId) slot.task.renderMs += result.cpuMs ?? this.renderMs(render, pid);
-        // A child that kept much memory after its render, or used half its life's CPU time, is replaced.
-        const used = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
-        const spent =
-          (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb / 4 || (used ?? 0) > WARM_CHILD_CPU_MS / 2;
-        if (slot.renderer === renderer && spent) this.killRenderer(slot);
-        reply(result);
-      };
-      renderer.current = render;
-      renderer.child.stdin?.write(requestFrame(request));
-    });
+      return task !== null && task.id === taskId && task.cancelled !== true && this.slots.includes(slot);
+    };
+    const run = async (): Promise<void> => {
+      await launcher.prepare();
+      if (!wanted()) {
+        reply(RENDER_FAILED);
+        return;
+      }
+      let renderer = slot.renderer;
+      if (!renderer) {
+        const started = await this.startRenderer(slot, launcher);
+        // Ended while it started (a cancel, a limit, the worker or the pool): the new child goes too.
+        if (!started || !wanted() || slot.renderer !== started) {
+          if (started && slot.renderer === started) this.killRenderer(slot);
+          else started?.child.kill();
+          reply(RENDER_FAILED);
+          return;
+        }
+        renderer = started;
+      }
+      this.render(slot, renderer, taskId, renderChildRequest(request), reply);
+    };
+    run().catch(() => reply(RENDER_FAILED));
   }
 
-  /** Starts a worker's warm render child, at the worker's CPU priority. */
-  private startRenderer(slot: Slot): RenderChild {
-    const { command, args, env } = serveCommand();
-    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+  /** Sends one render to the worker's child and watches it until it answers or is killed. */
+  private render(
+    slot: Slot,
+    renderer: RenderChild,
+    taskId: number | undefined,
+    request: ReturnType<typeof renderChildRequest>,
+    reply: (result: RenderResult) => void,
+  ): void {
+    const pid = renderer.child.pid;
+    const cpuAtStart = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+    const render: Render = { startedAt: performance.now(), cpuAtStart, finish: () => undefined };
+    // By the clock: 10 times the CPU limit where the CPU time is read, else the limit itself.
+    const timer = setTimeout(
+      () => this.killRenderer(slot),
+      cpuAtStart === undefined ? IMAGE_LIMITS.svgRenderMs : IMAGE_LIMITS.svgRenderMs * 10,
+    );
+    const watch = setInterval(() => {
+      const over =
+        (cpuAtStart !== undefined && this.renderMs(render, pid) > IMAGE_LIMITS.svgRenderMs) ||
+        (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb;
+      if (over) this.killRenderer(slot);
+    }, RSS_WATCH_MS).unref();
+    render.finish = (result) => {
+      clearTimeout(timer);
+      clearInterval(watch);
+      if (renderer.current === render) renderer.current = undefined;
+      const task = slot.task;
+      if (task && task.id === taskId) task.renderMs += result.cpuMs ?? this.renderMs(render, pid);
+      // A child that kept much memory after its render, or used half its life's CPU time, is replaced.
+      const used = pid === undefined ? undefined : cpuMsOf(`/proc/${String(pid)}/stat`);
+      const spent = (residentMb(pid) ?? 0) > IMAGE_LIMITS.svgRenderMemoryMb / 4 || (used ?? 0) > WARM_CHILD_CPU_MS / 2;
+      if (slot.renderer === renderer && spent) this.killRenderer(slot);
+      reply(result);
+    };
+    renderer.current = render;
+    renderer.child.send(request);
+  }
+
+  /**
+   * Starts a worker's warm render child through the launcher, at the worker's CPU priority; undefined when it could
+   * not start (the render fails as too complex, the next one tries again).
+   */
+  private async startRenderer(slot: Slot, launcher: RenderChildLauncher): Promise<RenderChild | undefined> {
+    let child: RenderChildProcess;
+    try {
+      child = await launcher.start();
+    } catch {
+      return undefined;
+    }
     const renderer: RenderChild = { child };
     slot.renderer = renderer;
-    // A warm child waiting for the next SVG keeps no process alive (the worker is referenced while it converts).
-    child.unref();
-    for (const stream of [child.stdin, child.stdout]) (stream as { unref?: () => void } | null)?.unref?.();
     if (process.platform === 'linux' && child.pid !== undefined) {
       try {
         // The worker's priority (a thread's nice value is its own; the child would get the event loop's).
@@ -957,30 +1010,19 @@ export class ConvertPool {
         // Not permitted: the child runs at the server's priority.
       }
     }
-    let pending = Buffer.alloc(0);
-    child.stdout.on('data', (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk]);
-      while (pending.byteLength >= 4) {
-        const length = pending.readUInt32BE(0);
-        // A fallback is at most 2.5 megapixels: more than an uncompressed one is not an answer of ours.
-        if (length > IMAGE_LIMITS.svgFallbackPixels * 4 + 65_536) {
-          if (slot.renderer === renderer) this.killRenderer(slot);
-          else child.kill('SIGKILL');
-          return;
-        }
-        if (pending.byteLength < 4 + length) return;
-        const body = pending.subarray(4, 4 + length);
-        pending = pending.subarray(4 + length);
-        renderer.current?.finish(renderResult({ stdout: body, killed: false, status: 0 }));
+    child.onMessage((answer) => {
+      // A fallback is at most 2.5 megapixels: more than an uncompressed one is not an answer of ours.
+      if (answer.byteLength > MAX_ANSWER_BYTES) {
+        if (slot.renderer === renderer) this.killRenderer(slot);
+        else child.kill();
+        return;
       }
+      renderer.current?.finish(renderResult({ stdout: answer, killed: false, status: 0 }));
     });
-    child.stdin.on('error', () => undefined);
-    const ended = (): void => {
+    child.onExit(() => {
       if (slot.renderer === renderer) slot.renderer = undefined;
       renderer.current?.finish(RENDER_FAILED);
-    };
-    child.on('error', ended);
-    child.on('close', ended);
+    });
     return renderer;
   }
 
@@ -1003,7 +1045,7 @@ export class ConvertPool {
     const renderer = slot.renderer;
     if (!renderer) return;
     slot.renderer = undefined;
-    renderer.child.kill('SIGKILL');
+    renderer.child.kill();
     renderer.current?.finish(RENDER_FAILED);
   }
 

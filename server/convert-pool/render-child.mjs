@@ -4,6 +4,9 @@
 // - `render-child.mjs --serve`: renders one after another for the pool (warm: Node and the renderer load once).
 //   Each request on standard input is a frame (4-byte big-endian length, then JSON { svg, options }); each answer on
 //   standard output a frame of the JSON line and the PNG as above, with the CPU time of that render alone.
+// - the same as an Electron utility process (the desktop app, whose installed binary cannot run as Node:
+//   main/render-launcher.ts), where `process.parentPort` exists: each request a message { svg, options }, each
+//   answer a message of a frame's body (a utility process has no standard input).
 // - `render-child.mjs --probe` (Linux): the address space, in kB, a child takes before it renders (its limit is this
 //   plus a margin).
 import { readFileSync } from 'node:fs';
@@ -27,7 +30,14 @@ function answer(svg, options, cpuBefore) {
   return Buffer.concat([line, png]);
 }
 
-if (process.argv[2] === '--probe') {
+/** Electron's port to the process that forked this one (in a utility process), else undefined. */
+const parentPort = /** @type {{ parentPort?: import('electron').ParentPort }} */ (process).parentPort;
+
+if (parentPort) {
+  parentPort.on('message', ({ data }) => {
+    parentPort.postMessage(answer(data.svg, data.options, process.cpuUsage()));
+  });
+} else if (process.argv[2] === '--probe') {
   loadRenderer();
   process.stdout.write(/VmPeak:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'latin1'))?.[1] ?? '0');
 } else if (process.argv[2] === '--serve') {

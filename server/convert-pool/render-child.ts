@@ -33,7 +33,7 @@ export interface RenderCommand {
  * Where render-child.mjs is: next to this file in the sources, `render-child.js` in dist/ (beside the chunk this
  * module was bundled into, or one folder up), or next to the desktop app's main.js, from the asar's unpacked copy.
  */
-function childEntry(): string {
+export function renderChildEntry(): string {
   const here = import.meta.url;
   if (/\.[cm]?ts$/.test(new URL(here).pathname)) return fileURLToPath(new URL('./render-child.mjs', here));
   for (const candidate of ['./render-child.js', '../render-child.js']) {
@@ -49,7 +49,8 @@ const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => process.plat
 /**
  * Whether a child can run on this process's executable as Node: plain Node, or Electron started from a checkout.
  * The installed app's Electron has its "run as Node" switch fused off (electron-builder.yml): there the child would
- * start a second app, so SVGs are rendered in this process (docs/threat-model.md says what that leaves open).
+ * start a second app, so its pool starts render children as utility processes instead (main/render-launcher.ts), and
+ * only a worker with no pool renders in its own thread (docs/security.md, "Native code").
  */
 function childPossible(): boolean {
   const electron = (process.versions as Partial<Record<string, string>>).electron;
@@ -64,7 +65,7 @@ let addressSpace: number | null | undefined;
 
 /** The probe's command: a child that loads the renderer and prints its address space (kB). */
 function probeCommand(): [string, string[]] {
-  entry ??= childEntry();
+  entry ??= renderChildEntry();
   return [process.execPath, [entry, '--probe']];
 }
 
@@ -124,9 +125,23 @@ function limited(node: string[], cpuMs: number): RenderCommand {
   return { command: PRLIMIT, args: [...limits, '--', ...node], env };
 }
 
+/**
+ * Bounds the CPU time of a running render child's whole life to `cpuMs` (`prlimit --pid`, Linux), for a child no
+ * command can wrap (Electron's utility process: main/render-launcher.ts). Resolves whether the limit was set.
+ */
+export function limitRunningChild(pid: number, cpuMs: number): Promise<boolean> {
+  const prlimit = PRLIMIT;
+  if (!prlimit) return Promise.resolve(false);
+  const seconds = Math.ceil(cpuMs / 1000);
+  const args = ['--pid', String(pid), `--cpu=${String(seconds)}:${String(seconds + 1)}`];
+  return new Promise((done) => {
+    execFile(prlimit, args, { env: {}, timeout: 10_000 }, (error) => done(error === null));
+  });
+}
+
 /** The command that renders one SVG in a child process within IMAGE_LIMITS' time and memory bounds. */
 export function renderCommand(request: RenderRequest): RenderCommand {
-  entry ??= childEntry();
+  entry ??= renderChildEntry();
   return limited([process.execPath, entry, JSON.stringify(renderOptions(request))], IMAGE_LIMITS.svgRenderMs);
 }
 
@@ -140,16 +155,8 @@ export const WARM_CHILD_CPU_MS = 24 * IMAGE_LIMITS.svgRenderMs;
  * time is bounded by WARM_CHILD_CPU_MS.
  */
 export function serveCommand(): RenderCommand {
-  entry ??= childEntry();
+  entry ??= renderChildEntry();
   return limited([process.execPath, entry, '--serve'], WARM_CHILD_CPU_MS);
-}
-
-/** A request to a warm render child: a 4-byte length, then the JSON. */
-export function requestFrame(request: RenderRequest): Buffer {
-  const body = Buffer.from(JSON.stringify({ svg: request.svg, options: renderOptions(request) }));
-  const size = Buffer.alloc(4);
-  size.writeUInt32BE(body.byteLength, 0);
-  return Buffer.concat([size, body]);
 }
 
 /**

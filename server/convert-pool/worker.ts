@@ -16,7 +16,7 @@ import {
   type Template,
 } from '../convert/index.ts';
 import { sourceOf } from '../confined/image-folder.ts';
-import { renderInChild, rendersInChild } from './render-child.ts';
+import { renderInChild } from './render-child.ts';
 import { writeFileAtomicSync } from '../store/files.ts';
 import type {
   ForgetMessage,
@@ -49,9 +49,10 @@ if (process.platform === 'linux') {
 // thread cannot stop a native call, nor a child it started when it is ended itself; the pool can do both.
 const renders = (workerData as { renders?: { port: MessagePort; flag: SharedArrayBuffer } } | null)?.renders;
 const flag = renders ? new Int32Array(renders.flag) : undefined;
-/** How this worker's conversions render SVGs (the engine starts no process): through the pool, else a child each. */
+/** How this worker's conversions render SVGs (the engine starts no process): through the pool (given a render
+ * channel when it has a render launcher), else a child each. */
 const renderer: Renderer =
-  renders && flag && rendersInChild()
+  renders && flag
     ? (request) => {
         Atomics.store(flag, 0, 0);
         renders.port.postMessage(request);

@@ -55,13 +55,14 @@ export interface ServeProcess {
 
 /**
  * Starts `docwright serve --port 0 [ARGS]` and waits until it prints its URL. `wrapper` runs it through another
- * command, e.g. `['prlimit', '--fsize=20000', '--']` for a file-size limit.
+ * command, e.g. `['prlimit', '--fsize=20000', '--']` for a file-size limit; `entry` replaces `bin/docwright.js serve`
+ * (Node's arguments and a script that prints the same line, e.g. the desktop app's server: desktop-server.ts).
  */
 export async function startServe(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; wrapper?: string[] } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; wrapper?: string[]; entry?: string[] } = {},
 ): Promise<ServeProcess> {
-  const argv = [process.execPath, BIN, 'serve', '--port', '0', ...args];
+  const argv = [process.execPath, ...(options.entry ?? [BIN, 'serve']), '--port', '0', ...args];
   const [command = process.execPath, ...rest] = [...(options.wrapper ?? []), ...argv];
   const child = spawn(command, rest, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);

@@ -211,6 +211,11 @@ describe('electron-builder.yml', () => {
     // And the SVG renderer's (docs/images.md), loaded by the conversion worker.
     const resvg = 'node_modules/@resvg/resvg-js-linux-x64-gnu/resvgjs.linux-x64-gnu.node';
     expect((config.asarUnpack ?? []).some((pattern) => matchesGlob(resvg, pattern))).toBe(true);
+    // And the SVG render child's script, which the app's utility processes load from the disk (main/render-launcher.ts,
+    // given the unpacked path by server/convert-pool/render-child.ts), with the package it loads.
+    for (const file of ['dist/main/render-child.js', 'node_modules/@resvg/resvg-js/index.js'])
+      expect((config.asarUnpack ?? []).some((pattern) => matchesGlob(file, pattern))).toBe(true);
+    expect((config.files ?? []).some((pattern) => matchesGlob('dist/main/render-child.js', pattern))).toBe(true);
   });
 
   it('turns off Electron’s Node switches in the binary, and has a large enough icon', async () => {

@@ -8,7 +8,10 @@ import { join, resolve } from 'node:path';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNeeded, chooseLaunch, electronBinary } from '../../scripts/start.mjs';
-import { call, trustingAgent } from '../helpers/docwright-process.ts';
+import { unzipSync } from 'fflate';
+import { FormData, request } from 'undici';
+import { RENDER_SERVICE_NAME } from '../../main/render-launcher.ts';
+import { call, runCli, trustingAgent } from '../helpers/docwright-process.ts';
 import { part, validateDocx } from '../helpers/docx.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -138,6 +141,32 @@ describe.skipIf(skipReason !== undefined)('the desktop app (Electron)', () => {
     const bytes = new Uint8Array(readFileSync(saved));
     expect((await validateDocx(bytes)).ok).toBe(true);
     expect(part(bytes, 'word/document.xml')).toContain('Hello from Electron');
+  });
+
+  it('renders an SVG in a utility process of its own (its binary cannot run as Node once installed)', async () => {
+    const created = await runCli(['keys', 'create', 'svg', '--data-dir', home]);
+    expect(created.code, created.stderr).toBe(0);
+    const form = new FormData();
+    form.append('markdown', '![a circle](circle.svg)\n');
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><circle r="20" cx="20" cy="20"/></svg>';
+    form.append('images', new Blob([svg], { type: 'image/svg+xml' }), 'circle.svg');
+    const res = await request(`${origin}/api/v1/convert`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${created.stdout.trim()}` },
+      dispatcher: trustingAgent(join(home, 'tls', 'localhost-cert.pem')),
+    });
+    const bytes = new Uint8Array(await res.body.arrayBuffer());
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-warnings']).toBeUndefined();
+    expect((await validateDocx(bytes)).ok).toBe(true);
+    // The PNG fallback was drawn, by the pool's warm render child: a utility process named as main/ names it.
+    const media = Object.keys(unzipSync(bytes)).filter((name) => name.startsWith('word/media/'));
+    expect(media.some((name) => name.endsWith('.png')) && media.some((name) => name.endsWith('.svg'))).toBe(true);
+    const processes = await app.evaluate(({ app: electronApp }) =>
+      electronApp.getAppMetrics().map((metric) => ({ type: metric.type, name: metric.name ?? '' })),
+    );
+    expect(processes).toContainEqual({ type: 'Utility', name: RENDER_SERVICE_NAME });
   });
 
   it('keeps the server running when the window closes, and a second launch brings the window back', async () => {

@@ -14,6 +14,7 @@ import { IMAGE_LIMITS } from '../../server/convert/images/limits.ts';
 import { cleanSvg } from '../../server/convert/images/svg.ts';
 import { renderInChild } from '../../server/convert-pool/render-child.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
+import { DESKTOP_SERVER } from '../helpers/desktop-server.ts';
 import { killAllChildren, runCli, startServe, trustingAgent, type ServeProcess } from '../helpers/docwright-process.ts';
 import { validateDocx } from '../helpers/docx.ts';
 
@@ -351,9 +352,12 @@ interface Server {
   dir: string;
 }
 
-async function serve(env: Record<string, string>): Promise<Server> {
+async function serve(env: Record<string, string>, entry?: string[]): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'dw-svg-native-'));
-  const server = await startServe(['--data-dir', dir], { env: { ...process.env, ...env } });
+  const server = await startServe(['--data-dir', dir], {
+    env: { ...process.env, ...env },
+    ...(entry ? { entry } : {}),
+  });
   const created = await runCli(['keys', 'create', 'svg', '--data-dir', dir]);
   expect(created.code, created.stderr).toBe(0);
   return {
@@ -395,13 +399,34 @@ afterAll(async () => {
   for (const server of servers) rmSync(server.dir, { recursive: true, force: true });
 });
 
-describe('native rendering on a real server: nothing keeps working after the answer', () => {
+/** The command lines of a process tree's SVG render children (render-child.mjs, or its build). */
+function renderChildren(root: number): string[] {
+  const lines: string[] = [];
+  for (const pid of tree(root).slice(1)) {
+    try {
+      const line = readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8')
+        .split('\0')
+        .join(' ');
+      if (/render-child/.test(line)) lines.push(line);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return lines;
+}
+
+// The same server two ways: `docwright serve` (render children are Node child processes under prlimit), and the
+// desktop app's (main/main.ts's startServer with main/render-launcher.ts: utility processes, here the stand-in).
+describe.each([
+  { kind: 'docwright serve', entry: undefined, utility: false },
+  { kind: "the desktop app's server (render children as utility processes)", entry: DESKTOP_SERVER, utility: true },
+])('native rendering on a real server, $kind: nothing keeps working after the answer', ({ entry, utility }) => {
   let limited: Server;
   let plain: Server;
   beforeAll(async () => {
     // A conversion time limit below the render limit: the job's limit ends the render (422).
-    limited = await serve({ DOCWRIGHT_CONVERT_TIMEOUT_MS: '2000', DOCWRIGHT_WORKERS: '1' });
-    plain = await serve({ DOCWRIGHT_WORKERS: '1' });
+    limited = await serve({ DOCWRIGHT_CONVERT_TIMEOUT_MS: '2000', DOCWRIGHT_WORKERS: '1' }, entry);
+    plain = await serve({ DOCWRIGHT_WORKERS: '1' }, entry);
     servers.push(limited, plain);
   }, 60_000);
 
@@ -462,6 +487,10 @@ describe('native rendering on a real server: nothing keeps working after the ans
     const answer = await convertThrough(plain, 'within.svg', svgAround(blackPng(7_745, 7_745)));
     expect(answer.status).toBe(200);
     expect(answer.warnings, plain.process.stderr()).toEqual([]);
+    // Rendered by the server's warm render child, of the kind its launcher starts.
+    const children = renderChildren(plain.process.pid);
+    expect(children).toHaveLength(1);
+    expect(children.every((line) => line.includes('utility-parent-port'))).toBe(utility);
     expect(treePeakRss(plain.process.pid)).toBeLessThan(1.5e9);
     await expectIdle(plain.process.pid);
   }, 60_000);
