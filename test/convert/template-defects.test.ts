@@ -11,6 +11,7 @@ import { fixture, part, partNames, validateDocx } from '../helpers/docx.ts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const MC = 'http://schemas.openxmlformats.org/markup-compatibility/2006';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const created = new Date('2026-01-02T03:04:05Z');
 const PYTHON_DOCX = fixture('corpus-extra', 'templates', 'python-docx-default.docx');
 const THESIS = resolve(import.meta.dirname, '../../../shared/corpus/templates/ntu-dissertation-template.docx');
@@ -90,17 +91,35 @@ describe.runIf(existsSync(THESIS))('a thesis template with nine sections (no pla
   const template = new Uint8Array(readFileSync(THESIS));
   const result = await convert({ markdown: '# Chapter\n\nThe converted text.\n', template, created });
 
-  it('keeps every section with its properties, in order, the content in the last', () => {
-    const sections = (xml: string) => all(parse(xml), 'sectPr').map((s) => new XMLSerializer().serializeToString(s));
-    const templateSections = sections(strFromU8(unzipSync(template)['word/document.xml'] ?? new Uint8Array()));
+  it('keeps its last section, with the headers and footers it showed, the content in it; the eight before, empty once the sample text goes, become no pages (issue 32)', () => {
+    const templateSections = all(
+      parse(strFromU8(unzipSync(template)['word/document.xml'] ?? new Uint8Array())),
+      'sectPr',
+    );
     expect(templateSections).toHaveLength(9);
-    const out = part(result.docx, 'word/document.xml');
-    expect(sections(out)).toEqual(templateSections);
-    const body = first(parse(out).documentElement as Element, 'body') as Element;
-    const paragraphs = all(body, 'p');
-    const content = paragraphs.findIndex((p) => text(p) === 'The converted text.');
-    const lastBreak = paragraphs.map((p) => all(p, 'sectPr').length > 0).lastIndexOf(true);
-    expect(content).toBeGreaterThan(lastBreak);
+    // What the last section showed: its own references, else the nearest earlier section's, by slot.
+    const shown = new Map<string, string>();
+    const slots = (sectPr: Element): Map<string, string> =>
+      new Map(
+        [...all(sectPr, 'headerReference'), ...all(sectPr, 'footerReference')].map((r) => [
+          `${r.localName ?? ''}:${r.getAttributeNS(W, 'type') ?? ''}`,
+          r.getAttributeNS(R, 'id') ?? '',
+        ]),
+      );
+    for (const sectPr of templateSections) for (const [slot, id] of slots(sectPr)) shown.set(slot, id);
+    const withoutReferences = (sectPr: Element): string => {
+      const copy = sectPr.cloneNode(true) as Element;
+      for (const r of [...all(copy, 'headerReference'), ...all(copy, 'footerReference')]) copy.removeChild(r);
+      return new XMLSerializer().serializeToString(copy);
+    };
+    const out = parse(part(result.docx, 'word/document.xml'));
+    const sections = all(out, 'sectPr');
+    expect(sections).toHaveLength(1);
+    const [only] = sections as [Element];
+    expect(withoutReferences(only)).toBe(withoutReferences(templateSections[8] as Element));
+    expect(slots(only)).toEqual(shown);
+    const body = first(out.documentElement as Element, 'body') as Element;
+    expect(all(body, 'p').map(text)).toEqual(['Chapter', 'The converted text.']);
   });
 
   it("leaves the template's sample text out", () => {

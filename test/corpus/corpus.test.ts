@@ -1,7 +1,8 @@
 // Every document × template pair of ../shared/corpus/ (and test/fixtures/corpus-extra/), converted with the mapping
 // beside its template where there is one, and checked: schema-valid, opens in LibreOffice (one run for all outputs),
-// ≥ 97 % of the visible words kept, every id defined, the template's styles/theme/headers/footers/sections kept,
-// no external relationship but hyperlinks. `npx tsx bench/corpus.ts` prints the same checks as a table.
+// ≥ 97 % of the visible words kept, every id defined, the template's styles/theme/headers/footers kept and its
+// sections that stay (docs/templates.md) with the headers and footers they showed, no external relationship but
+// hyperlinks. `npx tsx bench/corpus.ts` prints the same checks as a table.
 import { describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
 import { CHECKS, corpusPairs, EXTRA_CORPUS, runCorpus, SHARED_CORPUS, type PairResult } from './run.ts';

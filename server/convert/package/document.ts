@@ -1,6 +1,7 @@
 import type { Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
 import { children, descendants, isW, paragraphText, wAttr, wChild } from './dom.ts';
 import { NS } from './namespaces.ts';
+import { keepSectionsWithContent } from './sections.ts';
 
 const PLACEHOLDER = '{{content}}';
 
@@ -21,9 +22,9 @@ export interface TemplateBody {
 /**
  * Prepares a template's parsed document (changing it) for any number of merges. With a `{{content}}` paragraph the
  * content will replace it and the rest of the body stays (cover, signature, …). Without one the template's text goes
- * and its sections stay: every paragraph that ends a section is kept, emptied, with its section properties, and the
- * content goes at the end, in the last section. Either way the content takes the properties of the section it lands
- * in. `kept` is what the kept template body refers to (notes, comments).
+ * and the content goes at the end, in the last section. Either way the content takes the properties of the section it
+ * lands in, and of the template's other sections only those holding something of its own stay (sections.ts). `kept`
+ * is what the kept template body refers to (notes, comments).
  */
 export function templateBody(template: XmlDocument): TemplateBody {
   const body = wChild(template.documentElement, 'body');
@@ -54,6 +55,7 @@ export function templateBody(template: XmlDocument): TemplateBody {
     }
     body.insertBefore(marker, finalSection ?? null);
   }
+  keepSectionsWithContent(body, marker);
   return { body, marker, kept: referencesOf(body) };
 }
 

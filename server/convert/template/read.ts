@@ -39,7 +39,10 @@ export interface Template {
   readonly mainPart: string;
   /** The template's styles, in styles.xml order. */
   readonly styles: readonly TemplateStyle[];
-  /** Width of the text area of the section the content lands in, in twentieths of a point. */
+  /**
+   * Width of the text the content lands in, in twentieths of a point: its section's text area, or in a section set in
+   * columns its narrowest column (tables and pictures are sized to it).
+   */
   readonly textWidthTwips: number;
   /** What sanitising removed or renamed (external relationships, style ids, font names); empty for a clean template. */
   readonly warnings: readonly string[];
@@ -203,7 +206,7 @@ function twips(el: Element | undefined, attr: string, fallback: number): number 
   return Number.isFinite(n) ? n : fallback;
 }
 
-/** Text width from w:pgSz and w:pgMar (A4/Letter-ish default when absent), at least 1 inch. */
+/** Text width from w:pgSz and w:pgMar (A4/Letter-ish default when absent), at least 1 inch; a column's in columns. */
 function textWidth(sectPr: Element | undefined): number {
   const pgSz = wChild(sectPr, 'pgSz');
   const pgMar = wChild(sectPr, 'pgMar');
@@ -211,5 +214,22 @@ function textWidth(sectPr: Element | undefined): number {
   const width = twips(pgSz, 'w', orientLandscape ? 16838 : 11906);
   const left = twips(pgMar, 'left', 1440);
   const right = twips(pgMar, 'right', 1440);
-  return Math.max(1440, width - left - right);
+  return Math.max(1440, columnWidth(wChild(sectPr, 'cols'), width - left - right));
+}
+
+/**
+ * The narrowest column of a text area set in columns (w:cols): the widths its w:col give when it has them and they
+ * are not equal (w:equalWidth="0"), else w:num equal columns w:space apart (720 by default, as Word reads it).
+ */
+function columnWidth(cols: Element | undefined, width: number): number {
+  if (!cols) return width;
+  const explicit = childElements(cols)
+    .filter((c) => c.namespaceURI === W_NS && c.localName === 'col')
+    .map((c) => twips(c, 'w', 0))
+    .filter((w) => w > 0);
+  const equal = !['0', 'false', 'off'].includes(cols.getAttributeNS(W_NS, 'equalWidth') ?? '');
+  if (!equal && explicit.length > 0) return Math.min(width, ...explicit);
+  const count = twips(cols, 'num', 1);
+  if (count <= 1) return width;
+  return Math.floor((width - (count - 1) * twips(cols, 'space', 720)) / count);
 }

@@ -1,0 +1,124 @@
+// The template's sections that stay around our content: those that hold something of the template's own, and the
+// one our content lands in. An earlier section with nothing in it would print as a page showing only its header.
+import type { Element, Node } from '@xmldom/xmldom';
+import { children, isW, wAttr, wChild } from './dom.ts';
+import { NS } from './namespaces.ts';
+
+/** A section of the template's body: its nodes in order (its break paragraph last), and its properties. */
+interface Section {
+  nodes: Node[];
+  sectPr: Element;
+  /** The paragraph whose properties end the section; none for the last section (the body's own w:sectPr). */
+  breakParagraph?: Element;
+}
+
+/** What a reader sees of a paragraph or a block: these show on the page whatever text they have. */
+const SHOWN = new Set([
+  'tbl',
+  'drawing',
+  'pict',
+  'object',
+  'fldSimple',
+  'fldChar',
+  'sym',
+  'footnoteReference',
+  'endnoteReference',
+  'sdt',
+  'altChunk',
+]);
+/** Properties, not content: a paragraph's (its section break among them) and a run's. */
+const PROPERTIES = new Set(['pPr', 'rPr', 'sectPr', 'tblPr', 'trPr', 'tcPr']);
+
+/**
+ * True when a node holds something of the template's own to show: text that is not blank, a table, a picture or
+ * other drawing, a field, a symbol, a note reference, a content control, an equation. An empty paragraph (however
+ * styled, with a page break or a bookmark) and a bare section break hold nothing.
+ */
+export function holdsContent(node: Node): boolean {
+  const stack: Node[] = [node];
+  for (let n = stack.pop(); n; n = stack.pop()) {
+    if (n.nodeType !== 1) continue;
+    const el = n as Element;
+    if (el.namespaceURI === NS.w) {
+      const name = el.localName ?? '';
+      if (PROPERTIES.has(name)) continue;
+      if (SHOWN.has(name)) return true;
+      if ((name === 't' || name === 'instrText') && /\S/.test(el.textContent ?? '')) return true;
+    } else if (el.namespaceURI === NS.m && (el.localName === 'oMath' || el.localName === 'oMathPara')) return true;
+    for (let c = el.firstChild; c; c = c.nextSibling) stack.push(c);
+  }
+  return false;
+}
+
+/** The body's sections in order; none when the body has no final w:sectPr (then it has one section, untouched). */
+function sectionsOf(body: Element): Section[] {
+  const sections: Section[] = [];
+  let nodes: Node[] = [];
+  for (let n: Node | null = body.firstChild; n; n = n.nextSibling) {
+    nodes.push(n);
+    const sectPr = isW(n, 'p') ? wChild(wChild(n, 'pPr'), 'sectPr') : isW(n, 'sectPr') ? n : undefined;
+    if (!sectPr) continue;
+    sections.push({ nodes, sectPr, ...(sectPr === n ? {} : { breakParagraph: n as Element }) });
+    nodes = [];
+  }
+  const last = sections.at(-1);
+  if (!last || last.breakParagraph) return [];
+  last.nodes.push(...nodes);
+  return sections;
+}
+
+/** A header or footer reference's slot: header or footer, of which pages (default, first, even). */
+const slotOf = (ref: Element): string => `${ref.localName ?? ''}:${wAttr(ref, 'type') || 'default'}`;
+
+/** A section's header and footer references by slot. */
+function referencesOf(sectPr: Element): Map<string, Element> {
+  const refs = new Map<string, Element>();
+  for (const c of children(sectPr)) if (isW(c, 'headerReference') || isW(c, 'footerReference')) refs.set(slotOf(c), c);
+  return refs;
+}
+
+/**
+ * Keeps, of the template's body (changed in place), the sections that hold content of the template's own
+ * (holdsContent) and the one `marker` (where our content goes) stands in; the others' paragraphs go with their
+ * section breaks. A kept section keeps the headers and footers it showed: one it inherited from a section that goes
+ * is referenced by it explicitly (Word takes a missing reference from the section before). When the last section
+ * goes, the last kept one's properties end the document in its place. The header and footer parts only removed
+ * sections referred to stay in the package, unreferenced (their relationships still point at them).
+ */
+export function keepSectionsWithContent(body: Element, marker: Node): void {
+  const sections = sectionsOf(body);
+  const kept = sections.map((s) => s.nodes.includes(marker) || s.nodes.some((n) => holdsContent(n)));
+  if (kept.every(Boolean)) return;
+  // The references each section shows (its own, else the nearest earlier section's), and those kept sections show.
+  const shown = new Map<string, Element>();
+  const keptShown = new Map<string, Element>();
+  sections.forEach((section, k) => {
+    const own = referencesOf(section.sectPr);
+    for (const [slot, ref] of own) shown.set(slot, ref);
+    if (kept[k]) {
+      // Header and footer references come first in a section's properties.
+      let after: Node | null = section.sectPr.firstChild;
+      while (after && (after.nodeType !== 1 || isW(after, 'headerReference') || isW(after, 'footerReference')))
+        after = after.nextSibling;
+      for (const [slot, ref] of shown) {
+        const showing = keptShown.get(slot)?.getAttributeNS(NS.r, 'id');
+        if (!own.has(slot) && showing !== ref.getAttributeNS(NS.r, 'id'))
+          section.sectPr.insertBefore(ref.cloneNode(true), after);
+      }
+      for (const [slot, ref] of referencesOf(section.sectPr)) keptShown.set(slot, ref);
+    }
+  });
+  sections.forEach((section, k) => {
+    if (kept[k]) return;
+    for (const n of section.nodes) if (isW(n, 'p') && n.parentNode === body) body.removeChild(n);
+  });
+  const final = sections.at(-1);
+  const lastKept = sections.filter((_, k) => kept[k]).at(-1);
+  if (final && lastKept && lastKept !== final && lastKept.breakParagraph) {
+    // The last kept section's properties become the body's own, in place of the dropped last section's.
+    const paragraph = lastKept.breakParagraph;
+    wChild(paragraph, 'pPr')?.removeChild(lastKept.sectPr);
+    body.replaceChild(lastKept.sectPr, final.sectPr);
+    if (!holdsContent(paragraph)) body.removeChild(paragraph);
+  }
+}
