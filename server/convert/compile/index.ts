@@ -1,4 +1,4 @@
-import { AlignmentType, LevelFormat, Paragraph, type FileChild, type INumberingOptions } from 'docx';
+import { AlignmentType, LevelFormat, Paragraph, Table, type FileChild, type INumberingOptions } from 'docx';
 import type { List, ListItem, Nodes, Root, Yaml } from 'mdast';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
@@ -113,7 +113,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.anchors.collect(tree);
   state.toc.findMarkers(tree);
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
-  const children = state.blocks(tree.children);
+  const children = separateTables(state.blocks(tree.children));
   const leftOver = state.anchors.leftOver();
   if (leftOver.length > 0) children.push(new Paragraph({ children: leftOver }));
   for (const [id, definition] of state.footnoteDefinitions) {
@@ -134,6 +134,19 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     noteMarks: noteMarks(state.noteSites),
     ...(state.toc.written ? { toc: state.toc.request(state.anchors.headings) } : {}),
   };
+}
+
+/**
+ * An empty paragraph between two tables that would otherwise touch (two markdown tables apart, a table then a quote's
+ * table): Word and LibreOffice join touching tables into one, as pandoc's writer knows too.
+ */
+function separateTables(children: FileChild[]): FileChild[] {
+  const out: FileChild[] = [];
+  for (const child of children) {
+    if (child instanceof Table && out.at(-1) instanceof Table) out.push(new Paragraph({}));
+    out.push(child);
+  }
+  return out;
 }
 
 /** Collects link and footnote definitions anywhere in the tree, in document order: the first of a label wins. */

@@ -1,5 +1,5 @@
 import { AlignmentType, Table, TableCell, TableRow, WidthType, type FileChild } from 'docx';
-import type { AlignType, Table as MdTable } from 'mdast';
+import type { AlignType, Table as MdTable, TableData } from 'mdast';
 import { directed, rightToLeftTable } from '../../bidi.ts';
 import type { State } from '../state.ts';
 
@@ -8,6 +8,27 @@ const ALIGN: Record<NonNullable<AlignType>, (typeof AlignmentType)[keyof typeof 
   right: AlignmentType.RIGHT,
   center: AlignmentType.CENTER,
 };
+
+/** The narrowest column (twips): a quarter inch. */
+const MIN_COLUMN = 360;
+
+const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+
+/**
+ * The columns' widths across `width`: equal, or in the proportions the markdown's separator row drew
+ * (parse/table-widths.ts), each at least MIN_COLUMN.
+ */
+export function columnWidths(width: number, columns: number, data: TableData | undefined): number[] {
+  const weights = data?.columnWeights;
+  if (weights?.length !== columns) return Array.from({ length: columns }, () => Math.floor(width / columns));
+  const total = sum(weights);
+  const raw = weights.map((w) => Math.max(MIN_COLUMN, Math.floor((width * w) / total)));
+  // The narrow columns raised to the minimum take their width from the others, in proportion.
+  const over = sum(raw) - width;
+  if (over <= 0) return raw;
+  const shrinkable = sum(raw.filter((w) => w > MIN_COLUMN).map((w) => w - MIN_COLUMN));
+  return raw.map((w) => (w > MIN_COLUMN ? Math.floor(w - (over * (w - MIN_COLUMN)) / shrinkable) : w));
+}
 
 /**
  * The conditional formatting a table without a header row takes from its style: Word's default look (first column,
@@ -30,8 +51,7 @@ export function table(state: State, node: MdTable): FileChild[] {
   const out = state.flushPendingItem();
   const columns = Math.max(1, ...node.children.map((row) => row.children.length));
   const indent = state.blockIndent('paragraph');
-  const width = Math.max(columns * 360, state.textWidthTwips - indent);
-  const columnWidth = Math.floor(width / columns);
+  const widths = columnWidths(Math.max(columns * MIN_COLUMN, state.textWidthTwips - indent), columns, node.data);
   // An HTML table with no header row has none here either (no row repeated, no header look from the table style).
   const headless = node.data?.headless === true;
   const headerRow = state.styles.tableHeaderRow && !headless;
@@ -63,7 +83,7 @@ export function table(state: State, node: MdTable): FileChild[] {
       cells.push(
         new TableCell({
           children: [paragraph],
-          width: { size: columnWidth * columnSpan, type: WidthType.DXA },
+          width: { size: sum(widths.slice(c, c + columnSpan)), type: WidthType.DXA },
           ...(columnSpan > 1 ? { columnSpan } : {}),
           ...(rowSpan > 1 ? { rowSpan } : {}),
         }),
@@ -74,8 +94,8 @@ export function table(state: State, node: MdTable): FileChild[] {
   out.push(
     new Table({
       rows,
-      width: { size: columnWidth * columns, type: WidthType.DXA },
-      columnWidths: Array.from({ length: columns }, () => columnWidth),
+      width: { size: sum(widths), type: WidthType.DXA },
+      columnWidths: widths,
       ...(indent > 0 ? { indent: { size: indent, type: WidthType.DXA } } : {}),
       ...(state.styles.table ? { style: state.styles.table } : {}),
       ...(headless ? { tableLook: HEADLESS_LOOK } : {}),
