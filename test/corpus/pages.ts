@@ -158,11 +158,17 @@ const quote = (text: string): string => {
 };
 
 /**
- * (a) The first page holds the document's first words: the markdown's first three visible words or, when the
- * template keeps text of its own before its `{{content}}` paragraph (a cover), that text's first words.
+ * (a) The first page holds the document's first words: the markdown's first three visible words or, when the output
+ * opens with the template's own text (a cover: before its `{{content}}` paragraph, or kept otherwise), that text's.
  */
-export function firstPageCheck(pair: string, pages: Page[], markdown: string, template: Parts): string | null {
-  const cover = coverWords(template);
+export function firstPageCheck(
+  pair: string,
+  pages: Page[],
+  markdown: string,
+  template: Parts,
+  output?: Parts,
+): string | null {
+  const cover = coverWords(template, output);
   const expected = (cover.length > 0 ? cover : markdownWords(markdown)).slice(0, 3);
   if (expected.length === 0) return null;
   const first = pages[0];
@@ -177,21 +183,30 @@ export function firstPageCheck(pair: string, pages: Page[], markdown: string, te
   return `${pair}: page 1 does not hold the ${cover.length > 0 ? "template's cover" : "document's first words"} "${expected.join(' ')}"${where ? ` (they are on page ${String(where.number)})` : ''}; page 1 shows ${first.items.length === 0 ? 'nothing' : quote(first.items.map((it) => it.str).join(' '))}`;
 }
 
-/** The words of the template's body before its `{{content}}` paragraph (none without one). */
-export function coverWords(template: Parts): string[] {
-  const bytes = template[mainPart(template)];
+/** The text of each body paragraph of a package's main part, in order. */
+function bodyParagraphs(parts: Parts): string[] {
+  const bytes = parts[mainPart(parts)];
   if (!bytes) return [];
   const doc = new DOMParser({ onError: () => undefined }).parseFromString(strFromU8(bytes), 'text/xml');
-  const before: string[] = [];
-  const paragraphs = doc.getElementsByTagNameNS(W, 'p');
-  for (let i = 0; i < paragraphs.length; i++) {
-    const p = paragraphs.item(i) as Element;
-    const ts = p.getElementsByTagNameNS(W, 't');
-    const text = Array.from({ length: ts.length }, (_, j) => ts.item(j)?.textContent ?? '').join('');
-    if (text.trim() === '{{content}}') return words(before.join(' '));
-    before.push(text);
-  }
-  return [];
+  return Array.from(doc.getElementsByTagNameNS(W, 'p')).map((p) =>
+    Array.from(p.getElementsByTagNameNS(W, 't'))
+      .map((t) => t.textContent)
+      .join(''),
+  );
+}
+
+/**
+ * The words of the template's cover: its body's text before its `{{content}}` paragraph or, without one, its body's
+ * opening words when the output opens with them too (the template's text kept); none otherwise.
+ */
+export function coverWords(template: Parts, output?: Parts): string[] {
+  const paragraphs = bodyParagraphs(template);
+  const at = paragraphs.findIndex((text) => text.trim() === '{{content}}');
+  if (at >= 0) return words(paragraphs.slice(0, at).join(' '));
+  if (!output) return [];
+  const opening = words(paragraphs.join(' ')).slice(0, 3);
+  const kept = words(bodyParagraphs(output).join(' ')).slice(0, 3);
+  return opening.length > 0 && opening.join(' ') === kept.join(' ') ? opening : [];
 }
 
 /** The words of every header and footer part of a package. */
@@ -405,7 +420,7 @@ export function pageChecks(
 ): Record<PageCheck, string | null> {
   const blocks = markdownBlocks(markdown);
   return {
-    'first page': firstPageCheck(pair, pages, markdown, template),
+    'first page': firstPageCheck(pair, pages, markdown, template, output),
     'no empty page': emptyPagesCheck(pair, pages, headerFooterWords(output)),
     'lists at body size': listSizeCheck(pair, pages, blocks),
     'tables in column': tableWidthCheck(pair, pages, blocks, sectionBoxes(output)),
