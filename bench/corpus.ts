@@ -1,12 +1,15 @@
 // Before/after numbers on the corpus: checks passed per document × template pair for Docwright (this checkout, or
 // the engine given with --engine path/to/server/convert/index.ts, e.g. an old main's worktree) or for pandoc
 // (--pandoc, `pandoc --reference-doc=template`).
+// --pages adds the reader's checks on the rendered pages (test/corpus/pages.ts), one line per failure.
 // Usage: npx tsx bench/corpus.ts [--engine FILE | --pandoc] [--shared-only | --extra-template-only] [--keep DIR]
+//        [--pages]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { PAGE_CHECKS } from '../test/corpus/pages.ts';
 import { corpusPairs, EXTRA_CORPUS, runCorpus, SHARED_CORPUS, summary, type Converter } from '../test/corpus/run.ts';
 
 const run = promisify(execFile);
@@ -51,5 +54,13 @@ const pairs = corpusPairs(roots).filter(
 const converter = args.includes('--pandoc')
   ? pandoc()
   : await docwright(flag('--engine') ?? resolve(import.meta.dirname, '../server/convert/index.ts'));
-const results = await runCorpus(pairs, converter, { keep: flag('--keep') });
+const pages = args.includes('--pages');
+const results = await runCorpus(pairs, converter, { keep: flag('--keep'), pages });
 console.log(summary(results));
+if (pages) {
+  const failed = PAGE_CHECKS.map((c) => [c, results.filter((r) => r.pages?.[c])] as const);
+  for (const [c, rs] of failed) for (const r of rs) console.log(`${c}: ${String(r.pages?.[c])}`);
+  console.log(
+    `reader's checks failed: ${failed.map(([c, rs]) => `${c} ${String(rs.length)}/${String(results.length)}`).join(', ')}`,
+  );
+}

@@ -12,7 +12,7 @@ const created = new Date('2026-01-01T00:00:00Z');
 
 describe('the corpus: real documents through real templates', () => {
   let results: PairResult[] = [];
-  it('converts every pair', { timeout: 600_000 }, async () => {
+  it('converts every pair', { timeout: 1_200_000 }, async () => {
     expect(pairs.length).toBeGreaterThan(0);
     results = await runCorpus(
       pairs,

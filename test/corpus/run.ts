@@ -1,12 +1,14 @@
 // Runs every document × template pair of a corpus through a converter and checks each output: schema-valid, opens
-// in LibreOffice (all outputs in one LibreOffice run), words kept, ids defined, template kept, no external
-// relationships but hyperlinks. Shared by test/corpus/corpus.test.ts and scripts/corpus-bench.ts.
+// in LibreOffice (two LibreOffice runs side by side for all outputs), words kept, ids defined, template kept, no
+// external relationships but hyperlinks; on request the reader's checks on the rendered pages (pages.ts). Shared by
+// test/corpus/corpus.test.ts, test/corpus/pages.test.ts and bench/corpus.ts.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { externalRelationships, idsDefined, templateKept, unzip, wordCoverage } from './checks.ts';
+import { PAGE_CHECKS, pageChecks, readPdf, type PageCheck } from './pages.ts';
 
 const run = promisify(execFile);
 
@@ -25,10 +27,14 @@ export interface Pair {
   mapping: unknown;
 }
 
+type PageResults = Record<PageCheck, string | null>;
+
 export interface PairResult {
   pair: Pair;
   /** null: passed; a string: why it failed. */
   checks: Record<Check, string | null>;
+  /** The reader's checks on the rendered pages (pages.ts), when asked for: null passed, a string why not. */
+  pages?: PageResults;
   wordRatio: number;
 }
 
@@ -81,11 +87,14 @@ async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>)
   );
 }
 
-/** Converts and checks every pair. A converter that throws fails every check of its pair. */
+/**
+ * Converts and checks every pair. A converter that throws fails every check of its pair. With `pages`, the reader's
+ * checks (pages.ts) also run on each PDF LibreOffice made.
+ */
 export async function runCorpus(
   pairs: Pair[],
   converter: Converter,
-  options: { keep?: string } = {},
+  options: { keep?: string; pages?: boolean } = {},
 ): Promise<PairResult[]> {
   const dir = options.keep ?? mkdtempSync(join(tmpdir(), 'dw-corpus-'));
   mkdirSync(dir, { recursive: true });
@@ -113,6 +122,7 @@ export async function runCorpus(
       } catch (error) {
         const why = `conversion failed: ${error instanceof Error ? error.message : String(error)}`;
         for (const c of CHECKS) checks[c] = why;
+        if (options.pages) result.pages = Object.fromEntries(PAGE_CHECKS.map((c) => [c, why])) as PageResults;
         files.push(null);
         continue;
       }
@@ -145,33 +155,68 @@ export async function runCorpus(
     const docx = files.filter((f): f is string => f !== null);
     if (docx.length > 0) {
       const pdfDir = join(dir, 'pdf');
-      await run(
-        'libreoffice',
-        [
-          `-env:UserInstallation=file://${dir}/profile`,
-          '--headless',
-          '--convert-to',
-          'pdf',
-          '--outdir',
-          pdfDir,
-          ...docx,
-        ],
-        {
-          timeout: 15 * 60_000,
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      ).catch(() => undefined);
+      await renderPdfs(docx, pdfDir);
       for (const [i, file] of files.entries()) {
         const r = results[i];
         if (!file || !r) continue;
-        if (!existsSync(join(pdfDir, basename(file).replace(/\.docx$/, '.pdf'))))
+        const pdf = join(pdfDir, basename(file).replace(/\.docx$/, '.pdf'));
+        if (!existsSync(pdf)) {
           r.checks.opens = 'LibreOffice made no PDF';
+          if (options.pages) r.pages = Object.fromEntries(PAGE_CHECKS.map((c) => [c, 'no PDF'])) as PageResults;
+        }
       }
+      if (options.pages)
+        await pool(
+          results.flatMap((r, i) => {
+            const file = files[i];
+            const pdf = file ? join(pdfDir, basename(file).replace(/\.docx$/, '.pdf')) : '';
+            return file && existsSync(pdf) ? [{ r, file, pdf }] : [];
+          }),
+          2,
+          async ({ r, file, pdf }) => {
+            const template = templates.get(r.pair.templatePath)?.parts ?? {};
+            r.pages = pageChecks(
+              r.pair.name,
+              await readPdf(pdf),
+              readFileSync(r.pair.docPath, 'utf8'),
+              template,
+              unzip(new Uint8Array(readFileSync(file))),
+            );
+          },
+        );
     }
     return results;
   } finally {
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * LibreOffice makes a PDF of each .docx into `outDir`: the files in two batches, one LibreOffice (with its own
+ * profile) each, side by side; a batch that fails or times out leaves its PDFs missing (the caller checks).
+ */
+export async function renderPdfs(files: string[], outDir: string): Promise<void> {
+  const batches = [files.filter((_, i) => i % 2 === 0), files.filter((_, i) => i % 2 === 1)];
+  await Promise.all(
+    batches
+      .filter((batch) => batch.length > 0)
+      .map((batch, b) =>
+        run(
+          'libreoffice',
+          [
+            `-env:UserInstallation=file://${outDir}-profile-${String(b)}`,
+            '--headless',
+            '--convert-to',
+            'pdf',
+            '--outdir',
+            outDir,
+            ...batch,
+          ],
+          { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 },
+        ).catch(() => undefined),
+      ),
+  );
+  for (let b = 0; b < 2; b++) rmSync(`${outDir}-profile-${String(b)}`, { recursive: true, force: true });
 }
 
 /** Checks passed, out of all checks, per pair and in total. */
