@@ -1,6 +1,6 @@
 // The reader's checks: what a reader sees on the pages LibreOffice makes of an output, read with poppler. Each check
 // takes the rendered pages (and what the markdown and the output package say should be on them) and returns null
-// when it passes, else a reason that names the pair and the page. Shared by test/corpus/pages.test.ts (the shared
+// when it passes, else a reason that names the pair and the page. Shared by test/corpus/corpus.test.ts (the shared
 // corpus) and test/corpus/pages-checks.test.ts (each check on a hand-made document with and without its defect).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

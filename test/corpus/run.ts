@@ -1,7 +1,7 @@
 // Runs every document × template pair of a corpus through a converter and checks each output: schema-valid, opens
 // in LibreOffice (two LibreOffice runs side by side for all outputs), words kept, ids defined, template kept, no
 // external relationships but hyperlinks; on request the reader's checks on the rendered pages (pages.ts). Shared by
-// test/corpus/corpus.test.ts, test/corpus/pages.test.ts and bench/corpus.ts.
+// test/corpus/corpus.test.ts and bench/corpus.ts.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
