@@ -10,22 +10,13 @@
 // pages-checks.test.ts). One LibreOffice render serves both.
 import { describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
-import { PAGE_CHECKS, type PageCheck } from './pages.ts';
+import { PAGE_CHECKS } from './pages.ts';
 import { CHECKS, corpusPairs, EXTRA_CORPUS, runCorpus, SHARED_CORPUS, type PairResult } from './run.ts';
 
 const pairs = corpusPairs([SHARED_CORPUS, EXTRA_CORPUS]);
 /** The pairs a reader's checks hold for: the shared corpus's (the extra corpus holds the engine's stress cases). */
 const shared = new Set(corpusPairs([SHARED_CORPUS]).map((pair) => pair.name));
 
-/**
- * Page checks allowed to fail, each for a reason that is not one of these checks' defects. A `---` (or `<hr>`) is a
- * page break (docs/elements.md); in awesome-readme it falls where gongwen's page is exactly full, so the break's own
- * paragraph takes a page of its own (Word paginates it the same way). Whether it does depends on the fonts
- * LibreOffice finds, so it may pass elsewhere.
- */
-const ALLOWED: Partial<Record<string, PageCheck[]>> = {
-  'awesome-readme × gongwen-template-lite.dotx': ['no empty page'],
-};
 const created = new Date('2026-01-01T00:00:00Z');
 
 describe('the corpus: real documents through real templates', () => {
@@ -55,9 +46,7 @@ describe('the corpus: real documents through real templates', () => {
       // Not vacuously: the pairs were converted and rendered.
       expect(mine).toHaveLength(shared.size);
       expect(mine.filter((r) => r.pages === undefined).map((r) => r.pair.name)).toEqual([]);
-      const failed = mine
-        .filter((r) => r.pages?.[check] && !ALLOWED[r.pair.name]?.includes(check))
-        .map((r) => String(r.pages?.[check]));
+      const failed = mine.filter((r) => r.pages?.[check]).map((r) => String(r.pages?.[check]));
       expect(failed).toEqual([]);
     });
   }

@@ -114,6 +114,8 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.toc.findMarkers(tree);
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
   const children = separateTables(state.blocks(tree.children));
+  // A page break at the very end: its own paragraph, as there is no block after it to start a page.
+  if (state.breakBefore) children.push(state.pageBreak());
   const leftOver = state.anchors.leftOver();
   if (leftOver.length > 0) children.push(new Paragraph({ children: leftOver }));
   for (const [id, definition] of state.footnoteDefinitions) {

@@ -1,6 +1,7 @@
 import {
   AlignmentType,
   BorderStyle,
+  PageBreak,
   Paragraph,
   ShadingType,
   TextRun,
@@ -87,6 +88,8 @@ export interface BlockContext {
   inFootnote: boolean;
   inHeaderCell: boolean;
   pendingItem: PendingItem | undefined;
+  /** A page break asked for before the next block (`---`, `\newpage`): the next paragraph's `pageBreakBefore`. */
+  breakBefore: boolean;
   cellAlignment: Alignment | undefined;
 }
 
@@ -151,6 +154,13 @@ export class State {
   inHeaderCell = false;
   /** The item whose first paragraph is still to be written. */
   pendingItem: PendingItem | undefined = undefined;
+  /**
+   * A page break waits for the next block: its first paragraph starts a page (`w:pageBreakBefore`), so no paragraph
+   * of its own holds the break (one that takes a page of its own where the page before is full, and leaves an empty
+   * line at the top of the next). A block whose first paragraph cannot take it (a table, a table of contents, the
+   * end of the document) gets the break's own paragraph before it (pageBreak()).
+   */
+  breakBefore = false;
   /** Alignment of the table cell being compiled. */
   cellAlignment: Alignment | undefined = undefined;
   /** The base direction a `dir` attribute of the HTML around sets (bidi.ts). */
@@ -217,8 +227,15 @@ export class State {
         continue;
       }
       if (handler === null) continue;
+      const waiting = this.breakBefore;
+      const from = out.length;
       for (const child of directed(this, node, () => handler(this, node as never))) out.push(child);
       for (const make of this.after.splice(0)) out.push(make());
+      // A waiting page break no paragraph of this block took: its own paragraph, before the block.
+      if (waiting && this.breakBefore && out.length > from) {
+        out.splice(from, 0, this.pageBreak());
+        this.breakBefore = false;
+      }
     }
     return out;
   }
@@ -258,6 +275,7 @@ export class State {
       inFootnote: this.inFootnote,
       inHeaderCell: this.inHeaderCell,
       pendingItem: this.pendingItem,
+      breakBefore: this.breakBefore,
       cellAlignment: this.cellAlignment,
     };
     Object.assign(
@@ -268,6 +286,7 @@ export class State {
         listDepth: 0,
         quoteDepth: 0,
         pendingItem: undefined,
+        breakBefore: false,
         cellAlignment: undefined,
         inHeaderCell: false,
       },
@@ -391,6 +410,10 @@ export class State {
       if (this.styles.blockquote) options.style = this.styles.blockquote;
       else Object.assign(options, QUOTE_FALLBACK);
     }
+    if (this.breakBefore && role !== 'cell' && !this.inFootnote) {
+      options.pageBreakBefore = true;
+      this.breakBefore = false;
+    }
     if (this.cellAlignment) options.alignment = this.cellAlignment;
     if (this.rtl && role !== 'code') options.bidirectional = true;
     if (pending) {
@@ -404,6 +427,19 @@ export class State {
       if (left > 0) options.indent = { left };
     }
     return new Paragraph(options);
+  }
+
+  /** A paragraph holding a page break, for a break no paragraph after it can take (see breakBefore). */
+  pageBreak(): Paragraph {
+    return new Paragraph({ children: [new PageBreak()] });
+  }
+
+  /** Asks for a page break before the next block; one already waiting is written first, as its own paragraph. */
+  breakPage(): FileChild[] {
+    if (this.inFootnote) return [this.pageBreak()];
+    const earlier = this.breakBefore ? [this.pageBreak()] : [];
+    this.breakBefore = true;
+    return earlier;
   }
 
   private listStyle(reference: string): string | undefined {

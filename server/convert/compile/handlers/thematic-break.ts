@@ -1,10 +1,5 @@
-import { BorderStyle, PageBreak, Paragraph, type FileChild } from 'docx';
+import { BorderStyle, Paragraph, type FileChild } from 'docx';
 import type { State } from '../state.ts';
-
-/** A paragraph holding a page break: how `---` is written by default, and every page break a writer asks for. */
-function pageBreakParagraph(): Paragraph {
-  return new Paragraph({ children: [new PageBreak()] });
-}
 
 /** A horizontal rule: a page break (SPEC's default), an empty paragraph with a bottom border, or nothing. */
 export function thematicBreak(state: State): FileChild[] {
@@ -19,11 +14,11 @@ export function thematicBreak(state: State): FileChild[] {
         }),
       ];
     case 'page_break':
-      return [pageBreakParagraph()];
+      return state.breakPage();
   }
 }
 
 /** A page break the writer asked for (`\newpage`, `\pagebreak`, CSS `page-break-before: always`: parse/page-breaks.ts). */
-export function pageBreak(): FileChild[] {
-  return [pageBreakParagraph()];
+export function pageBreak(state: State): FileChild[] {
+  return state.breakPage();
 }
