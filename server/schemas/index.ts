@@ -163,6 +163,14 @@ const mappingFields = {
   managed: Type.Boolean({
     description: "Seeded by the organisation's policy: read-only (PATCH and DELETE answer 403)",
   }),
+  // Beyond SPEC (docs/mappings.md): what "22 of 25" says beside the mapping on every surface.
+  matched: Type.Object(
+    { matched: Type.Integer({ minimum: 0 }), of: Type.Integer({ minimum: 1 }) },
+    {
+      description:
+        'How many of the elements a mapping can style (`of`; each heading level one) this mapping names a style for (`matched`)',
+    },
+  ),
 };
 
 export const MappingSchema = Type.Object(mappingFields, { $id: 'Mapping' });

@@ -1,3 +1,4 @@
+import { matchedCount } from '../convert/auto-mapping.ts';
 import type { ConversionRecord, MappingRecord, TemplateRecord } from '../store/database.ts';
 import type { Conversion, TemplateOut } from '../schemas/index.ts';
 
@@ -55,5 +56,6 @@ export function mappingOut(m: MappingRecord) {
     updated_at: m.updated_at,
     builtin: m.builtin,
     managed: m.managed,
+    matched: matchedCount(m.rules),
   };
 }
