@@ -56,6 +56,8 @@ export interface CliResult {
   docx: Uint8Array;
   warnings: string[];
   stats: ConversionStats;
+  /** With a template given without a mapping: how many elements its styles matched by name. */
+  matched?: { matched: number; of: number };
 }
 
 /**
@@ -80,7 +82,12 @@ export class BoundedConverter {
         template: input.template ? { key: 'cli', bytes: input.template } : { key: BUILTIN_TEMPLATE_KEY },
         ...(input.folder ? { images: { folder: input.folder } } : {}),
       });
-      return { docx: result.docx, warnings: result.warnings, stats: result.stats };
+      return {
+        docx: result.docx,
+        warnings: result.warnings,
+        stats: result.stats,
+        ...(result.matched ? { matched: result.matched } : {}),
+      };
     } catch (error) {
       if (error instanceof ConvertLimitError) throw limitError(error.limit, error.message, label);
       if (error instanceof ConvertWorkerError)

@@ -196,11 +196,12 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
         // The server's own limits end a long conversion; this only notices a server that stopped answering.
         const answer = await callServer(server, 'POST', '/api/cli/convert', body, 10 * 60_000).catch(() => undefined);
         if (answer?.status === 200) {
-          const result = answer.body as { docx: string; warnings: string[]; stats: ConversionStats };
+          const result = answer.body as Omit<CliResult, 'docx'> & { docx: string };
           return {
             docx: new Uint8Array(Buffer.from(result.docx, 'base64')),
             warnings: result.warnings,
             stats: result.stats,
+            ...(result.matched ? { matched: result.matched } : {}),
             by,
           };
         }
@@ -280,6 +281,9 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
   const server = jobs > 0 && Object.keys(limits).length === 0 ? await serverConverter(dataDir, own) : undefined;
   const converter = server ?? (await own());
 
+  // Said once, before the first document written: the template's styles as an upload would map them.
+  let matchSaid = false;
+
   /** Converts one item and writes its document: the lines to print (warnings, then the result), and whether it failed. */
   const run = async (item: Item): Promise<{ lines: string[]; failed: boolean }> => {
     if ('error' in item) return { lines: [`docwright: ${item.error}\n`], failed: true };
@@ -292,6 +296,12 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       const result = await converter.convert({ markdown, template, mapping, folder, created: Date.now() }, label);
       const lines = result.warnings.map((w) => warningLine(w, input === '-' && opts.images, batch ? label : undefined));
       writeOutput(output, result.docx);
+      if (result.matched && !matchSaid && !opts.quiet) {
+        matchSaid = true;
+        lines.unshift(
+          `mapping: the template's styles matched by name, ${String(result.matched.matched)} of ${String(result.matched.of)} elements (--mapping FILE to choose them)\n`,
+        );
+      }
       if (!opts.quiet) {
         const by = 'by' in result && result.by ? `; ${result.by}` : '';
         lines.push(`${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}${by}\n`);

@@ -102,6 +102,8 @@ export interface PoolResult {
   /** The warnings with their first source line and count. */
   warningDetails: WarningDetail[];
   stats: ConversionStats;
+  /** With a template given without a mapping: how many elements its styles matched by name (suggestRules). */
+  matched?: { matched: number; of: number };
 }
 
 /** A template read, checked and sanitised in a worker. */
@@ -830,6 +832,7 @@ export class ConvertPool {
           warnings: message.warnings,
           warningDetails: message.warningDetails,
           stats: message.stats,
+          ...(message.matched ? { matched: message.matched } : {}),
         });
       } else {
         this.finish(slot, new ConvertWorkerError('the worker answered a job of another kind'));

@@ -9,7 +9,10 @@ export interface JobMessage {
   kind?: 'convert';
   id: number;
   markdown: string;
-  /** Checked in the worker (ConvertInputError); absent: the built-in mapping. */
+  /**
+   * Checked in the worker (ConvertInputError); absent: the built-in mapping for the built-in template, and for any
+   * other the rules its upload would get (suggestRules: the command line's template given without a mapping).
+   */
   mapping?: MappingRules | { rules: MappingRules };
   created: Date;
   templateKey: string;
@@ -63,6 +66,8 @@ export type ResultMessage =
       warnings: string[];
       warningDetails: WarningDetail[];
       stats: ConversionStats;
+      /** With a template sent without a mapping: how many elements its styles matched (suggestRules). */
+      matched?: { matched: number; of: number };
     }
   | { id: number; ok: false; kind: FailureKind; code?: string; message: string };
 

@@ -8,9 +8,11 @@ import {
   ConvertInputError,
   defaultTemplateRead,
   detailsOf,
+  matchedCount,
   OutputTooLargeError,
   readTemplate,
   sanitizedBytes,
+  suggestRules,
   type Renderer,
   type RenderResult,
   type Template,
@@ -116,10 +118,14 @@ async function run(job: JobMessage): Promise<ResultMessage> {
       else return { id: job.id, ok: false, kind: 'internal', message: `template ${job.templateKey} was not sent` };
       templates.set(job.templateKey, template);
     }
+    // A template sent without a mapping (the command line's --template alone) is mapped as its upload would be.
+    const matched =
+      job.mapping === undefined && job.templateKey !== BUILTIN_TEMPLATE_KEY ? suggestRules(template.styles) : undefined;
+    const mapping = job.mapping ?? matched;
     const result = await convert({
       markdown: job.markdown,
       template,
-      ...(job.mapping ? { mapping: job.mapping } : {}),
+      ...(mapping ? { mapping } : {}),
       created: job.created,
       ...(job.images ? { images: sourceOf(job.images), renderer } : {}),
     });
@@ -142,6 +148,7 @@ async function run(job: JobMessage): Promise<ResultMessage> {
       warnings: warningDetails.map((detail) => detail.warning),
       warningDetails,
       stats: result.stats,
+      ...(matched ? { matched: matchedCount(matched) } : {}),
     };
   } catch (error) {
     // Forgotten on any failure (it may be the template that failed); the pool's mirror of this cache does the same.

@@ -20,6 +20,7 @@ export type { ConversionStats } from './parse/stats.ts';
 export { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from './default-template.ts';
 export { defaultTemplateRead } from './default-template-read.ts';
 export { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
+export { AUTO_MAPPING_NAME, matchedCount, suggestRules } from './auto-mapping.ts';
 export { readTemplate, sanitizedBytes, TEMPLATE_CAPS, type Template } from './template/read.ts';
 export type { TemplateStyle } from './template/styles.ts';
 export { detailsOf, type WarningDetail } from './warning-list.ts';

@@ -3,7 +3,7 @@ import { ApiError } from '../errors.ts';
 import { folderAt, resolveInside, type Folder } from '../confined/paths.ts';
 import { dataDirOverlap, realFolder, within } from '../confined/within.ts';
 
-type Field = 'input_path' | 'output_path';
+export type Field = 'input_path' | 'output_path' | 'template_path';
 
 const SET_FOLDER = "docwright config set mcp_output_dir FOLDER, or the app's settings";
 
@@ -18,7 +18,9 @@ export function allowedFolder(setting: string | null, dataDir: string, field: Fi
       'forbidden',
       field === 'input_path'
         ? `input_path: reading files is off. The user can allow one folder (${SET_FOLDER}); until then, send the markdown text itself.`
-        : `output_path: writing files is off. The user can allow one folder (${SET_FOLDER}); until then, leave output_path out and use the document in this reply.`,
+        : field === 'template_path'
+          ? `template_path: reading files is off. The user can allow one folder (${SET_FOLDER}); until then, use a template the user uploaded (list_templates).`
+          : `output_path: writing files is off. The user can allow one folder (${SET_FOLDER}); until then, leave output_path out and use the document in this reply.`,
     );
   let folder: Folder;
   try {

@@ -1,6 +1,6 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ApiError } from '../errors.ts';
-import { conversionOut, DOCX_TYPE, templateOut } from '../services/present.ts';
+import { conversionOut, DOCX_TYPE, mappingOut, templateOut } from '../services/present.ts';
 import type { Services } from '../services.ts';
 import { findConversion } from '../services/conversions.ts';
 import { findTemplate } from './lookup.ts';
@@ -77,9 +77,9 @@ export function registerResources(server: McpServer, services: Services): void {
         const record = findTemplate(services, String(variables.id));
         const template = await services.template(record);
         return json(uri, {
-          ...templateOut(record),
+          ...templateOut(record, store.listMappings(record.id)),
           styles: template.styles.map(({ name, id, type }) => ({ name, id, type })),
-          mappings: store.listMappings(record.id),
+          mappings: store.listMappings(record.id).map(mappingOut),
         });
       }),
   );

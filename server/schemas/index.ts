@@ -101,6 +101,15 @@ export const ConvertUploadSchema = Type.Object(
   { $id: 'ConvertUpload', additionalProperties: false },
 );
 
+/** How many elements a mapping names a style for (beyond SPEC: docs/mappings.md). */
+const Matched = Type.Object(
+  { matched: Type.Integer({ minimum: 0 }), of: Type.Integer({ minimum: 1 }) },
+  {
+    description:
+      'How many of the elements a mapping can style (`of`; each heading level one) the mapping names a style for (`matched`)',
+  },
+);
+
 export const TemplateSchema = Type.Object(
   {
     id: Uuid,
@@ -117,6 +126,10 @@ export const TemplateSchema = Type.Object(
     warnings: Type.Array(Type.String(), {
       description:
         'What was removed from or renamed in the uploaded file before it was stored (template_external_removed, template_style_renamed, template_font_renamed); empty for a clean file',
+    }),
+    // Beyond SPEC (docs/api.md): the upload's answer already says how well its mapping matched.
+    mappings: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), matched: Matched }), {
+      description: "The template's mappings (the one matched by style name after an upload), each with `matched`",
     }),
   },
   { $id: 'Template' },
@@ -163,6 +176,8 @@ const mappingFields = {
   managed: Type.Boolean({
     description: "Seeded by the organisation's policy: read-only (PATCH and DELETE answer 403)",
   }),
+  // Beyond SPEC (docs/mappings.md): what "20 of 22" says beside the mapping on every surface.
+  matched: Matched,
 };
 
 export const MappingSchema = Type.Object(mappingFields, { $id: 'Mapping' });

@@ -1,3 +1,4 @@
+import { matchedCount } from '../convert/auto-mapping.ts';
 import type { ConversionRecord, MappingRecord, TemplateRecord } from '../store/database.ts';
 import type { Conversion, TemplateOut } from '../schemas/index.ts';
 
@@ -27,8 +28,8 @@ export function conversionOut(record: ConversionRecord): Conversion {
   };
 }
 
-/** The template as the API shows it. */
-export function templateOut(t: TemplateRecord): TemplateOut {
+/** The template as the API shows it, with its mappings (id, name, how many elements each matched). */
+export function templateOut(t: TemplateRecord, mappings: readonly MappingRecord[]): TemplateOut {
   return {
     id: t.id,
     name: t.name,
@@ -40,6 +41,7 @@ export function templateOut(t: TemplateRecord): TemplateOut {
     managed: t.managed,
     size: t.size,
     warnings: t.warnings ?? [],
+    mappings: mappings.map((m) => ({ id: m.id, name: m.name, matched: matchedCount(m.rules) })),
   };
 }
 
@@ -55,5 +57,6 @@ export function mappingOut(m: MappingRecord) {
     updated_at: m.updated_at,
     builtin: m.builtin,
     managed: m.managed,
+    matched: matchedCount(m.rules),
   };
 }

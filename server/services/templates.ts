@@ -5,6 +5,7 @@ import type { MappingRules } from '../convert/index.ts';
 import { ApiError } from '../errors.ts';
 import { wellFormed } from '../convert/names.ts';
 import { PLAN_LIMITS, type Services } from '../services.ts';
+import type { TemplateInspection } from '../convert-pool/pool.ts';
 import type { MappingRecord, TemplateRecord } from '../store/database.ts';
 
 // The rules of templates and mappings, the same for every surface (the REST API and the app, MCP, the CLI): who may
@@ -57,10 +58,11 @@ export async function addTemplate(
   services: Services,
   bytes: Uint8Array,
   fields: TemplateFields & { filename?: string },
+  checked?: TemplateInspection,
 ): Promise<TemplateRecord> {
   const name = fields.name ?? nameFromFile(fields.filename);
   const description = fields.description ?? '';
-  const inspected = await services.checkTemplate(bytes);
+  const inspected = checked ?? (await services.checkTemplate(bytes));
   const store = services.store;
   const limit = PLAN_LIMITS[store.settings().plan].templates;
   const own = store.listTemplates().filter((t) => !t.builtin && !t.managed).length; // the organisation's do not count
@@ -74,6 +76,34 @@ export async function addTemplate(
   // A template converts at once: a mapping matched by style name comes with it.
   await addMatchedMapping(services, record.id, inspected.styles);
   return record;
+}
+
+/**
+ * The stored template and mapping of a template file given to convert with (MCP's template_path): one of the user's
+ * own templates of the file's name holding these very bytes, with the mapping its upload got still as it was made;
+ * else the file is stored as an upload stores it (addTemplate: checked, within the plan's limit, with its mapping
+ * matched by style name), so it converts as the same template uploaded through the API or the app converts.
+ */
+export async function templateFromFile(
+  services: Services,
+  bytes: Uint8Array,
+  filename: string,
+): Promise<{ template: TemplateRecord; mapping: MappingRecord }> {
+  const inspected = await services.checkTemplate(bytes);
+  const name = nameFromFile(filename);
+  const store = services.store;
+  for (const t of store.listTemplates()) {
+    if (t.builtin || t.managed || t.name !== name) continue;
+    const mapping = store
+      .listMappings(t.id)
+      .find((m) => m.name === AUTO_MAPPING_NAME && m.version === 1 && !m.builtin && !m.managed);
+    if (mapping && Buffer.from(await store.templateBytes(t)).equals(inspected.bytes)) return { template: t, mapping };
+  }
+  const template = await addTemplate(services, bytes, { filename }, inspected);
+  const mapping = store.listMappings(template.id)[0];
+  // Deleted by another request meanwhile.
+  if (!mapping) throw new ApiError('not_found', `Template ${template.id} not found.`);
+  return { template, mapping };
 }
 
 /** Renames a template or changes its description (version + 1). */

@@ -112,8 +112,10 @@ describe('auto-mapping on template upload (corpus templates)', () => {
       const styles = (
         await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}/styles`, headers: ADMIN })
       ).json<{ name: string }[]>();
-      if (styles.some((s) => s.name === 'heading 1'))
-        expect(mapping?.rules.heading).toMatchObject({ '1': 'heading 1', '6': 'heading 6' });
+      // Each of Word's headings the template has (FEMA's fact sheet has heading 1 only).
+      for (const level of ['1', '2', '3', '4', '5', '6'])
+        if (styles.some((s) => s.name === `heading ${level}`))
+          expect(mapping?.rules.heading).toMatchObject({ [level]: `heading ${level}` });
       // The same rules pre-fill "New mapping".
       const suggested = await app.inject({
         method: 'GET',
@@ -133,6 +135,26 @@ describe('auto-mapping on template upload (corpus templates)', () => {
       expect(warnings.filter((w) => w.startsWith('missing_style'))).toEqual([]);
     });
   }
+
+  it('the template says how many elements its mappings matched: the upload answer, GET and the list', async () => {
+    const bytes = new Uint8Array(readFileSync(join(CORPUS, 'apaquarto.docx')));
+    const res = await upload('POST', '/api/v1/templates', bytes, 'apa-matched.docx');
+    expect(res.statusCode, res.body).toBe(201);
+    const template = res.json<{ id: string; mappings: unknown }>();
+    const [mapping] = (
+      await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
+    ).json<(Mapping & { matched: unknown })[]>();
+    // Title, subtitle, author, date and caption included: all but strong and emphasis (APA has neither style).
+    expect(mapping?.matched).toEqual({ matched: 20, of: 22 });
+    const expected = [{ id: mapping?.id, name: 'Matched by style name', matched: { matched: 20, of: 22 } }];
+    expect(template.mappings).toEqual(expected);
+    const got = await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}`, headers: ADMIN });
+    expect(got.json<{ mappings: unknown }>().mappings).toEqual(expected);
+    const listed = (await app.inject({ method: 'GET', url: '/api/v1/templates', headers: ADMIN })).json<
+      { id: string; mappings: unknown }[]
+    >();
+    expect(listed.find((t) => t.id === template.id)?.mappings).toEqual(expected);
+  });
 
   it("replacing the file keeps the user's mappings; a template left with none gets a matched one again", async () => {
     const bytes = new Uint8Array(readFileSync(join(CORPUS, 'apaquarto.docx')));

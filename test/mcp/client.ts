@@ -100,6 +100,7 @@ export interface Converted {
   mapping_id: string;
   template_name: string;
   mapping_name: string;
+  mapping_matched: { matched: number; of: number };
   document: { uri: string; mime_type: string; size: number; embedded: boolean };
   saved_to: string | null;
   save_error?: string;

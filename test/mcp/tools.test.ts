@@ -258,7 +258,7 @@ describe('get_conversion and validate_mapping (never counted)', () => {
     const made = structured(await call('convert_markdown', { markdown: '# Again' }));
     const before = usage();
     const again = structured(await call('get_conversion', { conversion_id: made.conversion_id }));
-    const { template_name: _t, mapping_name: _m, saved_to: _s, document, ...record } = made;
+    const { template_name: _t, mapping_name: _m, mapping_matched: _mm, saved_to: _s, document, ...record } = made;
     expect(again).toEqual({ ...record, document: { ...document, embedded: false } });
     const withDocument = await call('get_conversion', { conversion_id: made.conversion_id, include_document: true });
     expect(embeddedDocx(withDocument).byteLength).toBe(made.document.size);

@@ -65,26 +65,33 @@ function line(key: TitleKey, text: string, style: string | undefined): Paragraph
   });
 }
 
+/** Word's name of the style each key would have, said in the warning when the mapping names none. */
+const WORD_NAME: Record<TitleKey, string> = { title: 'Title', subtitle: 'Subtitle', author: 'Author', date: 'Date' };
+
 /**
- * The title block printed at the top: one paragraph per value (per author) of each key the mapping names, in its
- * style, unless the template has a field for the key (a `{{title}}` placeholder or a content control), which is filled
- * instead. Returns the paragraphs and the keys used (printed or filled).
+ * The title block printed at the top: one paragraph per value (per author) of each key, in the style the mapping
+ * names, unless the template has a field for the key (a `{{title}}` placeholder or a content control), which is filled
+ * instead. A key the mapping names no style for is printed in built-in formatting, never dropped, and is in
+ * `unstyled` for its warning. Returns the paragraphs and the keys used (printed or filled).
  */
 export function titleBlock(
   values: TitleValues,
   styles: Partial<Record<TitleKey, string | undefined>>,
   templateFields: ReadonlySet<TitleKey>,
-): { paragraphs: FileChild[]; used: Set<TitleKey> } {
+): { paragraphs: FileChild[]; used: Set<TitleKey>; unstyled: string[] } {
   const paragraphs: FileChild[] = [];
   const used = new Set<TitleKey>();
+  const unstyled: string[] = [];
   for (const key of TITLE_KEYS) {
     const texts = values[key];
     if (!texts) continue;
-    if (templateFields.has(key)) used.add(key);
-    else if (key in styles) {
-      used.add(key);
-      for (const text of texts) paragraphs.push(line(key, text, styles[key]));
-    }
+    used.add(key);
+    if (templateFields.has(key)) continue;
+    if (!(key in styles))
+      unstyled.push(
+        `missing_style: ${WORD_NAME[key]} (the mapping names no style for the front matter ${key}: printed in built-in formatting)`,
+      );
+    for (const text of texts) paragraphs.push(line(key, text, styles[key]));
   }
-  return { paragraphs, used };
+  return { paragraphs, used, unstyled };
 }

@@ -63,10 +63,26 @@ export function readTemplate(bytes: Uint8Array): Template {
   warnings.unshift(...renamed);
   const documentXml = requirePart(parts, mainPart);
   const stylesXml = optionalPart(parts, siblingPath(mainPart, 'styles.xml'));
-  const styles = stylesXml === null ? [] : readStyles(parseXml(stylesXml, 'styles.xml'));
+  const numberingXml = optionalPart(parts, siblingPath(mainPart, 'numbering.xml'));
+  const styles =
+    stylesXml === null
+      ? []
+      : readStyles(
+          parseXml(stylesXml, 'styles.xml'),
+          numberingXml === null ? undefined : numberingForStyles(numberingXml),
+        );
   const doc = parseXml(documentXml, mainPart);
   const textWidthTwips = landingTextWidth(doc, mainPart);
   return { parts, mainPart, styles, textWidthTwips, warnings };
+}
+
+/** numbering.xml for telling numbered styles apart; one that does not parse only leaves them untold (the packaging says why). */
+function numberingForStyles(xml: string): XmlDocument | undefined {
+  try {
+    return parseXml(xml, 'numbering.xml');
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bytes to store for an uploaded template: the upload itself when sanitising changed nothing, else the clean parts. */

@@ -18,7 +18,10 @@ const CliConvertBody = Type.Object(
     markdown: Type.String(),
     /** The template's bytes, base64; absent: the built-in template. */
     template: Type.Optional(Type.String({ contentEncoding: 'base64' })),
-    /** The mapping file's JSON (rules, or a mapping holding rules), checked by the worker; absent: the built-in. */
+    /**
+     * The mapping file's JSON (rules, or a mapping holding rules), checked by the worker; absent: the built-in, or
+     * with a template the rules its upload would get (matched by style name).
+     */
     mapping: Type.Optional(Type.Unknown()),
     /** The absolute folder images are read from; absent: placeholders. */
     folder: Type.Optional(Type.String({ minLength: 1 })),
@@ -58,6 +61,7 @@ export async function cliConvertRoutes(app: FastifyInstance): Promise<void> {
           docx: Buffer.from(result.docx.buffer, result.docx.byteOffset, result.docx.byteLength).toString('base64'),
           warnings: result.warnings,
           stats: result.stats,
+          ...(result.matched ? { matched: result.matched } : {}),
         };
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);

@@ -120,7 +120,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(Type.Ref('Template')), ...ERROR_RESPONSES },
       },
     },
-    async () => services.store.listTemplates().map(templateOut),
+    async () => services.store.listTemplates().map((t) => templateOut(t, services.store.listMappings(t.id))),
   );
 
   app.post(
@@ -138,7 +138,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       const given = uploadFields(request, fields);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
       const record = await addTemplate(services, bytes, { ...given, filename });
-      return reply.status(201).send(templateOut(record));
+      return reply.status(201).send(templateOut(record, services.store.listMappings(record.id)));
     },
   );
 
@@ -152,7 +152,10 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES },
       },
     },
-    async (request) => templateOut(findTemplate(services, request.params.id)),
+    async (request) => {
+      const t = findTemplate(services, request.params.id);
+      return templateOut(t, services.store.listMappings(t.id));
+    },
   );
 
   app.get<{ Params: { id: string } }>(
@@ -224,7 +227,10 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Type.Ref('Template'), ...ERROR_RESPONSES },
       },
     },
-    async (request) => templateOut(await updateTemplate(services, request.params.id, request.body)),
+    async (request) => {
+      const t = await updateTemplate(services, request.params.id, request.body);
+      return templateOut(t, services.store.listMappings(t.id));
+    },
   );
 
   app.put<{ Params: { id: string } }>(
@@ -245,7 +251,7 @@ export async function templateRoutes(app: FastifyInstance): Promise<void> {
       const given = uploadFields(request, fields);
       if (!bytes) throw new ApiError('validation_error', 'file is required (the .docx template)');
       const updated = await replaceTemplateFile(services, t, bytes, given);
-      return templateOut(updated);
+      return templateOut(updated, services.store.listMappings(updated.id));
     },
   );
 

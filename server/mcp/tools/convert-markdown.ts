@@ -2,9 +2,12 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
 import { outputFilename, stemOf } from '../../services.ts';
+import { matchedCount } from '../../convert/auto-mapping.ts';
+import { templateFromFile } from '../../services/templates.ts';
+import { TEMPLATE_LIMIT } from '../../limits.ts';
 import { PathChangedError } from '../../confined/open.ts';
 import { ApiError } from '../../errors.ts';
-import { inputFile } from '../input.ts';
+import { inputFile, templateFile } from '../input.ts';
 import { resolvePair } from '../lookup.ts';
 import { outputTarget, writeOutput } from '../output.ts';
 import { documentUri } from '../resources.ts';
@@ -49,6 +52,7 @@ export const convertMarkdown = defineTool({
     'Returns the conversion record (conversion_id, filename, warnings such as "missing_style: <name>", stats) and the .docx: embedded as a resource (base64) up to 1 MB, else a resource link (docwright://conversions/<id>/document) to read.',
     'output_path also writes the file to disk, but only inside the one folder the user allowed in the settings (mcp_output_dir); otherwise the call is refused before converting.',
     'input_path converts a markdown file from that same allowed folder instead of markdown text, and embeds the PNG, JPEG, GIF and SVG images it refers to from its own folder (never from outside it, never from the web).',
+    'template_path lays the document out with a .docx or .dotx template from that same allowed folder: it is stored as an upload is (list_templates shows it, named after the file; the same file again reuses it) with the mapping an upload gets, its styles matched by name.',
     'Markdown: headings, paragraphs, bold/italic/strikethrough, lists (3 levels), code blocks, inline code, blockquotes, tables, links, footnotes, YAML front matter (document title, author…); "---" is a page break; images in markdown text become a text placeholder.',
   ].join(' '),
   input: z.strictObject({
@@ -76,6 +80,14 @@ export const convertMarkdown = defineTool({
     mapping: IdOrName('mapping')
       .optional()
       .describe("Style mapping id or name (list_mappings). Default: the template's first mapping."),
+    template_path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'A Word template (.docx, .dotx) to use instead of template: a path inside the folder the user allowed (setting mcp_output_dir), absolute or relative to it. Stored as an upload is, with its styles matched by name (no mapping to give).',
+      ),
     filename: z
       .string()
       .min(1)
@@ -98,6 +110,9 @@ export const convertMarkdown = defineTool({
   output: Conversion.extend({
     template_name: z.string(),
     mapping_name: z.string(),
+    mapping_matched: z
+      .object({ matched: z.number().int(), of: z.number().int() })
+      .describe('How many of the elements a mapping can style (of) the mapping names a style for (matched)'),
     document: DocumentRef,
     saved_to: z.string().nullable().describe('Absolute path of the file written for output_path, else null'),
     save_error: z
@@ -114,8 +129,20 @@ export const convertMarkdown = defineTool({
       );
     if (args.markdown !== undefined && args.input_path !== undefined)
       throw new ApiError('validation_error', 'markdown: give either markdown or input_path, not both');
-    const { template, mapping } = resolvePair(services, args.template, args.mapping);
+    if (args.template_path !== undefined && (args.template !== undefined || args.mapping !== undefined))
+      throw new ApiError(
+        'validation_error',
+        'template_path: give either template_path (its styles matched by name) or template and mapping, not both',
+      );
     const { dataDir } = services.store;
+    const { template, mapping } =
+      args.template_path === undefined
+        ? resolvePair(services, args.template, args.mapping)
+        : await templateFromFile(
+            services,
+            await templateFile(services.store.settings().mcp_output_dir, dataDir, args.template_path, TEMPLATE_LIMIT),
+            args.template_path.split(/[\\/]/).pop() ?? args.template_path,
+          );
     // A file: read now (refused before anything is counted), its images from its own folder.
     const source =
       args.input_path === undefined
@@ -162,6 +189,7 @@ export const convertMarkdown = defineTool({
         ...conversionOut(record),
         template_name: template.name,
         mapping_name: mapping.name,
+        mapping_matched: matchedCount(mapping.rules),
         document: {
           uri: documentUri(record.conversion_id),
           mime_type: DOCX_TYPE,

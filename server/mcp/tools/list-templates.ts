@@ -10,17 +10,14 @@ export const listTemplates = defineTool({
     'List the Word templates the user has stored in Docwright (the built-in "Docwright Default" first), each with its id, name, description, version and its style mappings (id and name). Start here to choose the template and mapping for convert_markdown.',
   input: z.strictObject({}),
   output: z.object({
-    templates: z.array(TemplateSummary.extend({ mappings: z.array(z.object({ id: z.string(), name: z.string() })) })),
+    templates: z.array(TemplateSummary),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(_args, { services }) {
     const store = services.store;
     return {
       result: {
-        templates: store.listTemplates().map((t) => ({
-          ...templateOut(t),
-          mappings: store.listMappings(t.id).map(({ id, name }) => ({ id, name })),
-        })),
+        templates: store.listTemplates().map((t) => templateOut(t, store.listMappings(t.id))),
       },
     };
   },

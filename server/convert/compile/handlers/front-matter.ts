@@ -71,6 +71,7 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   state.titleValues = readTitleValues(record);
   const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields);
   for (const key of block.used) used.add(key);
+  for (const warning of block.unstyled) state.warn(warning);
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
