@@ -1,0 +1,438 @@
+// MathML (temml's output) → OMML, Word's native equations (ECMA-376 part 1, 22.1). Written here rather than taken
+// from mathml2omml (LGPL-3.0) for the reasons in docs/elements.md ("Math"). The shapes follow what pandoc (texmath)
+// writes for the same TeX where Word edits them alike (test/convert/math-pandoc.test.ts compares them), and the
+// schema's element order where pandoc's differs. Property elements are written in the schema's order.
+import { DOMParser, type Element } from '@xmldom/xmldom';
+
+const MATHML = 'http://www.w3.org/1998/Math/MathML';
+
+/** N-ary operators: Word's m:nary, its limits under and over (sums) or at the side (integrals). */
+const SUMS = new Set(['∑', '∏', '∐', '⋀', '⋁', '⋂', '⋃', '⨀', '⨁', '⨂', '⨄', '⨆']);
+const INTEGRALS = new Set(['∫', '∬', '∭', '∮', '∯', '∰', '∱', '∲', '∳', '⨌']);
+/** Braces over or under an expression: m:groupChr. */
+const GROUP_CHARACTERS = new Set(['⏞', '⏟', '⎴', '⎵', '⏜', '⏝']);
+/** Accents as MathML spells them → the combining character Word's m:acc takes. */
+const ACCENTS: Record<string, string> = {
+  ˆ: '\u0302',
+  '^': '\u0302',
+  ˇ: '\u030C',
+  '˘': '\u0306',
+  '˙': '\u0307',
+  '¨': '\u0308',
+  '~': '\u0303',
+  '˜': '\u0303',
+  '‾': '\u0305',
+  '¯': '\u0305',
+  '→': '\u20D7',
+  '←': '\u20D6',
+  '↔': '\u20E1',
+  '´': '\u0301',
+  '`': '\u0300',
+  '˚': '\u030A',
+  '⃛': '\u20DB',
+};
+/** Widths of temml's spaces (em) → the space characters Word shows for them. */
+const SPACES: [number, string][] = [
+  [0.1667, '\u2009'],
+  [0.2222, '\u205F'],
+  [0.2778, '\u2004'],
+  [1, '\u2003'],
+  [2, '\u2003\u2003'],
+];
+const FUNCTION_APPLICATION = '\u2061';
+
+/** Mathematical alphanumeric symbols (U+1D400…) → the letter and its OMML style: 13 alphabets of 52 letters. */
+const ALPHABETS: { sty?: string; scr?: string }[] = [
+  { sty: 'b' },
+  { sty: 'i' },
+  { sty: 'bi' },
+  { scr: 'script' },
+  { scr: 'script', sty: 'b' },
+  { scr: 'fraktur' },
+  { scr: 'double-struck' },
+  { scr: 'fraktur', sty: 'b' },
+  { scr: 'sans-serif', sty: 'p' },
+  { scr: 'sans-serif', sty: 'b' },
+  { scr: 'sans-serif', sty: 'i' },
+  { scr: 'sans-serif', sty: 'bi' },
+  { scr: 'monospace', sty: 'p' },
+];
+/** Digits from U+1D7CE: bold, double-struck, sans-serif, sans-serif bold, monospace. */
+const DIGIT_STYLES: { sty?: string; scr?: string }[] = [
+  { sty: 'b' },
+  { scr: 'double-struck' },
+  { scr: 'sans-serif', sty: 'p' },
+  { scr: 'sans-serif', sty: 'b' },
+  { scr: 'monospace', sty: 'p' },
+];
+/** The letters of those alphabets that Unicode keeps in the Letterlike Symbols block. */
+const LETTERLIKE: Record<string, [string, { sty?: string; scr?: string }]> = {
+  ℎ: ['h', { sty: 'i' }],
+  ℬ: ['B', { scr: 'script' }],
+  ℰ: ['E', { scr: 'script' }],
+  ℱ: ['F', { scr: 'script' }],
+  ℋ: ['H', { scr: 'script' }],
+  ℐ: ['I', { scr: 'script' }],
+  ℒ: ['L', { scr: 'script' }],
+  ℳ: ['M', { scr: 'script' }],
+  ℛ: ['R', { scr: 'script' }],
+  ℯ: ['e', { scr: 'script' }],
+  ℊ: ['g', { scr: 'script' }],
+  ℴ: ['o', { scr: 'script' }],
+  ℭ: ['C', { scr: 'fraktur' }],
+  ℌ: ['H', { scr: 'fraktur' }],
+  ℑ: ['I', { scr: 'fraktur' }],
+  ℜ: ['R', { scr: 'fraktur' }],
+  ℨ: ['Z', { scr: 'fraktur' }],
+  ℂ: ['C', { scr: 'double-struck' }],
+  ℍ: ['H', { scr: 'double-struck' }],
+  ℕ: ['N', { scr: 'double-struck' }],
+  ℙ: ['P', { scr: 'double-struck' }],
+  ℚ: ['Q', { scr: 'double-struck' }],
+  ℝ: ['R', { scr: 'double-struck' }],
+  ℤ: ['Z', { scr: 'double-struck' }],
+};
+
+const escapeText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (text: string): string => escapeText(text).replace(/"/g, '&quot;');
+const val = (name: string, value: string): string => `<m:${name} m:val="${escapeAttribute(value)}"/>`;
+const wrap = (name: string, content: string): string =>
+  content ? `<m:${name}>${content}</m:${name}>` : `<m:${name}/>`;
+
+function elements(el: Element): Element[] {
+  const out: Element[] = [];
+  for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) out.push(n as Element);
+  return out;
+}
+
+const nameOf = (el: Element): string => el.localName ?? el.nodeName;
+const textOf = (el: Element): string => el.textContent ?? '';
+
+/** A letter of the mathematical alphanumeric symbols as its plain letter and style, or the character unchanged. */
+function plainLetter(char: string): [string, { sty?: string; scr?: string } | undefined] {
+  const code = char.codePointAt(0) ?? 0;
+  if (code >= 0x1d400 && code < 0x1d400 + 13 * 52) {
+    const index = code - 0x1d400;
+    const letter = index % 52;
+    const plain = String.fromCharCode(letter < 26 ? 65 + letter : 97 + letter - 26);
+    return [plain, ALPHABETS[Math.floor(index / 52)]];
+  }
+  if (code >= 0x1d7ce && code <= 0x1d7ff) {
+    const index = code - 0x1d7ce;
+    return [String.fromCharCode(48 + (index % 10)), DIGIT_STYLES[Math.floor(index / 10)]];
+  }
+  const letterlike = LETTERLIKE[char];
+  return letterlike ?? [char, undefined];
+}
+
+interface RunStyle {
+  sty?: string;
+  scr?: string;
+  nor?: boolean;
+}
+
+/** One m:r: its text split where the alphabet changes (𝐅 is a bold F), each piece with its m:rPr. */
+function run(text: string, style: RunStyle): string {
+  if (text === '') return '';
+  const pieces: { text: string; style: RunStyle }[] = [];
+  for (const char of text) {
+    const [plain, alphabet] = plainLetter(char);
+    const next: RunStyle = alphabet ? { ...style, ...alphabet } : style;
+    const last = pieces.at(-1);
+    if (last && last.style.sty === next.sty && last.style.scr === next.scr && last.style.nor === next.nor)
+      last.text += plain;
+    else pieces.push({ text: plain, style: next });
+  }
+  return pieces
+    .map(({ text: t, style: s }) => {
+      const properties = `${s.nor ? '<m:nor/>' : ''}${s.scr ? val('scr', s.scr) : ''}${s.sty ? val('sty', s.sty) : ''}`;
+      const space = /^\s|\s$/.test(t) ? ' xml:space="preserve"' : '';
+      return `<m:r>${properties ? `<m:rPr>${properties}</m:rPr>` : ''}<m:t${space}>${escapeText(t)}</m:t></m:r>`;
+    })
+    .join('');
+}
+
+/** The run style of a token element. */
+function tokenStyle(el: Element, text: string): RunStyle {
+  const name = nameOf(el);
+  const variant = el.getAttribute('mathvariant');
+  if (name === 'mtext' || name === 'ms') return { nor: true, sty: 'p' };
+  if (name === 'mo') return { sty: 'p' };
+  if (name === 'mi') {
+    if (variant === 'normal' || Array.from(text).length > 1) return { sty: 'p' };
+    if (variant === 'bold') return { sty: 'b' };
+    if (variant === 'bold-italic') return { sty: 'bi' };
+    return {};
+  }
+  if (variant === 'bold') return { sty: 'b' };
+  return {};
+}
+
+function spaceOf(el: Element): string {
+  const width = /^(-?[\d.]+)em$/.exec(el.getAttribute('width') ?? '');
+  if (!width?.[1]) return '';
+  const em = Number(width[1]);
+  if (!(em > 0.1)) return '';
+  let best = SPACES[0]?.[1] ?? ' ';
+  let distance = Infinity;
+  for (const [size, chars] of SPACES)
+    if (Math.abs(size - em) < distance) {
+      distance = Math.abs(size - em);
+      best = chars;
+    }
+  return run(best, {});
+}
+
+const isMo = (el: Element | undefined): boolean => el !== undefined && nameOf(el) === 'mo';
+
+/** The big operator an element is or carries as its base (∑ with limits), if any. */
+function bigOperator(el: Element): string | undefined {
+  const name = nameOf(el);
+  const base = ['msub', 'msup', 'msubsup', 'munder', 'mover', 'munderover'].includes(name) ? elements(el)[0] : el;
+  if (!base || !isMo(base)) return undefined;
+  const char = textOf(base).trim();
+  return SUMS.has(char) || INTEGRALS.has(char) ? char : undefined;
+}
+
+/** An mrow that is a fenced group: a prefix fence first, a postfix fence last. */
+function fences(el: Element): [string, string, Element[]] | undefined {
+  const kids = elements(el);
+  const first = kids[0];
+  const last = kids.at(-1);
+  if (kids.length < 2 || !first || !last || !isMo(first) || !isMo(last)) return undefined;
+  const opens = first.getAttribute('fence') === 'true' && first.getAttribute('form') !== 'postfix';
+  const closes = last.getAttribute('fence') === 'true' && last.getAttribute('form') !== 'prefix';
+  if (!opens || !closes) return undefined;
+  return [textOf(first).trim(), textOf(last).trim(), kids.slice(1, -1)];
+}
+
+/** Elements whose children stand in the sequence around them (no OMML element of their own). */
+const TRANSPARENT = new Set(['mrow', 'mstyle', 'mpadded', 'math', 'semantics', 'mlabeledtr', 'span']);
+
+/** The children of a sequence, groups without an OMML element of their own opened. */
+function flatten(kids: readonly Element[], out: Element[] = []): Element[] {
+  for (const el of kids) {
+    const name = nameOf(el);
+    if (name === 'annotation' || name === 'annotation-xml') continue;
+    if (TRANSPARENT.has(name) && !(name === 'mrow' && fences(el))) flatten(elements(el), out);
+    else out.push(el);
+  }
+  return out;
+}
+
+/** Bars that TeX writes as plain characters on both sides (`|x|`, `\\|v\\|`): paired, they are a fenced group. */
+const BARS = new Set(['|', '‖']);
+const isBar = (el: Element | undefined): el is Element =>
+  el !== undefined && (nameOf(el) === 'mi' || nameOf(el) === 'mo') && BARS.has(textOf(el).trim());
+
+/** A sequence of MathML elements as OMML. */
+function sequence(kids: readonly Element[]): string {
+  const items = flatten(kids);
+  let out = '';
+  for (let i = 0; i < items.length; i++) {
+    const el = items[i];
+    if (!el) continue;
+    if (isBar(el)) {
+      const bar = textOf(el).trim();
+      const close = items.findIndex((other, k) => k > i + 1 && isBar(other) && textOf(other).trim() === bar);
+      if (close > 0) {
+        out += delimited(bar, bar, items.slice(i + 1, close));
+        i = close;
+        continue;
+      }
+    }
+    // Temml writes a function application and a thin space after `\sin`: Word spaces functions itself.
+    if (isMo(el) && textOf(el) === FUNCTION_APPLICATION) {
+      const next = items[i + 1];
+      if (next && nameOf(next) === 'mspace') i += 1;
+      continue;
+    }
+    const operator = bigOperator(el);
+    if (operator) {
+      // As pandoc does: the n-ary operator's argument is the element after it (an operator or a space is none).
+      const next = items[i + 1];
+      const argument = next && !isMo(next) && nameOf(next) !== 'mspace' ? next : undefined;
+      if (argument) i += 1;
+      out += nary(el, operator, argument ? piece(argument) : '');
+      continue;
+    }
+    out += piece(el);
+  }
+  return out;
+}
+
+/** A fenced group: m:d, its delimiters growing with the content as `\\left…\\right` ones do. */
+function delimited(open: string, close: string, inner: Element[]): string {
+  const properties = val('begChr', open) + val('sepChr', '') + val('endChr', close) + '<m:grow/>';
+  return `<m:d><m:dPr>${properties}</m:dPr>${wrap('e', sequence(inner))}</m:d>`;
+}
+
+function nary(el: Element, operator: string, argument: string): string {
+  const name = nameOf(el);
+  const kids = elements(el);
+  const under =
+    name === 'msub' || name === 'munder' || name === 'msubsup' || name === 'munderover' ? kids[1] : undefined;
+  const over =
+    name === 'msup' || name === 'mover' ? kids[1] : name === 'msubsup' || name === 'munderover' ? kids[2] : undefined;
+  const location = INTEGRALS.has(operator) ? 'subSup' : 'undOvr';
+  const properties =
+    val('chr', operator) +
+    val('limLoc', location) +
+    val('subHide', under ? '0' : '1') +
+    val('supHide', over ? '0' : '1');
+  return `<m:nary><m:naryPr>${properties}</m:naryPr>${wrap('sub', under ? piece(under) : '')}${wrap('sup', over ? piece(over) : '')}${wrap('e', argument)}</m:nary>`;
+}
+
+/** The OMML of one element (an argument of a structure: its sequence). */
+function piece(el: Element): string {
+  const name = nameOf(el);
+  const kids = elements(el);
+  const arg = (k: number): string => {
+    const child = kids[k];
+    return child ? sequence([child]) : '';
+  };
+  switch (name) {
+    case 'mi':
+    case 'mn':
+    case 'mo':
+    case 'mtext':
+    case 'ms': {
+      // Temml writes the spaces of `\text{if }` as no-break spaces; Word's text in math keeps plain ones.
+      const text = name === 'mtext' ? textOf(el).replace(/\u00A0/g, ' ') : textOf(el);
+      if (name === 'mo' && text === FUNCTION_APPLICATION) return '';
+      return run(text, tokenStyle(el, text));
+    }
+    case 'mspace':
+      return spaceOf(el);
+    case 'mrow': {
+      const fenced = fences(el);
+      if (!fenced) return sequence(kids);
+      const [open, close, inner] = fenced;
+      return delimited(open, close, inner);
+    }
+    case 'mfrac': {
+      const thickness = el.getAttribute('linethickness');
+      const noBar = thickness !== null && /^0(\.0*)?([a-z]+)?$/.test(thickness.trim());
+      return `<m:f><m:fPr>${val('type', noBar ? 'noBar' : 'bar')}</m:fPr>${wrap('num', arg(0))}${wrap('den', arg(1))}</m:f>`;
+    }
+    case 'msub':
+      return `<m:sSub>${wrap('e', arg(0))}${wrap('sub', arg(1))}</m:sSub>`;
+    case 'msup':
+      return `<m:sSup>${wrap('e', arg(0))}${wrap('sup', arg(1))}</m:sSup>`;
+    case 'msubsup':
+      return `<m:sSubSup>${wrap('e', arg(0))}${wrap('sub', arg(1))}${wrap('sup', arg(2))}</m:sSubSup>`;
+    case 'msqrt':
+      return `<m:rad><m:radPr>${val('degHide', '1')}</m:radPr><m:deg/>${wrap('e', sequence(kids))}</m:rad>`;
+    case 'mroot':
+      return `<m:rad>${wrap('deg', arg(1))}${wrap('e', arg(0))}</m:rad>`;
+    case 'mover':
+    case 'munder':
+      return overOrUnder(el, kids, name === 'mover' ? 'top' : 'bot');
+    case 'munderover':
+      return `<m:limUpp>${wrap('e', `<m:limLow>${wrap('e', arg(0))}${wrap('lim', arg(1))}</m:limLow>`)}${wrap('lim', arg(2))}</m:limUpp>`;
+    case 'mtable':
+      return matrix(kids);
+    case 'menclose':
+      return enclosed(el, sequence(kids));
+    case 'mphantom':
+      return `<m:phant><m:phantPr>${val('show', '0')}</m:phantPr>${wrap('e', sequence(kids))}</m:phant>`;
+    case 'mmultiscripts':
+      return multiscripts(kids);
+    case 'annotation':
+    case 'annotation-xml':
+      return '';
+    default:
+      // Anything else (merror, maction, HTML in mtext) keeps its content.
+      return kids.length > 0 ? sequence(kids) : run(textOf(el), {});
+  }
+}
+
+/** mover/munder: an accent (m:acc), a brace (m:groupChr), a bar (m:bar), else limits (m:limUpp/m:limLow). */
+function overOrUnder(el: Element, kids: Element[], position: 'top' | 'bot'): string {
+  const base = kids[0] ? sequence([kids[0]]) : '';
+  const mark = kids[1];
+  const char = mark && isMo(mark) ? textOf(mark).trim() : undefined;
+  if (char !== undefined && GROUP_CHARACTERS.has(char)) {
+    const properties = val('chr', char) + val('pos', position) + val('vertJc', position === 'top' ? 'bot' : 'top');
+    return `<m:groupChr><m:groupChrPr>${properties}</m:groupChrPr>${wrap('e', base)}</m:groupChr>`;
+  }
+  const accent = char === undefined ? undefined : ACCENTS[char];
+  const isAccent = el.getAttribute(position === 'top' ? 'accent' : 'accentunder') === 'true';
+  // A stretched bar over an expression is a bar (\overline); any other accent mark over it an accent.
+  const stretchedBar = char === '‾' && mark?.getAttribute('stretchy') === 'true';
+  if (accent !== undefined && position === 'top' && (isAccent || !stretchedBar))
+    return `<m:acc><m:accPr>${val('chr', accent)}</m:accPr>${wrap('e', base)}</m:acc>`;
+  if (char === '‾' || char === '_' || char === '¯')
+    return `<m:bar><m:barPr>${val('pos', position)}</m:barPr>${wrap('e', base)}</m:bar>`;
+  const limit = mark ? sequence([mark]) : '';
+  const element = position === 'top' ? 'limUpp' : 'limLow';
+  return `<m:${element}>${wrap('e', base)}${wrap('lim', limit)}</m:${element}>`;
+}
+
+/** mtable → m:m, one m:mc per column, aligned as the cells' classes or columnalign say. */
+function matrix(rows: Element[]): string {
+  const cells = rows
+    .filter((row) => nameOf(row) === 'mtr' || nameOf(row) === 'mlabeledtr')
+    .map((row) => elements(row).filter((cell) => nameOf(cell) === 'mtd' && !isPadding(cell)));
+  const columns = Math.max(1, ...cells.map((row) => row.length));
+  const alignments = Array.from({ length: columns }, (_, c) => {
+    const cell = cells.find((row) => row[c])?.[c];
+    const align = `${cell?.getAttribute('class') ?? ''} ${cell?.getAttribute('columnalign') ?? ''}`;
+    return /left/.test(align) ? 'left' : /right/.test(align) ? 'right' : 'center';
+  });
+  const mcs = alignments.map((jc) => `<m:mc><m:mcPr>${val('count', '1')}${val('mcJc', jc)}</m:mcPr></m:mc>`).join('');
+  const properties = `${val('baseJc', 'center')}${val('plcHide', '1')}<m:mcs>${mcs}</m:mcs>`;
+  const body = cells
+    .map((row) => {
+      const es = Array.from({ length: columns }, (_, c) => {
+        const cell = row[c];
+        return wrap('e', cell ? sequence(elements(cell)) : '');
+      });
+      return `<m:mr>${es.join('')}</m:mr>`;
+    })
+    .join('');
+  return `<m:m><m:mPr>${properties}</m:mPr>${body || `<m:mr>${wrap('e', '')}</m:mr>`}</m:m>`;
+}
+
+/** Temml's empty side columns of a numbered or tagged display (width 50 %), which Word centres without. */
+function isPadding(cell: Element): boolean {
+  return /width:\s*50%/.test(cell.getAttribute('style') ?? '') && textOf(cell).trim() === '';
+}
+
+function enclosed(el: Element, content: string): string {
+  const notations = new Set((el.getAttribute('notation') ?? 'longdiv').split(/\s+/));
+  if (notations.size === 1 && (notations.has('top') || notations.has('bottom')))
+    return `<m:bar><m:barPr>${val('pos', notations.has('top') ? 'top' : 'bot')}</m:barPr>${wrap('e', content)}</m:bar>`;
+  const box = notations.has('box') || notations.has('roundedbox') || notations.has('circle');
+  const properties = [
+    ...(box ? [] : ['hideTop', 'hideBot', 'hideLeft', 'hideRight'].map((side) => val(side, '1'))),
+    ...(notations.has('horizontalstrike') ? [val('strikeH', '1')] : []),
+    ...(notations.has('verticalstrike') ? [val('strikeV', '1')] : []),
+    ...(notations.has('updiagonalstrike') ? [val('strikeBLTR', '1')] : []),
+    ...(notations.has('downdiagonalstrike') ? [val('strikeTLBR', '1')] : []),
+  ].join('');
+  return `<m:borderBox>${properties ? `<m:borderBoxPr>${properties}</m:borderBoxPr>` : ''}${wrap('e', content)}</m:borderBox>`;
+}
+
+/** mmultiscripts: pre-scripts → m:sPre (with the post-scripts on its base), post-scripts → m:sSubSup. */
+function multiscripts(kids: Element[]): string {
+  const split = kids.findIndex((k) => nameOf(k) === 'mprescripts');
+  const post = split < 0 ? kids.slice(1) : kids.slice(1, split);
+  const pre = split < 0 ? [] : kids.slice(split + 1);
+  const script = (el: Element | undefined): string => (el && nameOf(el) !== 'none' ? sequence([el]) : '');
+  let base = kids[0] ? sequence([kids[0]]) : '';
+  if (post.length > 0)
+    base = `<m:sSubSup>${wrap('e', base)}${wrap('sub', script(post[0]))}${wrap('sup', script(post[1]))}</m:sSubSup>`;
+  if (pre.length === 0) return base;
+  return `<m:sPre>${wrap('sub', script(pre[0]))}${wrap('sup', script(pre[1]))}${wrap('e', base)}</m:sPre>`;
+}
+
+/** MathML (a `math` element, as temml writes it) → an m:oMath, or an m:oMathPara around it for display math. */
+export function mathmlToOmml(mathml: string, display: boolean): string {
+  const doc = new DOMParser().parseFromString(mathml, 'application/xml');
+  const root = doc.documentElement;
+  if (root?.namespaceURI !== MATHML || nameOf(root) !== 'math') throw new Error('not MathML');
+  const math = wrap('oMath', sequence(elements(root)));
+  if (!display) return math;
+  return `<m:oMathPara><m:oMathParaPr>${val('jc', 'center')}</m:oMathParaPr>${math}</m:oMathPara>`;
+}
