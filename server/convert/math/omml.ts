@@ -156,7 +156,7 @@ function run(text: string, style: RunStyle): string {
 function tokenStyle(el: Element, text: string): RunStyle {
   const name = nameOf(el);
   const variant = el.getAttribute('mathvariant');
-  if (name === 'mtext' || name === 'ms') return { nor: true, sty: 'p' };
+  if (name === 'mtext' || name === 'ms') return { nor: true };
   if (name === 'mo') return { sty: 'p' };
   if (name === 'mi') {
     if (variant === 'normal' || Array.from(text).length > 1) return { sty: 'p' };
@@ -206,6 +206,9 @@ function fences(el: Element): [string, string, Element[]] | undefined {
   return [textOf(first).trim(), textOf(last).trim(), kids.slice(1, -1)];
 }
 
+/** Temml's `\\boxed{…}`: an mrow with a border. */
+const isBoxed = (el: Element): boolean => /border:/.test(el.getAttribute('style') ?? '');
+
 /** Elements whose children stand in the sequence around them (no OMML element of their own). */
 const TRANSPARENT = new Set(['mrow', 'mstyle', 'mpadded', 'math', 'semantics', 'mlabeledtr', 'span']);
 
@@ -214,7 +217,7 @@ function flatten(kids: readonly Element[], out: Element[] = []): Element[] {
   for (const el of kids) {
     const name = nameOf(el);
     if (name === 'annotation' || name === 'annotation-xml') continue;
-    if (TRANSPARENT.has(name) && !(name === 'mrow' && fences(el))) flatten(elements(el), out);
+    if (TRANSPARENT.has(name) && !(name === 'mrow' && (fences(el) || isBoxed(el)))) flatten(elements(el), out);
     else out.push(el);
   }
   return out;
@@ -247,6 +250,17 @@ function sequence(kids: readonly Element[]): string {
       if (next && nameOf(next) === 'mspace') i += 1;
       continue;
     }
+    // `{}^{14}_{6}C`: scripts on nothing before an element are its pre-scripts (m:sPre).
+    const next = items[i + 1];
+    if (next && isPrescript(el)) {
+      const kids = elements(el);
+      const name = nameOf(el);
+      const sub = name === 'msup' ? '' : piece(kids[1] as Element);
+      const sup = name === 'msub' ? '' : piece(kids[name === 'msup' ? 1 : 2] as Element);
+      out += `<m:sPre>${wrap('sub', sub)}${wrap('sup', sup)}${wrap('e', piece(next))}</m:sPre>`;
+      i += 1;
+      continue;
+    }
     const operator = bigOperator(el);
     if (operator) {
       // As pandoc does: the n-ary operator's argument is the element after it (an operator or a space is none).
@@ -259,6 +273,15 @@ function sequence(kids: readonly Element[]): string {
     out += piece(el);
   }
   return out;
+}
+
+/** msub, msup or msubsup on an empty base (`{}^{14}_{6}`). */
+function isPrescript(el: Element): boolean {
+  const name = nameOf(el);
+  const kids = elements(el);
+  const count = name === 'msubsup' ? 3 : name === 'msub' || name === 'msup' ? 2 : 0;
+  const base = kids[0];
+  return count > 0 && kids.length === count && base !== undefined && nameOf(base) === 'mrow' && textOf(base) === '';
 }
 
 /** A fenced group: m:d, its delimiters growing with the content as `\\left…\\right` ones do. */
@@ -305,6 +328,7 @@ function piece(el: Element): string {
     case 'mspace':
       return spaceOf(el);
     case 'mrow': {
+      if (isBoxed(el)) return `<m:borderBox>${wrap('e', sequence(kids))}</m:borderBox>`;
       const fenced = fences(el);
       if (!fenced) return sequence(kids);
       const [open, close, inner] = fenced;
@@ -331,7 +355,7 @@ function piece(el: Element): string {
     case 'munderover':
       return `<m:limUpp>${wrap('e', `<m:limLow>${wrap('e', arg(0))}${wrap('lim', arg(1))}</m:limLow>`)}${wrap('lim', arg(2))}</m:limUpp>`;
     case 'mtable':
-      return matrix(kids);
+      return tagged(kids) ?? matrix(kids);
     case 'menclose':
       return enclosed(el, sequence(kids));
     case 'mphantom':
@@ -392,6 +416,20 @@ function matrix(rows: Element[]): string {
     })
     .join('');
   return `<m:m><m:mPr>${properties}</m:mPr>${body || `<m:mr>${wrap('e', '')}</m:mr>`}</m:m>`;
+}
+
+/**
+ * Temml's `\\tag{…}`: a one-row table of the equation between an empty column and its tag. Written as the equation,
+ * a space and the tag (a table in a table, which the tag's table would make of an aligned equation, LibreOffice
+ * cannot show).
+ */
+function tagged(rows: Element[]): string | undefined {
+  const row = rows[0];
+  if (rows.length !== 1 || !row || !/tml-tageqn/.test(row.getAttribute('class') ?? '')) return undefined;
+  const cells = elements(row).filter((cell) => !isPadding(cell));
+  const [content, tag] = cells;
+  if (cells.length !== 2 || !content || !tag) return undefined;
+  return `${sequence(elements(content))}${run('\u2003', {})}${sequence(elements(tag))}`;
 }
 
 /** Temml's empty side columns of a numbered or tagged display (width 50 %), which Word centres without. */

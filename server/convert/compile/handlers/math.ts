@@ -5,6 +5,9 @@ import type { InlineMath, Math } from 'mdast-util-math';
 import { texToOmml } from '../../math/index.ts';
 import type { State } from '../state.ts';
 
+/** Structures that rise above a line of text: fractions, n-ary operators, matrices, roots, limits, braces. */
+const TALL = /<m:(f|nary|m|rad|limLow|limUpp|groupChr|eqArr|oMathPara)>/;
+
 /** How much of a formula a warning quotes. */
 const QUOTED = 40;
 
@@ -31,11 +34,13 @@ function component(el: Element): ImportedXmlComponent {
  * docx like any run (the m: prefix is docx's, which the package step declares where the body uses it). Built element
  * by element, as fromXmlString drops text of white space alone (the thin space of `a\,b`).
  */
-function equation(omml: string): ParagraphChild {
+function equation(state: State, omml: string): ParagraphChild {
   const doc = new DOMParser().parseFromString(`<m:x xmlns:m="${M}">${omml}</m:x>`, 'application/xml');
   const root = doc.documentElement?.firstChild;
   if (root?.nodeType !== 1) throw new Error('the OMML has no element');
-  return component(root as Element) as unknown as ParagraphChild;
+  const made = component(root as Element) as unknown as ParagraphChild;
+  if (TALL.test(omml)) state.tallEquations.add(made);
+  return made;
 }
 
 /** Warns that a formula stays TeX (temml refused it), quoting its start. */
@@ -48,7 +53,7 @@ function unsupported(state: State, tex: string): void {
 export function inlineMath(state: State, node: InlineMath): ParagraphChild[] {
   const display = node.data?.display === true;
   const result = texToOmml(node.value, display);
-  if ('omml' in result) return [equation(result.omml)];
+  if ('omml' in result) return [equation(state, result.omml)];
   unsupported(state, node.value);
   const dollars = display ? '$$' : '$';
   return state.withInline({ code: true }, () => [state.run(`${dollars}${node.value}${dollars}`)]);
@@ -61,7 +66,7 @@ export function inlineMath(state: State, node: InlineMath): ParagraphChild[] {
 export function math(state: State, node: Math | Code, code: (state: State, node: Code) => FileChild[]): FileChild[] {
   const tex = node.type === 'math' && node.meta ? `${node.meta}\n${node.value}` : node.value;
   const result = texToOmml(tex, true);
-  if ('omml' in result) return [state.paragraph('paragraph', [equation(result.omml)])];
+  if ('omml' in result) return [state.paragraph('paragraph', [equation(state, result.omml)])];
   unsupported(state, tex);
   const source = node.type === 'math' ? `$$${node.meta ? ` ${node.meta}` : ''}\n${node.value}\n$$` : node.value;
   return code(state, { type: 'code', lang: node.type === 'code' ? node.lang : null, meta: null, value: source });
