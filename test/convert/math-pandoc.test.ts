@@ -91,7 +91,9 @@ describe('math: Word equations', () => {
     const text = await pdfText(result.docx);
     expect(text).toContain('이차함수');
     expect(text).toContain('근의 공식은');
-    // No TeX printed as text: each formula went to LibreOffice as an equation.
+    // No TeX printed as text: each formula went to LibreOffice as an equation, which prints it (a root, a sum, an
+    // integral: LibreOffice without its Math module prints nothing for them).
     expect(text).not.toMatch(/\\frac|\\sum|\\lim|\\begin/);
+    for (const sign of ['√', '∑', '∫']) expect(text).toContain(sign);
   }, 120_000);
 });
