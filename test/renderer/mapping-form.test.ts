@@ -89,7 +89,7 @@ describe('mapping form', () => {
     expect(otherKind(STYLES, 'Nowhere', 'character')).toBeUndefined();
     const form = formOf({ strong: 'strong', thematic_break: 'rule' }, STYLES);
     expect(form.values.strong).toBe('Strong');
-    expect(form.options).toEqual({ thematic_break: 'rule', task_list: 'plain' });
+    expect(form.options).toEqual({ thematic_break: 'rule', task_list: 'plain', math: 'dollars' });
     form.options.task_list = 'checkbox';
     expect(rulesOf(form)).toEqual({
       strong: 'Strong',
