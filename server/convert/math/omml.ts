@@ -93,11 +93,47 @@ const LETTERLIKE: Record<string, [string, { sty?: string; scr?: string }]> = {
   ℤ: ['Z', { scr: 'double-struck' }],
 };
 
+/** An OMML element as the converter builds it: its name (with the m: prefix), attributes, children and text. */
+export interface OmmlElement {
+  name: string;
+  attributes?: Record<string, string>;
+  children: OmmlNode[];
+}
+/** An element, or the text of an m:t. */
+export type OmmlNode = OmmlElement | string;
+
+const node = (name: string, children: OmmlNode[] = [], attributes?: Record<string, string>): OmmlElement => ({
+  name: `m:${name}`,
+  children,
+  ...(attributes ? { attributes } : {}),
+});
+const val = (name: string, value: string): OmmlElement => node(name, [], { 'm:val': value });
+const wrap = (name: string, content: OmmlNode[]): OmmlElement => node(name, content);
+/** An element with its properties element first (`m:f` with `m:fPr`), when it has any. */
+const withPr = (name: string, properties: OmmlElement[], content: OmmlNode[]): OmmlElement =>
+  node(name, [...(properties.length > 0 ? [node(`${name}Pr`, properties)] : []), ...content]);
+
 const escapeText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const escapeAttribute = (text: string): string => escapeText(text).replace(/"/g, '&quot;');
-const val = (name: string, value: string): string => `<m:${name} m:val="${escapeAttribute(value)}"/>`;
-const wrap = (name: string, content: string): string =>
-  content ? `<m:${name}>${content}</m:${name}>` : `<m:${name}/>`;
+
+/** OMML as Word XML text (the m: prefix undeclared: the document's root declares it). */
+export function ommlXml(nodes: readonly OmmlNode[]): string {
+  let out = '';
+  for (const n of nodes) {
+    if (typeof n === 'string') {
+      out += escapeText(n);
+      continue;
+    }
+    const attributes = Object.entries(n.attributes ?? {})
+      .map(([k, v]) => ` ${k}="${escapeAttribute(v)}"`)
+      .join('');
+    out +=
+      n.children.length > 0
+        ? `<${n.name}${attributes}>${ommlXml(n.children)}</${n.name}>`
+        : `<${n.name}${attributes}/>`;
+  }
+  return out;
+}
 
 function elements(el: Element): Element[] {
   const out: Element[] = [];
@@ -132,8 +168,8 @@ interface RunStyle {
 }
 
 /** One m:r: its text split where the alphabet changes (𝐅 is a bold F), each piece with its m:rPr. */
-function run(text: string, style: RunStyle): string {
-  if (text === '') return '';
+function run(text: string, style: RunStyle): OmmlNode[] {
+  if (text === '') return [];
   const pieces: { text: string; style: RunStyle }[] = [];
   for (const char of text) {
     const [plain, alphabet] = plainLetter(char);
@@ -143,13 +179,15 @@ function run(text: string, style: RunStyle): string {
       last.text += plain;
     else pieces.push({ text: plain, style: next });
   }
-  return pieces
-    .map(({ text: t, style: s }) => {
-      const properties = `${s.nor ? '<m:nor/>' : ''}${s.scr ? val('scr', s.scr) : ''}${s.sty ? val('sty', s.sty) : ''}`;
-      const space = /^\s|\s$/.test(t) ? ' xml:space="preserve"' : '';
-      return `<m:r>${properties ? `<m:rPr>${properties}</m:rPr>` : ''}<m:t${space}>${escapeText(t)}</m:t></m:r>`;
-    })
-    .join('');
+  return pieces.map(({ text: t, style: s }) => {
+    const properties = [
+      ...(s.nor ? [node('nor')] : []),
+      ...(s.scr ? [val('scr', s.scr)] : []),
+      ...(s.sty ? [val('sty', s.sty)] : []),
+    ];
+    const space = /^\s|\s$/.test(t) ? { 'xml:space': 'preserve' } : undefined;
+    return node('r', [...(properties.length > 0 ? [node('rPr', properties)] : []), node('t', [t], space)]);
+  });
 }
 
 /** The run style of a token element. */
@@ -168,11 +206,11 @@ function tokenStyle(el: Element, text: string): RunStyle {
   return {};
 }
 
-function spaceOf(el: Element): string {
+function spaceOf(el: Element): OmmlNode[] {
   const width = /^(-?[\d.]+)em$/.exec(el.getAttribute('width') ?? '');
-  if (!width?.[1]) return '';
+  if (!width?.[1]) return [];
   const em = Number(width[1]);
-  if (!(em > 0.1)) return '';
+  if (!(em > 0.1)) return [];
   let best = SPACES[0]?.[1] ?? ' ';
   let distance = Infinity;
   for (const [size, chars] of SPACES)
@@ -229,9 +267,9 @@ const isBar = (el: Element | undefined): el is Element =>
   el !== undefined && (nameOf(el) === 'mi' || nameOf(el) === 'mo') && BARS.has(textOf(el).trim());
 
 /** A sequence of MathML elements as OMML. */
-function sequence(kids: readonly Element[]): string {
+function sequence(kids: readonly Element[]): OmmlNode[] {
   const items = flatten(kids);
-  let out = '';
+  const out: OmmlNode[] = [];
   for (let i = 0; i < items.length; i++) {
     const el = items[i];
     if (!el) continue;
@@ -239,7 +277,7 @@ function sequence(kids: readonly Element[]): string {
       const bar = textOf(el).trim();
       const close = items.findIndex((other, k) => k > i + 1 && isBar(other) && textOf(other).trim() === bar);
       if (close > 0) {
-        out += delimited(bar, bar, items.slice(i + 1, close));
+        out.push(delimited(bar, bar, items.slice(i + 1, close)));
         i = close;
         continue;
       }
@@ -255,9 +293,9 @@ function sequence(kids: readonly Element[]): string {
     if (next && isPrescript(el)) {
       const kids = elements(el);
       const name = nameOf(el);
-      const sub = name === 'msup' ? '' : piece(kids[1] as Element);
-      const sup = name === 'msub' ? '' : piece(kids[name === 'msup' ? 1 : 2] as Element);
-      out += `<m:sPre>${wrap('sub', sub)}${wrap('sup', sup)}${wrap('e', piece(next))}</m:sPre>`;
+      const sub = name === 'msup' ? [] : piece(kids[1] as Element);
+      const sup = name === 'msub' ? [] : piece(kids[name === 'msup' ? 1 : 2] as Element);
+      out.push(node('sPre', [wrap('sub', sub), wrap('sup', sup), wrap('e', piece(next))]));
       i += 1;
       continue;
     }
@@ -267,10 +305,10 @@ function sequence(kids: readonly Element[]): string {
       const next = items[i + 1];
       const argument = next && !isMo(next) && nameOf(next) !== 'mspace' ? next : undefined;
       if (argument) i += 1;
-      out += nary(el, operator, argument ? piece(argument) : '');
+      out.push(nary(el, operator, argument ? piece(argument) : []));
       continue;
     }
-    out += piece(el);
+    out.push(...piece(el));
   }
   return out;
 }
@@ -285,12 +323,12 @@ function isPrescript(el: Element): boolean {
 }
 
 /** A fenced group: m:d, its delimiters growing with the content as `\\left…\\right` ones do. */
-function delimited(open: string, close: string, inner: Element[]): string {
-  const properties = val('begChr', open) + val('sepChr', '') + val('endChr', close) + '<m:grow/>';
-  return `<m:d><m:dPr>${properties}</m:dPr>${wrap('e', sequence(inner))}</m:d>`;
+function delimited(open: string, close: string, inner: Element[]): OmmlElement {
+  const properties = [val('begChr', open), val('sepChr', ''), val('endChr', close), node('grow')];
+  return withPr('d', properties, [wrap('e', sequence(inner))]);
 }
 
-function nary(el: Element, operator: string, argument: string): string {
+function nary(el: Element, operator: string, argument: OmmlNode[]): OmmlElement {
   const name = nameOf(el);
   const kids = elements(el);
   const under =
@@ -298,21 +336,23 @@ function nary(el: Element, operator: string, argument: string): string {
   const over =
     name === 'msup' || name === 'mover' ? kids[1] : name === 'msubsup' || name === 'munderover' ? kids[2] : undefined;
   const location = INTEGRALS.has(operator) ? 'subSup' : 'undOvr';
-  const properties =
-    val('chr', operator) +
-    val('limLoc', location) +
-    val('subHide', under ? '0' : '1') +
-    val('supHide', over ? '0' : '1');
-  return `<m:nary><m:naryPr>${properties}</m:naryPr>${wrap('sub', under ? piece(under) : '')}${wrap('sup', over ? piece(over) : '')}${wrap('e', argument)}</m:nary>`;
+  const properties = [
+    val('chr', operator),
+    val('limLoc', location),
+    val('subHide', under ? '0' : '1'),
+    val('supHide', over ? '0' : '1'),
+  ];
+  const scripts = [wrap('sub', under ? piece(under) : []), wrap('sup', over ? piece(over) : [])];
+  return withPr('nary', properties, [...scripts, wrap('e', argument)]);
 }
 
 /** The OMML of one element (an argument of a structure: its sequence). */
-function piece(el: Element): string {
+function piece(el: Element): OmmlNode[] {
   const name = nameOf(el);
   const kids = elements(el);
-  const arg = (k: number): string => {
+  const arg = (k: number): OmmlNode[] => {
     const child = kids[k];
-    return child ? sequence([child]) : '';
+    return child ? sequence([child]) : [];
   };
   switch (name) {
     case 'mi':
@@ -322,49 +362,51 @@ function piece(el: Element): string {
     case 'ms': {
       // Temml writes the spaces of `\text{if }` as no-break spaces; Word's text in math keeps plain ones.
       const text = name === 'mtext' ? textOf(el).replace(/\u00A0/g, ' ') : textOf(el);
-      if (name === 'mo' && text === FUNCTION_APPLICATION) return '';
+      if (name === 'mo' && text === FUNCTION_APPLICATION) return [];
       return run(text, tokenStyle(el, text));
     }
     case 'mspace':
       return spaceOf(el);
     case 'mrow': {
-      if (isBoxed(el)) return `<m:borderBox>${wrap('e', sequence(kids))}</m:borderBox>`;
+      if (isBoxed(el)) return [node('borderBox', [wrap('e', sequence(kids))])];
       const fenced = fences(el);
       if (!fenced) return sequence(kids);
       const [open, close, inner] = fenced;
-      return delimited(open, close, inner);
+      return [delimited(open, close, inner)];
     }
     case 'mfrac': {
       const thickness = el.getAttribute('linethickness');
       const noBar = thickness !== null && /^0(\.0*)?([a-z]+)?$/.test(thickness.trim());
-      return `<m:f><m:fPr>${val('type', noBar ? 'noBar' : 'bar')}</m:fPr>${wrap('num', arg(0))}${wrap('den', arg(1))}</m:f>`;
+      return [withPr('f', [val('type', noBar ? 'noBar' : 'bar')], [wrap('num', arg(0)), wrap('den', arg(1))])];
     }
     case 'msub':
-      return `<m:sSub>${wrap('e', arg(0))}${wrap('sub', arg(1))}</m:sSub>`;
+      return [node('sSub', [wrap('e', arg(0)), wrap('sub', arg(1))])];
     case 'msup':
-      return `<m:sSup>${wrap('e', arg(0))}${wrap('sup', arg(1))}</m:sSup>`;
+      return [node('sSup', [wrap('e', arg(0)), wrap('sup', arg(1))])];
     case 'msubsup':
-      return `<m:sSubSup>${wrap('e', arg(0))}${wrap('sub', arg(1))}${wrap('sup', arg(2))}</m:sSubSup>`;
+      return [node('sSubSup', [wrap('e', arg(0)), wrap('sub', arg(1)), wrap('sup', arg(2))])];
     case 'msqrt':
-      return `<m:rad><m:radPr>${val('degHide', '1')}</m:radPr><m:deg/>${wrap('e', sequence(kids))}</m:rad>`;
+      return [withPr('rad', [val('degHide', '1')], [node('deg'), wrap('e', sequence(kids))])];
     case 'mroot':
-      return `<m:rad>${wrap('deg', arg(1))}${wrap('e', arg(0))}</m:rad>`;
+      return [node('rad', [wrap('deg', arg(1)), wrap('e', arg(0))])];
     case 'mover':
     case 'munder':
-      return overOrUnder(el, kids, name === 'mover' ? 'top' : 'bot');
-    case 'munderover':
-      return `<m:limUpp>${wrap('e', `<m:limLow>${wrap('e', arg(0))}${wrap('lim', arg(1))}</m:limLow>`)}${wrap('lim', arg(2))}</m:limUpp>`;
+      return [overOrUnder(el, kids, name === 'mover' ? 'top' : 'bot')];
+    case 'munderover': {
+      const lower = node('limLow', [wrap('e', arg(0)), wrap('lim', arg(1))]);
+      return [node('limUpp', [wrap('e', [lower]), wrap('lim', arg(2))])];
+    }
     case 'mtable':
-      return tagged(kids) ?? matrix(kids);
+      return tagged(kids) ?? [matrix(kids)];
     case 'menclose':
-      return enclosed(el, sequence(kids));
+      return [enclosed(el, sequence(kids))];
     case 'mphantom':
-      return `<m:phant><m:phantPr>${val('show', '0')}</m:phantPr>${wrap('e', sequence(kids))}</m:phant>`;
+      return [withPr('phant', [val('show', '0')], [wrap('e', sequence(kids))])];
     case 'mmultiscripts':
       return multiscripts(kids);
     case 'annotation':
     case 'annotation-xml':
-      return '';
+      return [];
     default:
       // Anything else (merror, maction, HTML in mtext) keeps its content.
       return kids.length > 0 ? sequence(kids) : run(textOf(el), {});
@@ -372,29 +414,27 @@ function piece(el: Element): string {
 }
 
 /** mover/munder: an accent (m:acc), a brace (m:groupChr), a bar (m:bar), else limits (m:limUpp/m:limLow). */
-function overOrUnder(el: Element, kids: Element[], position: 'top' | 'bot'): string {
-  const base = kids[0] ? sequence([kids[0]]) : '';
+function overOrUnder(el: Element, kids: Element[], position: 'top' | 'bot'): OmmlElement {
+  const base = kids[0] ? sequence([kids[0]]) : [];
   const mark = kids[1];
   const char = mark && isMo(mark) ? textOf(mark).trim() : undefined;
   if (char !== undefined && GROUP_CHARACTERS.has(char)) {
-    const properties = val('chr', char) + val('pos', position) + val('vertJc', position === 'top' ? 'bot' : 'top');
-    return `<m:groupChr><m:groupChrPr>${properties}</m:groupChrPr>${wrap('e', base)}</m:groupChr>`;
+    const properties = [val('chr', char), val('pos', position), val('vertJc', position === 'top' ? 'bot' : 'top')];
+    return withPr('groupChr', properties, [wrap('e', base)]);
   }
   const accent = char === undefined ? undefined : ACCENTS[char];
   const isAccent = el.getAttribute(position === 'top' ? 'accent' : 'accentunder') === 'true';
   // A stretched bar over an expression is a bar (\overline); any other accent mark over it an accent.
   const stretchedBar = char === '‾' && mark?.getAttribute('stretchy') === 'true';
   if (accent !== undefined && position === 'top' && (isAccent || !stretchedBar))
-    return `<m:acc><m:accPr>${val('chr', accent)}</m:accPr>${wrap('e', base)}</m:acc>`;
-  if (char === '‾' || char === '_' || char === '¯')
-    return `<m:bar><m:barPr>${val('pos', position)}</m:barPr>${wrap('e', base)}</m:bar>`;
-  const limit = mark ? sequence([mark]) : '';
-  const element = position === 'top' ? 'limUpp' : 'limLow';
-  return `<m:${element}>${wrap('e', base)}${wrap('lim', limit)}</m:${element}>`;
+    return withPr('acc', [val('chr', accent)], [wrap('e', base)]);
+  if (char === '‾' || char === '_' || char === '¯') return withPr('bar', [val('pos', position)], [wrap('e', base)]);
+  const limit = mark ? sequence([mark]) : [];
+  return node(position === 'top' ? 'limUpp' : 'limLow', [wrap('e', base), wrap('lim', limit)]);
 }
 
 /** mtable → m:m, one m:mc per column, aligned as the cells' classes or columnalign say. */
-function matrix(rows: Element[]): string {
+function matrix(rows: Element[]): OmmlElement {
   const cells = rows
     .filter((row) => nameOf(row) === 'mtr' || nameOf(row) === 'mlabeledtr')
     .map((row) => elements(row).filter((cell) => nameOf(cell) === 'mtd' && !isPadding(cell)));
@@ -404,18 +444,18 @@ function matrix(rows: Element[]): string {
     const align = `${cell?.getAttribute('class') ?? ''} ${cell?.getAttribute('columnalign') ?? ''}`;
     return /left/.test(align) ? 'left' : /right/.test(align) ? 'right' : 'center';
   });
-  const mcs = alignments.map((jc) => `<m:mc><m:mcPr>${val('count', '1')}${val('mcJc', jc)}</m:mcPr></m:mc>`).join('');
-  const properties = `${val('baseJc', 'center')}${val('plcHide', '1')}<m:mcs>${mcs}</m:mcs>`;
-  const body = cells
-    .map((row) => {
-      const es = Array.from({ length: columns }, (_, c) => {
+  const mcs = alignments.map((jc) => node('mc', [node('mcPr', [val('count', '1'), val('mcJc', jc)])]));
+  const properties = [val('baseJc', 'center'), val('plcHide', '1'), node('mcs', mcs)];
+  const body = cells.map((row) =>
+    node(
+      'mr',
+      Array.from({ length: columns }, (_, c) => {
         const cell = row[c];
-        return wrap('e', cell ? sequence(elements(cell)) : '');
-      });
-      return `<m:mr>${es.join('')}</m:mr>`;
-    })
-    .join('');
-  return `<m:m><m:mPr>${properties}</m:mPr>${body || `<m:mr>${wrap('e', '')}</m:mr>`}</m:m>`;
+        return wrap('e', cell ? sequence(elements(cell)) : []);
+      }),
+    ),
+  );
+  return withPr('m', properties, body.length > 0 ? body : [node('mr', [wrap('e', [])])]);
 }
 
 /**
@@ -423,13 +463,13 @@ function matrix(rows: Element[]): string {
  * a space and the tag (a table in a table, which the tag's table would make of an aligned equation, LibreOffice
  * cannot show).
  */
-function tagged(rows: Element[]): string | undefined {
+function tagged(rows: Element[]): OmmlNode[] | undefined {
   const row = rows[0];
   if (rows.length !== 1 || !row || !/tml-tageqn/.test(row.getAttribute('class') ?? '')) return undefined;
   const cells = elements(row).filter((cell) => !isPadding(cell));
   const [content, tag] = cells;
   if (cells.length !== 2 || !content || !tag) return undefined;
-  return `${sequence(elements(content))}${run('\u2003', {})}${sequence(elements(tag))}`;
+  return [...sequence(elements(content)), ...run('\u2003', {}), ...sequence(elements(tag))];
 }
 
 /** Temml's empty side columns of a numbered or tagged display (width 50 %), which Word centres without. */
@@ -437,10 +477,10 @@ function isPadding(cell: Element): boolean {
   return /width:\s*50%/.test(cell.getAttribute('style') ?? '') && textOf(cell).trim() === '';
 }
 
-function enclosed(el: Element, content: string): string {
+function enclosed(el: Element, content: OmmlNode[]): OmmlElement {
   const notations = new Set((el.getAttribute('notation') ?? 'longdiv').split(/\s+/));
   if (notations.size === 1 && (notations.has('top') || notations.has('bottom')))
-    return `<m:bar><m:barPr>${val('pos', notations.has('top') ? 'top' : 'bot')}</m:barPr>${wrap('e', content)}</m:bar>`;
+    return withPr('bar', [val('pos', notations.has('top') ? 'top' : 'bot')], [wrap('e', content)]);
   const box = notations.has('box') || notations.has('roundedbox') || notations.has('circle');
   const properties = [
     ...(box ? [] : ['hideTop', 'hideBot', 'hideLeft', 'hideRight'].map((side) => val(side, '1'))),
@@ -448,29 +488,31 @@ function enclosed(el: Element, content: string): string {
     ...(notations.has('verticalstrike') ? [val('strikeV', '1')] : []),
     ...(notations.has('updiagonalstrike') ? [val('strikeBLTR', '1')] : []),
     ...(notations.has('downdiagonalstrike') ? [val('strikeTLBR', '1')] : []),
-  ].join('');
-  return `<m:borderBox>${properties ? `<m:borderBoxPr>${properties}</m:borderBoxPr>` : ''}${wrap('e', content)}</m:borderBox>`;
+  ];
+  return withPr('borderBox', properties, [wrap('e', content)]);
 }
 
 /** mmultiscripts: pre-scripts → m:sPre (with the post-scripts on its base), post-scripts → m:sSubSup. */
-function multiscripts(kids: Element[]): string {
+function multiscripts(kids: Element[]): OmmlNode[] {
   const split = kids.findIndex((k) => nameOf(k) === 'mprescripts');
   const post = split < 0 ? kids.slice(1) : kids.slice(1, split);
   const pre = split < 0 ? [] : kids.slice(split + 1);
-  const script = (el: Element | undefined): string => (el && nameOf(el) !== 'none' ? sequence([el]) : '');
-  let base = kids[0] ? sequence([kids[0]]) : '';
-  if (post.length > 0)
-    base = `<m:sSubSup>${wrap('e', base)}${wrap('sub', script(post[0]))}${wrap('sup', script(post[1]))}</m:sSubSup>`;
-  if (pre.length === 0) return base;
-  return `<m:sPre>${wrap('sub', script(pre[0]))}${wrap('sup', script(pre[1]))}${wrap('e', base)}</m:sPre>`;
+  const script = (el: Element | undefined): OmmlNode[] => (el && nameOf(el) !== 'none' ? sequence([el]) : []);
+  const base = kids[0] ? sequence([kids[0]]) : [];
+  const scripted =
+    post.length > 0
+      ? [node('sSubSup', [wrap('e', base), wrap('sub', script(post[0])), wrap('sup', script(post[1]))])]
+      : base;
+  if (pre.length === 0) return scripted;
+  return [node('sPre', [wrap('sub', script(pre[0])), wrap('sup', script(pre[1])), wrap('e', scripted)])];
 }
 
 /** MathML (a `math` element, as temml writes it) → an m:oMath, or an m:oMathPara around it for display math. */
-export function mathmlToOmml(mathml: string, display: boolean): string {
+export function mathmlToOmml(mathml: string, display: boolean): OmmlElement {
   const doc = new DOMParser().parseFromString(mathml, 'application/xml');
   const root = doc.documentElement;
   if (root?.namespaceURI !== MATHML || nameOf(root) !== 'math') throw new Error('not MathML');
   const math = wrap('oMath', sequence(elements(root)));
   if (!display) return math;
-  return `<m:oMathPara><m:oMathParaPr>${val('jc', 'center')}</m:oMathParaPr>${math}</m:oMathPara>`;
+  return withPr('oMathPara', [val('jc', 'center')], [math]);
 }

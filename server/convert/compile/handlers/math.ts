@@ -1,45 +1,38 @@
-import { DOMParser, type Element } from '@xmldom/xmldom';
 import { ImportedXmlComponent, type FileChild, type ParagraphChild } from 'docx';
 import type { Code } from 'mdast';
 import type { InlineMath, Math } from 'mdast-util-math';
-import { texToOmml } from '../../math/index.ts';
+import { texToOmml, type OmmlElement } from '../../math/index.ts';
 import type { State } from '../state.ts';
 
 /** Structures that rise above a line of text: fractions, n-ary operators, matrices, roots, limits, braces. */
-const TALL = /<m:(f|nary|m|rad|limLow|limUpp|groupChr|eqArr|oMathPara)>/;
+const TALL = new Set(
+  ['f', 'nary', 'm', 'rad', 'limLow', 'limUpp', 'groupChr', 'eqArr', 'oMathPara'].map((name) => `m:${name}`),
+);
 
 /** How much of a formula a warning quotes. */
 const QUOTED = 40;
 
-const M = 'http://schemas.openxmlformats.org/officeDocument/2006/math';
-
-/** An element of the OMML as docx's component, its text as it is (spaces too). */
-function component(el: Element): ImportedXmlComponent {
-  const attributes: Record<string, string> = {};
-  for (let k = 0; k < el.attributes.length; k++) {
-    const attribute = el.attributes.item(k);
-    if (attribute && !attribute.name.startsWith('xmlns')) attributes[attribute.name] = attribute.value;
-  }
-  const made = new ImportedXmlComponent(el.nodeName, Object.keys(attributes).length > 0 ? attributes : undefined);
-  for (let n = el.firstChild; n; n = n.nextSibling) {
-    if (n.nodeType === 1) made.push(component(n as Element));
-    else if (n.nodeType === 3 && n.nodeValue) made.push(n.nodeValue);
-  }
+/** An OMML element as docx's component (docx's public ImportedXmlComponent), its text as it is (spaces too). */
+function component(el: OmmlElement): ImportedXmlComponent {
+  const made = new ImportedXmlComponent(el.name, el.attributes);
+  for (const child of el.children) made.push(typeof child === 'string' ? child : component(child));
   return made;
+}
+
+/** Whether the OMML holds a structure that rises above a line of text (see TALL). */
+function isTall(el: OmmlElement): boolean {
+  return TALL.has(el.name) || el.children.some((child) => typeof child !== 'string' && isTall(child));
 }
 
 /**
  * The equation as docx content. docx's own math classes cannot write matrices, accents, braces or equation arrays,
  * so the OMML goes in as docx's public ImportedXmlComponent: one path for every formula, written where it stands by
  * docx like any run (the m: prefix is docx's, which the package step declares where the body uses it). Built element
- * by element, as fromXmlString drops text of white space alone (the thin space of `a\,b`).
+ * by element from the converter's tree (fromXmlString would parse text again, and drops text of white space alone).
  */
-function equation(state: State, omml: string): ParagraphChild {
-  const doc = new DOMParser().parseFromString(`<m:x xmlns:m="${M}">${omml}</m:x>`, 'application/xml');
-  const root = doc.documentElement?.firstChild;
-  if (root?.nodeType !== 1) throw new Error('the OMML has no element');
-  const made = component(root as Element) as unknown as ParagraphChild;
-  if (TALL.test(omml)) state.tallEquations.add(made);
+function equation(state: State, omml: OmmlElement): ParagraphChild {
+  const made = component(omml) as unknown as ParagraphChild;
+  if (isTall(omml)) state.tallEquations.add(made);
   return made;
 }
 
