@@ -4,20 +4,31 @@ export const ELEMENT_OPTIONS = {
   thematic_break: ['page_break', 'rule', 'none'],
   /** A task list item: an ordinary item (SPEC), or one led by a ☐/☒ box. */
   task_list: ['plain', 'checkbox'],
+  /**
+   * TeX math (docs/api-extensions.md): `$…$`, `$$…$$` and `$$` fences as Word equations (the default: SPEC defines
+   * no output for them), also ```` ```math ```` fences (which SPEC makes code blocks), or none (dollars are text).
+   */
+  math: ['dollars', 'dollars_and_fences', 'none'],
 } as const;
 
 export type ElementOptionKey = keyof typeof ELEMENT_OPTIONS;
 export type ThematicBreak = (typeof ELEMENT_OPTIONS.thematic_break)[number];
 export type TaskList = (typeof ELEMENT_OPTIONS.task_list)[number];
+export type MathOption = (typeof ELEMENT_OPTIONS.math)[number];
 
 /** The options a conversion applies, each resolved to a value. */
 export interface ElementOptions {
   thematic_break: ThematicBreak;
   task_list: TaskList;
+  math: MathOption;
 }
 
 /** SPEC.md's behaviour, for a mapping that names no option. */
-export const DEFAULT_ELEMENT_OPTIONS: ElementOptions = { thematic_break: 'page_break', task_list: 'plain' };
+export const DEFAULT_ELEMENT_OPTIONS: ElementOptions = {
+  thematic_break: 'page_break',
+  task_list: 'plain',
+  math: 'dollars',
+};
 
 /** Whether a rules key is one of the options. */
 export function isElementOption(key: string): key is ElementOptionKey {
@@ -36,5 +47,6 @@ export function elementOptions(rules: Partial<ElementOptions>): ElementOptions {
   return {
     thematic_break: rules.thematic_break ?? DEFAULT_ELEMENT_OPTIONS.thematic_break,
     task_list: rules.task_list ?? DEFAULT_ELEMENT_OPTIONS.task_list,
+    math: rules.math ?? DEFAULT_ELEMENT_OPTIONS.math,
   };
 }

@@ -97,10 +97,11 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const rules = mappingRules(input.mapping);
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
-  const compiled = toDocx(parseMarkdown(input.markdown), {
+  const options = elementOptions(rules);
+  const compiled = toDocx(parseMarkdown(input.markdown, { math: options.math !== 'none' }), {
     styles,
     textWidthTwips: template.textWidthTwips,
-    options: elementOptions(rules),
+    options,
     images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
     templateFields: templateTitleFields(template),
     outputLimit: outputLimit(input.markdown.length),

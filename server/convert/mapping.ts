@@ -76,6 +76,12 @@ function rulesSchema(strict?: { characters: boolean }) {
           description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)',
         }),
       ),
+      math: Type.Optional(
+        Type.Union([Type.Literal('dollars'), Type.Literal('dollars_and_fences'), Type.Literal('none')], {
+          description:
+            'TeX math: `dollars` (default: `$…$`, `$$…$$` and `$$` fences become Word equations), `dollars_and_fences` (```math fences too) or `none` (dollars stay text)',
+        }),
+      ),
     },
     { $id: 'Rules', additionalProperties: false },
   );
@@ -139,7 +145,7 @@ export function checkRules(
       : undefined;
     if (property === undefined)
       return [
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math`,
       ];
     if (Check(property, v)) return [];
     if (key === 'heading')

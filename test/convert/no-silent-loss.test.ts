@@ -137,11 +137,12 @@ describe('no text lost silently: what the compiler cannot print is named', () =>
 
   it('a node type without a handler keeps its text and is named in a warning', () => {
     const parsed = parseMarkdown('Before.\n');
-    const math = { type: 'math', value: 'E = mc^2' } as unknown as RootContent;
-    const inlineMath = { type: 'inlineMath', value: 'a + b' } as unknown as RootContent;
-    parsed.tree.children.push(math, { type: 'paragraph', children: [inlineMath as never] });
+    // Node types of plugins the compiler does not know (math and inlineMath were these until math had handlers).
+    const block = { type: 'plugin-block', value: 'E = mc^2' } as unknown as RootContent;
+    const inline = { type: 'pluginInline', value: 'a + b' } as unknown as RootContent;
+    parsed.tree.children.push(block, { type: 'paragraph', children: [inline as never] });
     const compiled = toDocx(parsed, { styles, textWidthTwips: template.textWidthTwips });
-    expect(compiled.warnings).toEqual(['unsupported_node: math', 'unsupported_node: inlineMath']);
+    expect(compiled.warnings).toEqual(['unsupported_node: plugin-block', 'unsupported_node: pluginInline']);
     expect(JSON.stringify(compiled.children)).toContain('E = mc^2');
     expect(JSON.stringify(compiled.children)).toContain('a + b');
   });

@@ -27,7 +27,7 @@ function fullTree(markdown: string): string {
 
 let reduced = 0;
 function expectSameTree(markdown: string, label: string): void {
-  if (gfmNeeds(markdown).size < 6) reduced += 1;
+  if (gfmNeeds(markdown).size < 7) reduced += 1;
   const ours = JSON.stringify(parseTree(markdown, Infinity));
   const full = fullTree(markdown);
   if (ours === full) return;
@@ -131,6 +131,15 @@ const TOKENS = [
   '\\',
   '&amp;',
   '&#64;',
+  '$',
+  '$$',
+  '\\$',
+  '$x$',
+  '$ ',
+  '$$\n',
+  '\\text{',
+  '}',
+  '9',
 ];
 
 describe('GFM constructs left out where the text cannot hold them give the same tree', () => {
@@ -146,6 +155,8 @@ describe('GFM constructs left out where the text cannot hold them give the same 
     ]);
     expect([...gfmNeeds('a\n:-\n')]).toEqual(['table']);
     expect([...gfmNeeds('[x](HTTPS://example.org)')]).toEqual(['protocol']);
+    expect([...gfmNeeds('costs $5')]).toEqual(['math']);
+    expect([...gfmNeeds('costs $5', false)]).toEqual([]);
   });
 
   it('every CommonMark and GFM spec example, and the spec documents', () => {

@@ -9,6 +9,7 @@ import {
   stylesOfKind,
 } from '../../renderer/src/lib/mapping-form.ts';
 import { describeWarning, plainMessage } from '../../renderer/src/lib/messages.ts';
+import { groupWarnings } from '../../renderer/src/lib/warning-groups.ts';
 
 const STYLES = [
   { name: 'Normal', id: 'Normal', type: 'paragraph' as const },
@@ -89,7 +90,7 @@ describe('mapping form', () => {
     expect(otherKind(STYLES, 'Nowhere', 'character')).toBeUndefined();
     const form = formOf({ strong: 'strong', thematic_break: 'rule' }, STYLES);
     expect(form.values.strong).toBe('Strong');
-    expect(form.options).toEqual({ thematic_break: 'rule', task_list: 'plain' });
+    expect(form.options).toEqual({ thematic_break: 'rule', task_list: 'plain', math: 'dollars' });
     form.options.task_list = 'checkbox';
     expect(rulesOf(form)).toEqual({
       strong: 'Strong',
@@ -124,5 +125,13 @@ describe('messages in plain words', () => {
     );
     expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than Word’s 9 levels/);
     expect(describeWarning('something_new: x')).toBe('something_new: x');
+    expect(describeWarning('math_unsupported: \\foo')).toBe(
+      'A formula (\\foo) could not be read as TeX and was kept as written.',
+    );
+    const [group] = groupWarnings({
+      warnings: ['math_unsupported: \\foo'],
+      warning_details: [{ warning: 'math_unsupported: \\foo', line: 7, count: 2 }],
+    });
+    expect(group?.text).toMatch(/^2 formulas \(\\foo; first on line 7\) could not be read as TeX/);
   });
 });

@@ -40,7 +40,7 @@ export const RULE_FIELDS: readonly RuleField[] = [
 
 /** An option where SPEC fixes one behaviour (server/convert/element-options.ts): SPEC's choice comes first. */
 export interface OptionField {
-  key: 'thematic_break' | 'task_list';
+  key: 'thematic_break' | 'task_list' | 'math';
   label: string;
   choices: readonly { value: string; label: string }[];
 }
@@ -62,6 +62,15 @@ export const OPTION_FIELDS: readonly OptionField[] = [
     choices: [
       { value: 'plain', label: 'Ordinary list items' },
       { value: 'checkbox', label: 'Items with ☐ / ☒ boxes' },
+    ],
+  },
+  {
+    key: 'math',
+    label: 'TeX math ($…$, $$…$$)',
+    choices: [
+      { value: 'dollars', label: 'Word equations' },
+      { value: 'dollars_and_fences', label: 'Word equations, ```math fences too' },
+      { value: 'none', label: 'Text, as written' },
     ],
   },
 ];

@@ -89,6 +89,8 @@ export function describeWarning(warning: string): string {
       return `Lists nest deeper than Word’s 9 levels (${detail}); deeper items were kept at level 9.`;
     case 'unsupported_html':
       return `Raw HTML (${detail}) was kept as text.`;
+    case 'math_unsupported':
+      return `A formula (${detail}) could not be read as TeX and was kept as written.`;
     case 'template_external_removed':
       return `A link to content outside the template (${detail}) was removed: Word would have fetched it whenever a document opened.`;
     case 'template_field_removed':

@@ -70,6 +70,8 @@ function sentence(code: string, count: number, details: string[], line: number |
     case 'invalid_front_matter':
     case 'front_matter_ignored':
       return `The front matter could not be used (${names(details)}${where}); the document properties were left empty.`;
+    case 'math_unsupported':
+      return `${plural(count, 'formula', 'formulas')} (${names(details)}${where}) could not be read as TeX and ${count === 1 ? 'was' : 'were'} kept as written, in code formatting. Check the TeX (an unknown command, a missing brace) or write \\$ for a dollar sign.`;
     case 'unsupported_node':
       return `${plural(count, 'element', 'elements')} of an unknown kind (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} kept as text.`;
     case 'template_external_removed':

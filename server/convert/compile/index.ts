@@ -1,5 +1,6 @@
 import { AlignmentType, LevelFormat, Paragraph, Table, type FileChild, type INumberingOptions } from 'docx';
-import type { List, ListItem, Nodes, Root, Yaml } from 'mdast';
+import type { Code, List, ListItem, Nodes, Root, Yaml } from 'mdast';
+import type { Math } from 'mdast-util-math';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
@@ -13,6 +14,7 @@ import { image, imageReference } from './handlers/image.ts';
 import { inlineCode } from './handlers/inline-code.ts';
 import { link, linkReference } from './handlers/link.ts';
 import { list } from './handlers/list.ts';
+import { inlineMath, math } from './handlers/math.ts';
 import { MAX_LIST_LEVELS } from '../word-limits.ts';
 import { listItem } from './handlers/list-item.ts';
 import { paragraph } from './handlers/paragraph.ts';
@@ -55,7 +57,10 @@ const blockHandlers: Record<string, BlockHandler | null> = {
   blockquote,
   list: (state, node: List) => list(state, node, listItem),
   listItem: (state, node: ListItem) => listItem(state, node),
-  code,
+  // A ```math fence is display math when the mapping asks for it (element-options.ts), else the code block it is.
+  code: (state, node: Code) =>
+    node.lang === 'math' && state.options.math === 'dollars_and_fences' ? math(state, node, code) : code(state, node),
+  math: (state, node: Math) => math(state, node, code),
   html: htmlBlock,
   table,
   yaml: (state, node: Yaml) => frontMatter(state, node, code),
@@ -74,6 +79,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   emphasis,
   delete: strikethrough,
   inlineCode,
+  inlineMath,
   break: hardBreak,
   link,
   linkReference,

@@ -1,6 +1,7 @@
 import {
   AlignmentType,
   BorderStyle,
+  LineRuleType,
   PageBreak,
   Paragraph,
   ShadingType,
@@ -139,6 +140,8 @@ export class State {
   /** The front matter's title block values (title-block.ts). */
   titleValues: TitleValues = {};
   readonly templateFields: ReadonlySet<TitleKey>;
+  /** Equations taller than a line of text (handlers/math.ts): their paragraph gets single line spacing. */
+  readonly tallEquations = new WeakSet<ParagraphChild>();
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -415,6 +418,10 @@ export class State {
       this.breakBefore = false;
     }
     if (this.cellAlignment) options.alignment = this.cellAlignment;
+    // LibreOffice clips what rises above a line under a style's proportional spacing (1.15 lines): single spacing
+    // lets such a line grow, in Word as in LibreOffice.
+    if (options.spacing === undefined && children.some((child) => this.tallEquations.has(child)))
+      options.spacing = { line: 240, lineRule: LineRuleType.AUTO };
     if (this.rtl && role !== 'code') options.bidirectional = true;
     if (pending) {
       options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };

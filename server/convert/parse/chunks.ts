@@ -13,7 +13,11 @@ export interface Chunk {
 
 type Parse = (markdown: string) => Root;
 
-const FENCE = /^(`{3,}|~{3,})/;
+/**
+ * Code fences, and math's `$$` fences, which may hold blank lines too (a line with another `$` is no fence: `$$x$$` is
+ * a paragraph's display math; with math off a `$$` line is text, and cutting less is never wrong).
+ */
+const FENCE = /^(`{3,}|~{3,}|\${2,}(?!.*\$))/;
 /** The starts of HTML blocks 1–5 of CommonMark (they may hold blank lines) with their end conditions. */
 const HTML_RAW = /^<(script|pre|style|textarea)(?=[\s>]|$)/i;
 const HTML_ENDS: readonly [RegExp, RegExp][] = [

@@ -2,6 +2,7 @@ import { unified, type Processor } from 'unified';
 import remarkParse from 'remark-parse';
 import remarkGfm from 'remark-gfm';
 import remarkFrontmatter from 'remark-frontmatter';
+import remarkMath from 'remark-math';
 import type { Root } from 'mdast';
 import type { Construct, Extension as SyntaxExtension } from 'micromark-util-types';
 import { combineExtensions } from 'micromark-util-combine-extensions';
@@ -18,6 +19,7 @@ import { targetedAutolinks } from './autolink-targeted.ts';
 import { parseInChunks } from './chunks.ts';
 import { texPageBreaks } from './page-breaks.ts';
 import { tableColumnWeights } from './table-widths.ts';
+import { displayMathFromMarkdown, pandocMathText } from './math.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -26,7 +28,19 @@ interface FromMarkdownExtension {
 }
 type Extensions = (FromMarkdownExtension | Extensions)[];
 
-const processor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']);
+/** The parser: CommonMark, GFM, YAML front matter and TeX math (math.ts: pandoc's rule for `$` in text). */
+function newProcessor(): Processor<Root> {
+  const made = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']).use(remarkMath);
+  made.freeze();
+  const data = made.data() as { micromarkExtensions?: SyntaxExtension[]; fromMarkdownExtensions?: Extensions };
+  const math = data.micromarkExtensions?.[2];
+  if (data.micromarkExtensions?.length !== 3 || !math?.flow || !math.text?.[36] || !data.fromMarkdownExtensions)
+    throw new Error('remark-gfm, remark-frontmatter and remark-math no longer add the extensions Docwright expects');
+  math.text = { 36: pandocMathText };
+  data.fromMarkdownExtensions.push(displayMathFromMarkdown);
+  return made;
+}
+const processor = newProcessor();
 
 /**
  * Tree transforms of the extensions (GFM's autolink literals) walk the tree recursively, so they would overflow the
@@ -42,8 +56,7 @@ function withoutTransforms(list: Extensions): Extensions {
     return rest;
   });
 }
-// Attachers (remark-gfm's among them) run when the processor freezes; their extensions are edited in place after.
-processor.freeze();
+// Attachers (remark-gfm's among them) ran when the processor froze; their extensions are edited in place.
 const extensions = (processor.data() as { fromMarkdownExtensions?: Extensions }).fromMarkdownExtensions ?? [];
 extensions.splice(0, extensions.length, ...withoutTransforms(extensions));
 if (transforms.length === 0) throw new Error('remark-gfm no longer has tree transforms where Docwright expects them');
@@ -65,6 +78,8 @@ const NEEDS = {
   strikethrough: (text: string) => text.includes('~'),
   /** A delimiter row holds a `|`, or a colon next to a dash (`a` over `:-` is a table). */
   table: (text: string) => /\||:-|-:/.test(text),
+  /** TeX math (math.ts), inline or fenced, starts with a `$`. */
+  math: (text: string) => text.includes('$'),
 } as const;
 type Need = keyof typeof NEEDS;
 const NEED_NAMES = Object.keys(NEEDS) as Need[];
@@ -99,27 +114,26 @@ function gfmSyntax(needed: ReadonlySet<Need>): SyntaxExtension {
   ]);
 }
 
-/** A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first). */
+/** A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first), math too. */
 function processorWith(needed: ReadonlySet<Need>): Processor<Root> {
-  const variant = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']);
-  variant.freeze();
+  const variant = newProcessor();
   const data = variant.data() as { micromarkExtensions?: SyntaxExtension[]; fromMarkdownExtensions?: Extensions };
-  if (data.micromarkExtensions?.length !== 2 || !data.fromMarkdownExtensions)
-    throw new Error('remark-gfm and remark-frontmatter no longer add the extensions Docwright expects');
+  if (!data.micromarkExtensions || !data.fromMarkdownExtensions) throw new Error('the parser has no extensions');
   data.micromarkExtensions.splice(0, 1, gfmSyntax(needed));
+  if (!needed.has('math')) data.micromarkExtensions.splice(2, 1);
   data.fromMarkdownExtensions.splice(0, data.fromMarkdownExtensions.length, ...extensions);
   return variant;
 }
 
-/** The GFM constructs `markdown` can hold (NEEDS). */
-export function gfmNeeds(markdown: string): Set<Need> {
-  return new Set(NEED_NAMES.filter((need) => NEEDS[need](markdown)));
+/** The GFM and math constructs `markdown` can hold (NEEDS); math only when asked for. */
+export function gfmNeeds(markdown: string, math = true): Set<Need> {
+  return new Set(NEED_NAMES.filter((need) => (need !== 'math' || math) && NEEDS[need](markdown)));
 }
 
 const variants = new Map<string, Processor<Root>>();
-/** The parser for `markdown`: GFM's constructs it can hold (all of them: the usual processor). */
-function processorFor(markdown: string): Processor<Root> {
-  const needed = gfmNeeds(markdown);
+/** The parser for `markdown`: the constructs it can hold (all of them: the usual processor). */
+function processorFor(markdown: string, math: boolean): Processor<Root> {
+  const needed = gfmNeeds(markdown, math);
   if (needed.size === NEED_NAMES.length) return processor;
   const key = [...needed].join(' ');
   let variant = variants.get(key);
@@ -172,23 +186,30 @@ export function normalizeFrontMatterFence(markdown: string): string {
 /** Documents from this length are parsed in pieces of at least CHUNK_LENGTH characters (chunks.ts). */
 const CHUNKED_FROM = 32 * 1024;
 const CHUNK_LENGTH = 4 * 1024;
-const parseWhole = (markdown: string): Root => processorFor(markdown).parse(markdown);
-/** The tree of the whole markdown parsed with every GFM construct (the proof in test/convert/parse-needs.test.ts). */
+/** The tree of the whole markdown parsed with every construct (the proof in test/convert/parse-needs.test.ts). */
 export const parseWithEveryConstruct = (markdown: string): Root => processor.parse(markdown);
+
+/** What parsing is asked for beyond CommonMark and GFM. */
+export interface ParseOptions {
+  /** TeX math: `$…$`, `$$…$$` and the `$$` fence (math.ts); false: dollars are text, as GFM reads them. */
+  math: boolean;
+}
+const MATH_ON: ParseOptions = { math: true };
 
 /**
  * The mdast tree of the markdown as remark parses it, whole or, for a long document, in pieces joined into the same
  * tree. `chunkLength` forces the pieces (the proof in test/convert/parse-chunks.test.ts cuts wherever it may).
  */
-export function parseTree(markdown: string, chunkLength?: number): Root {
+export function parseTree(markdown: string, chunkLength?: number, options: ParseOptions = MATH_ON): Root {
+  const parseWhole = (text: string): Root => processorFor(text, options.math).parse(text);
   if (chunkLength === undefined && markdown.length < CHUNKED_FROM) return parseWhole(markdown);
   return parseInChunks(markdown, parseWhole, chunkLength ?? CHUNK_LENGTH) ?? parseWhole(markdown);
 }
 
-/** Parses markdown (CommonMark + GFM + YAML front matter) into an mdast tree, safely for any nesting depth. */
-export function parseMarkdown(markdown: string): ParsedMarkdown {
+/** Parses markdown (CommonMark + GFM + YAML front matter + math) into an mdast tree, safely for any nesting depth. */
+export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON): ParsedMarkdown {
   const source = normalizeFrontMatterFence(markdown);
-  const tree = parseTree(source);
+  const tree = parseTree(source, undefined, options);
   const warnings = new WarningList();
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);

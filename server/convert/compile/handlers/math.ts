@@ -1,0 +1,66 @@
+import { ImportedXmlComponent, type FileChild, type ParagraphChild } from 'docx';
+import type { Code } from 'mdast';
+import type { InlineMath, Math } from 'mdast-util-math';
+import { texToOmml, type OmmlElement } from '../../math/index.ts';
+import type { State } from '../state.ts';
+
+/** Structures that rise above a line of text: fractions, n-ary operators, matrices, roots, limits, braces. */
+const TALL = new Set(
+  ['f', 'nary', 'm', 'rad', 'limLow', 'limUpp', 'groupChr', 'eqArr', 'oMathPara'].map((name) => `m:${name}`),
+);
+
+/** How much of a formula a warning quotes. */
+const QUOTED = 40;
+
+/** An OMML element as docx's component (docx's public ImportedXmlComponent), its text as it is (spaces too). */
+function component(el: OmmlElement): ImportedXmlComponent {
+  const made = new ImportedXmlComponent(el.name, el.attributes);
+  for (const child of el.children) made.push(typeof child === 'string' ? child : component(child));
+  return made;
+}
+
+/** Whether the OMML holds a structure that rises above a line of text (see TALL). */
+function isTall(el: OmmlElement): boolean {
+  return TALL.has(el.name) || el.children.some((child) => typeof child !== 'string' && isTall(child));
+}
+
+/**
+ * The equation as docx content. docx's own math classes cannot write matrices, accents, braces or equation arrays,
+ * so the OMML goes in as docx's public ImportedXmlComponent: one path for every formula, written where it stands by
+ * docx like any run (the m: prefix is docx's, which the package step declares where the body uses it). Built element
+ * by element from the converter's tree (fromXmlString would parse text again, and drops text of white space alone).
+ */
+function equation(state: State, omml: OmmlElement): ParagraphChild {
+  const made = component(omml) as unknown as ParagraphChild;
+  if (isTall(omml)) state.tallEquations.add(made);
+  return made;
+}
+
+/** Warns that a formula stays TeX (temml refused it), quoting its start. */
+function unsupported(state: State, tex: string): void {
+  const quoted = Array.from(tex.replace(/\s+/g, ' ').trim()).slice(0, QUOTED).join('');
+  state.warn(`math_unsupported: ${quoted}`);
+}
+
+/** `$…$` (an m:oMath among the runs) or `$$…$$` in a paragraph (an m:oMathPara where it stands, as pandoc writes). */
+export function inlineMath(state: State, node: InlineMath): ParagraphChild[] {
+  const display = node.data?.display === true;
+  const result = texToOmml(node.value, display);
+  if ('omml' in result) return [equation(state, result.omml)];
+  unsupported(state, node.value);
+  const dollars = display ? '$$' : '$';
+  return state.withInline({ code: true }, () => [state.run(`${dollars}${node.value}${dollars}`)]);
+}
+
+/**
+ * A `$$` fence (or a ```` ```math ```` fence when the mapping asks for it): a paragraph of its own holding an
+ * m:oMathPara; TeX that cannot be converted stays as written, a code block.
+ */
+export function math(state: State, node: Math | Code, code: (state: State, node: Code) => FileChild[]): FileChild[] {
+  const tex = node.type === 'math' && node.meta ? `${node.meta}\n${node.value}` : node.value;
+  const result = texToOmml(tex, true);
+  if ('omml' in result) return [state.paragraph('paragraph', [equation(state, result.omml)])];
+  unsupported(state, tex);
+  const source = node.type === 'math' ? `$$${node.meta ? ` ${node.meta}` : ''}\n${node.value}\n$$` : node.value;
+  return code(state, { type: 'code', lang: node.type === 'code' ? node.lang : null, meta: null, value: source });
+}

@@ -1,0 +1,30 @@
+// TeX → Word equations (issue 33): temml (TeX → MathML) then omml.ts (MathML → OMML). Math is input the user did not
+// check (it may come from anyone through the API): temml's limits are set, and anything temml refuses or that
+// overflows the stack is reported, never thrown, so the caller can keep the TeX as written.
+import temml from 'temml';
+import { mathmlToOmml, type OmmlElement } from './omml.ts';
+
+export { ommlXml, type OmmlElement, type OmmlNode } from './omml.ts';
+
+/** Temml's limits: the largest size (em) a `\rule` or a space may ask for, and macro expansions per formula. */
+const TEMML_LIMITS = { maxSize: [40, 40] as [number, number], maxExpand: 500 };
+
+/** The OMML of a formula, or why it could not be made. */
+export type MathResult = { omml: OmmlElement } | { error: string };
+
+/** TeX (without its dollars) → an m:oMath (inline) or an m:oMathPara (display); `ommlXml` writes it as text. */
+export function texToOmml(tex: string, display: boolean): MathResult {
+  try {
+    const mathml = temml.renderToString(tex, {
+      displayMode: display,
+      throwOnError: true,
+      annotate: false,
+      xml: true,
+      trust: false,
+      ...TEMML_LIMITS,
+    });
+    return { omml: mathmlToOmml(mathml, display) };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
