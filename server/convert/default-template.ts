@@ -10,6 +10,7 @@ import {
   TextRun,
   type IStylesOptions,
 } from 'docx';
+import { TOKEN_KINDS, TOKEN_THEME } from './highlight/tokens.ts';
 import type { MappingRules } from './mapping.ts';
 import { docxParts, zipParts } from './package/index.ts';
 
@@ -167,6 +168,8 @@ const styles: IStylesOptions = {
     { id: 'Emphasis', name: 'Emphasis', quickFormat: true, run: { italics: true } },
     // Pandoc's name for inline code, so documents and templates made with pandoc map the same way.
     { id: 'VerbatimChar', name: 'Verbatim Char', run: { font: MONO } },
+    // Highlighted code's token kinds, named and coloured as pandoc's (its "pygments" theme), to restyle in Word.
+    ...TOKEN_KINDS.map((kind) => ({ id: kind, name: kind, basedOn: 'VerbatimChar', run: TOKEN_THEME[kind] })),
   ],
 };
 

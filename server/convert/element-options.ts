@@ -4,20 +4,28 @@ export const ELEMENT_OPTIONS = {
   thematic_break: ['page_break', 'rule', 'none'],
   /** A task list item: an ordinary item (SPEC), or one led by a ☐/☒ box. */
   task_list: ['plain', 'checkbox'],
+  /** Fenced code in a known language: highlighted, a character style per token kind (SPEC's monospace kept), or plain. */
+  code_highlighting: ['on', 'off'],
 } as const;
 
 export type ElementOptionKey = keyof typeof ELEMENT_OPTIONS;
 export type ThematicBreak = (typeof ELEMENT_OPTIONS.thematic_break)[number];
 export type TaskList = (typeof ELEMENT_OPTIONS.task_list)[number];
+export type CodeHighlighting = (typeof ELEMENT_OPTIONS.code_highlighting)[number];
 
 /** The options a conversion applies, each resolved to a value. */
 export interface ElementOptions {
   thematic_break: ThematicBreak;
   task_list: TaskList;
+  code_highlighting: CodeHighlighting;
 }
 
 /** SPEC.md's behaviour, for a mapping that names no option. */
-export const DEFAULT_ELEMENT_OPTIONS: ElementOptions = { thematic_break: 'page_break', task_list: 'plain' };
+export const DEFAULT_ELEMENT_OPTIONS: ElementOptions = {
+  thematic_break: 'page_break',
+  task_list: 'plain',
+  code_highlighting: 'on',
+};
 
 /** Whether a rules key is one of the options. */
 export function isElementOption(key: string): key is ElementOptionKey {
@@ -36,5 +44,6 @@ export function elementOptions(rules: Partial<ElementOptions>): ElementOptions {
   return {
     thematic_break: rules.thematic_break ?? DEFAULT_ELEMENT_OPTIONS.thematic_break,
     task_list: rules.task_list ?? DEFAULT_ELEMENT_OPTIONS.task_list,
+    code_highlighting: rules.code_highlighting ?? DEFAULT_ELEMENT_OPTIONS.code_highlighting,
   };
 }

@@ -76,6 +76,12 @@ function rulesSchema(strict?: { characters: boolean }) {
           description: 'A task list item: `plain` (default, SPEC: an ordinary item) or `checkbox` (led by ☐ or ☒)',
         }),
       ),
+      code_highlighting: Type.Optional(
+        Type.Union([Type.Literal('on'), Type.Literal('off')], {
+          description:
+            'Fenced code in a known language: `on` (default: a character style per token kind, `KeywordTok`, … as pandoc names them) or `off` (plain)',
+        }),
+      ),
     },
     { $id: 'Rules', additionalProperties: false },
   );
@@ -139,7 +145,7 @@ export function checkRules(
       : undefined;
     if (property === undefined)
       return [
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, code_highlighting`,
       ];
     if (Check(property, v)) return [];
     if (key === 'heading')
