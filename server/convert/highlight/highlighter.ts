@@ -1,17 +1,17 @@
 // Highlights fenced code with lowlight (highlight.js 11): loaded by the engine only for a document with fenced code in
 // a language of languages.ts, so a conversion without any never pays for it. highlight.js has no time limit of its
-// own: a block is highlighted only up to MAX_BLOCK_CHARS, a document's blocks together up to MAX_DOCUMENT_CHARS
-// (highlight.js runs at 0.2–1.2 MB/s here, so a block costs at most a few hundred ms); beyond, the code stays plain
-// and a warning says so.
+// own, and some grammars are quadratic on hostile text (C's on 16 KB of bare identifiers: about 0.6 s, docs/elements.md),
+// so a block is highlighted only up to MAX_BLOCK_CHARS and a document's blocks together up to MAX_DOCUMENT_CHARS;
+// beyond, the code stays plain and a warning says so.
 import type { ElementContent, Root } from 'hast';
 import { createLowlight } from 'lowlight';
 import { LANGUAGES } from './languages.ts';
 import { scopeKind, type Highlighted, type Token, type TokenKind } from './tokens.ts';
 
 /** The most characters of one code block highlighted; a longer block stays plain (with a warning). */
-export const MAX_BLOCK_CHARS = 64 * 1024;
+export const MAX_BLOCK_CHARS = 16 * 1024;
 /** The most characters of code a document has highlighted; the blocks past it stay plain (with a warning). */
-export const MAX_DOCUMENT_CHARS = 512 * 1024;
+export const MAX_DOCUMENT_CHARS = 256 * 1024;
 
 const lowlight = createLowlight();
 
