@@ -169,7 +169,13 @@ const styles: IStylesOptions = {
     // Pandoc's name for inline code, so documents and templates made with pandoc map the same way.
     { id: 'VerbatimChar', name: 'Verbatim Char', run: { font: MONO } },
     // Highlighted code's token kinds, named and coloured as pandoc's (its "pygments" theme), to restyle in Word.
-    ...TOKEN_KINDS.map((kind) => ({ id: kind, name: kind, basedOn: 'VerbatimChar', run: TOKEN_THEME[kind] })),
+    // Each has code's font and size (9 pt, SPEC), so a token's run needs no direct formatting.
+    ...TOKEN_KINDS.map((kind) => ({
+      id: kind,
+      name: kind,
+      basedOn: 'VerbatimChar',
+      run: { font: MONO, size: 18, ...TOKEN_THEME[kind] },
+    })),
   ],
 };
 

@@ -103,7 +103,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     styles,
     textWidthTwips: template.textWidthTwips,
     options,
-    highlighting: options.code_highlighting === 'on' ? await codeHighlighting(parsed.tree, template.styles) : undefined,
+    highlighting: options.code_highlighting === 'on' ? await codeHighlighting(parsed.tree, template) : undefined,
     images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
     templateFields: templateTitleFields(template),
     outputLimit: outputLimit(input.markdown.length),

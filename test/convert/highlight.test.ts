@@ -124,9 +124,11 @@ describe('token styles in the template', () => {
     const result = await convert({ markdown: fence('sql', 'SELECT 1; -- one'), template: corporate, created: CREATED });
     const styles = part(result.docx, 'word/styles.xml');
     for (const kind of TOKEN_KINDS) expect(styles, kind).toContain(`w:styleId="${kind}"`);
+    // pandoc's colours, in code's font and size (9 pt), so the runs need no direct formatting.
     expect(styles).toMatch(
-      /w:styleId="KeywordTok"><w:name w:val="KeywordTok"\/>(<w:basedOn w:val="[^"]+"\/>)?<w:uiPriority w:val="99"\/><w:rPr><w:b\/><w:bCs\/><w:color w:val="007020"\/><\/w:rPr>/,
+      /w:styleId="KeywordTok"><w:name w:val="KeywordTok"\/>(<w:basedOn w:val="[^"]+"\/>)?<w:uiPriority w:val="99"\/><w:rPr><w:rFonts w:ascii="Consolas"[^>]*\/><w:b\/><w:bCs\/><w:color w:val="007020"\/><w:sz w:val="18"\/><w:szCs w:val="18"\/><\/w:rPr>/,
     );
+    expect(part(result.docx, 'word/document.xml')).toMatch(/<w:rPr><w:rStyle w:val="KeywordTok"\/><\/w:rPr>/);
     const { ok, report } = await validateDocx(result.docx);
     expect(ok, report).toBe(true);
     // Without highlighted code, the template's styles stay as they are.
@@ -158,7 +160,9 @@ describe('token styles in the template', () => {
     );
     const result = await convert({ markdown: fence('sql', 'SELECT 1;'), template, created: CREATED });
     expect(tokenStyles(part(result.docx, 'word/document.xml'))).toContain('DecValTok');
-    expect(part(result.docx, 'word/document.xml')).toContain('<w:rStyle w:val="KwStyle"/>');
+    // The template's own style does not give code's font and size: its runs carry them; ours need not.
+    expect(part(result.docx, 'word/document.xml')).toMatch(/<w:rStyle w:val="KwStyle"\/><w:rFonts w:ascii="Consolas"/);
+    expect(part(result.docx, 'word/document.xml')).toMatch(/<w:rPr><w:rStyle w:val="DecValTok"\/><\/w:rPr>/);
     const styles = part(result.docx, 'word/styles.xml');
     expect(styles).toContain('<w:color w:val="FF00FF"/>');
     expect(styles).not.toContain('w:styleId="KeywordTok"');

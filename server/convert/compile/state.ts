@@ -189,7 +189,10 @@ export class State {
    * The lines of tokens of fenced code, each token with its character style's id; undefined: the code stays plain (no
    * highlighting asked for, a language not highlighted, or too long: then with a warning).
    */
-  highlightCode(code: string, lang: string | null | undefined): (Token & { style: string })[][] | undefined {
+  highlightCode(
+    code: string,
+    lang: string | null | undefined,
+  ): (Token & { style: { id: string; own: boolean } })[][] | undefined {
     const highlighted = this.highlighting?.highlight(code, lang);
     if (highlighted === undefined || !this.highlighting) return undefined;
     if ('warning' in highlighted) {

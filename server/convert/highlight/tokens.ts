@@ -2,6 +2,10 @@
 // template made for pandoc styles our code too; their look in pandoc's default theme ("pygments"); and the one table
 // from highlight.js's scopes to those kinds.
 
+/** Code's font and size (half-points: 9 pt, SPEC), in every token style Docwright defines (compile/state.ts has the same). */
+export const CODE_FONT = 'Consolas';
+export const CODE_HALF_POINTS = 18;
+
 /** pandoc's token kinds, in the order its docx writer lists their styles. */
 export const TOKEN_KINDS = [
   'KeywordTok',

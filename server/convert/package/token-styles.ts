@@ -1,6 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { templateTokenStyle } from '../highlight/index.ts';
-import { TOKEN_KINDS, TOKEN_THEME } from '../highlight/tokens.ts';
+import { CODE_FONT, CODE_HALF_POINTS, TOKEN_KINDS, TOKEN_THEME } from '../highlight/tokens.ts';
 import { findStyle, type TemplateStyle } from '../template/styles.ts';
 import { children, isW, wAttr, wElement } from './dom.ts';
 import { declareNamespaces } from './namespaces.ts';
@@ -30,11 +30,14 @@ function tokenStyle(doc: XmlDocument, kind: (typeof TOKEN_KINDS)[number], basedO
   style.appendChild(wElement(doc, 'uiPriority', { val: '99' }));
   const look = TOKEN_THEME[kind];
   const rPr = wElement(doc, 'rPr');
-  // In the schema's order: bold, italic, colour.
+  // In the schema's order: font, bold, italic, colour, size (code's font and 9 pt: the runs carry neither).
+  const font = { ascii: CODE_FONT, hAnsi: CODE_FONT, eastAsia: CODE_FONT, cs: CODE_FONT };
+  rPr.appendChild(wElement(doc, 'rFonts', font));
   const names = [...(look.bold ? ['b', 'bCs'] : []), ...(look.italics ? ['i', 'iCs'] : [])];
   for (const name of names) rPr.appendChild(wElement(doc, name));
   if (look.color !== undefined) rPr.appendChild(wElement(doc, 'color', { val: look.color }));
-  if (rPr.firstChild) style.appendChild(rPr);
+  for (const name of ['sz', 'szCs']) rPr.appendChild(wElement(doc, name, { val: String(CODE_HALF_POINTS) }));
+  style.appendChild(rPr);
   return style;
 }
 

@@ -3,8 +3,11 @@ import type { Code } from 'mdast';
 import { CODE_FALLBACK, CODE_SIZE, MONO_FONT, type State } from '../state.ts';
 import { docxText } from '../../braces.ts';
 
-/** A run of code: tabs as real tabs, spaces kept, a line break before it when it starts a line but the first. */
-function codeRun(text: string, lineBreak: boolean, style?: string): TextRun {
+/**
+ * A run of code: tabs as real tabs, spaces kept, a line break before it when it starts a line but the first; in code's
+ * font and size, given directly unless its token style is ours, which has them (a token run's XML is half as long).
+ */
+function codeRun(text: string, lineBreak: boolean, style?: { id: string; own: boolean }): TextRun {
   const children: (string | Tab)[] = [];
   docxText(text)
     .split('\t')
@@ -14,9 +17,8 @@ function codeRun(text: string, lineBreak: boolean, style?: string): TextRun {
     });
   return new TextRun({
     children,
-    font: MONO_FONT,
-    size: CODE_SIZE,
-    ...(style === undefined ? {} : { style }),
+    ...(style === undefined ? {} : { style: style.id }),
+    ...(style === undefined || style.own ? { font: MONO_FONT, size: CODE_SIZE } : {}),
     ...(lineBreak ? { break: 1 } : {}),
   });
 }
