@@ -24,7 +24,7 @@ function fromTypeBox(schema: TSchema): z.ZodObject {
 
 /** Mapping rules, as POST /api/v1/mappings takes them. */
 export const Rules = fromTypeBox(RulesSchema).describe(
-  'Style mapping rules: for each markdown element, the name of a template style as Word shows it. Keys: heading (object: "1"…"6" → style), paragraph, list_bullet, list_ordered, code_block, blockquote, footnote_text, caption (each a paragraph style name; caption: the style of an image title shown as a caption under it), table ({ style, header_row: boolean }), title, subtitle, author, date (paragraph styles of the title block printed at the top from front matter), inline_code, link, strong, emphasis (each a character style name); options thematic_break ("page_break" default, "rule", "none") and task_list ("plain" default, "checkbox"). Leave out what should stay Word\'s Normal.',
+  'Style mapping rules: for each markdown element, the name of a template style as Word shows it. Keys: heading (object: "1"…"6" → style), paragraph, list_bullet, list_ordered, code_block, blockquote, footnote_text, caption (each a paragraph style name; caption: the style of an image title shown as a caption under it), table ({ style, header_row: boolean }), title, subtitle, author, date (paragraph styles of the title block printed at the top from front matter), inline_code, link, strong, emphasis (each a character style name); options thematic_break ("page_break" default, "rule", "none") task_list ("plain" default, "checkbox") and code_highlighting ("on" default: fenced code in a known language gets pandoc\'s token character styles KeywordTok, StringTok…; "off": plain). Leave out what should stay Word\'s Normal.',
 );
 
 /** A template or mapping named by id or name. */
