@@ -64,6 +64,8 @@ function kindOf(classes: unknown, around: TokenKind): TokenKind {
   return scopeKind(scope) ?? around;
 }
 
+const BLANK = /^[ \t]+$/;
+
 /** The tokens of a highlighted tree, split into lines (a token across lines, a block comment, is cut at each). */
 function linesOf(tree: Root): Token[][] {
   const lines: Token[][] = [[]];
@@ -74,7 +76,10 @@ function linesOf(tree: Root): Token[][] {
       const line = lines[lines.length - 1];
       if (part === '' || !line) return;
       const last = line[line.length - 1];
-      if (last?.kind === kind) last.text += part;
+      // White space shows no colour: it joins the token before it, and a token joins white space alone before it
+      // (a line's indentation), so a line has fewer runs.
+      if (last && (last.kind === kind || BLANK.test(part))) last.text += part;
+      else if (last && BLANK.test(last.text)) Object.assign(last, { text: last.text + part, kind });
       else line.push({ text: part, kind });
     });
   };
