@@ -321,8 +321,8 @@ class Writer {
       .join('\n');
   }
 
-  code(): string {
-    const lang = this.rng.pick(LANGS);
+  code(language?: (typeof LANGS)[number]): string {
+    const lang = language ?? this.rng.pick(LANGS);
     const n = this.rng.int(3, 14);
     const lines: string[] = [];
     for (let i = 0; i < n; i++) lines.push(this.codeLine(lang, i));
@@ -502,6 +502,37 @@ export function generateMixedMarkdown(targetBytes: number, seed = 0x1dea): strin
     size += bytes(block) + 2;
   }
   return `${blocks.join('\n\n')}\n`;
+}
+
+/** The languages of the highlighting document's code (generateCodeMarkdown). */
+export const CODE_LANGUAGES = ['ts', 'python', 'bash', 'json', 'sql'] as const;
+
+/**
+ * Issue 33's highlighting document: `blocks` fenced code blocks, in turn in each of CODE_LANGUAGES, spread evenly
+ * through the bench document's other blocks (paragraphs, headings, lists, quotes, tables), `targetBytes` ± 3 % in all.
+ */
+export function generateCodeMarkdown(targetBytes: number, blocks = 50, seed = 0xc0de): string {
+  const w = new Writer(mulberry32(seed ^ targetBytes));
+  const out: string[] = [w.heading(1)];
+  let size = bytes(out[0] ?? '');
+  const add = (block: string): void => {
+    out.push(block);
+    size += bytes(block) + 2;
+  };
+  for (let k = 0; k < blocks; k++) {
+    add(w.code(CODE_LANGUAGES[k % CODE_LANGUAGES.length]));
+    const until = (targetBytes * (k + 1)) / blocks;
+    while (size < until * 0.99) {
+      const block = w.block();
+      if (/^(```|~~~)/.test(block)) continue;
+      if (size + bytes(block) + 2 > until * 1.01) {
+        if (size + 200 > until * 1.01) break;
+        continue;
+      }
+      add(block);
+    }
+  }
+  return `${out.join('\n\n')}\n`;
 }
 
 /** A small PNG (8-bit RGB) of WIDTH x HEIGHT pixels, bands of colour from SEED: deterministic. */

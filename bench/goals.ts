@@ -47,11 +47,20 @@ const verdict = (value: number | null, ok: (v: number) => boolean) =>
   value === null ? '?' : ok(value) ? 'met' : 'NOT met';
 const sizeName = (kb: number) => (kb >= 1000 ? `${fixed(kb / 1024, 1)} MB` : `${kb} KB`);
 
+/** Issue 33's highlighting measure (bench/run.ts, HighlightResult): in-process medians with and without. */
+export interface HighlightLike {
+  inputKB: number;
+  blocks: number;
+  onMs: number;
+  offMs: number;
+}
+
 export function goalsTable(
   sizes: readonly SizeLike[],
   load: LoadResult | null,
   storage: readonly StorageResult[] | null,
   cli: CliLike | null = null,
+  highlight: HighlightLike | null = null,
 ): string {
   const rows: string[][] = [];
   const against = (name: string, dw: number | null, other: number | null, unit: string, max: number, what: string) => {
@@ -61,7 +70,7 @@ export function goalsTable(
       cell(dw, 0, unit),
       cell(other, 0, unit),
       cell(r, 2, '×'),
-      `≤ ${fixed(max, 1)}× ${what}`,
+      `≤ ${fixed(max, Number.isInteger(max * 10) ? 1 : 2)}× ${what}`,
       '–',
       verdict(r, (v) => v <= max),
     ]);
@@ -129,6 +138,16 @@ export function goalsTable(
       verdict(rest, (v) => v <= 150),
     ]);
   }
+  // Issue 33: highlighting may cost at most a quarter more than the same document's plain code.
+  if (highlight)
+    against(
+      `highlighting, ${fixed(highlight.inputKB, 0)} KB, ${String(highlight.blocks)} code blocks (vs off)`,
+      highlight.onMs,
+      highlight.offMs,
+      ' ms',
+      1.25,
+      'off',
+    );
   const eightClients = load?.rows.find((r) => r.connections === 8) ?? null;
   if (eightClients) {
     // What the machine allows: every core's time divided by the server's CPU time per conversion.

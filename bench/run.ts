@@ -6,10 +6,11 @@
  * as a cold process on a second document of headings, lists, tables, code, links and PNG images, through a running
  * `docwright serve` (bench/cli-server.ts), and 20 documents in one `docwright convert … -o DIR/` against 20 pandoc
  * processes; and the resident memory of that server once it has converted nothing for 60 s (waited for while the
- * other measures run).
+ * other measures run). Issue 33's highlighting: a 120 KB document with 50 code blocks in 5 languages, in-process with
+ * highlighting and without (`code_highlighting: off`), and the first conversion that loads the highlighter.
  *
  *   tsx bench/run.ts [--sizes 10,120,1200] [--runs N] [--keep] [--peers] [--no-load] [--load-only]
- *                    [--no-storage] [--storage-only]
+ *                    [--no-storage] [--storage-only] [--no-highlight] [--highlight-only]
  *                    [--connections 1,8,32] [--duration S]
  *
  * Sizes are in KB (1 KB = 1024 bytes). Per size, in this process: Docwright's convert(), the same conversion in a
@@ -42,7 +43,14 @@ import { resolveStyles } from '../server/convert/mapping.ts';
 import { readTemplate } from '../server/convert/template/read.ts';
 import { packageDocument } from '../server/convert/package/index.ts';
 import { ConvertPool } from '../server/convert-pool/pool.ts';
-import { generateMarkdown, generateMixedMarkdown, MIXED_IMAGES, pngImage } from './generate.ts';
+import {
+  CODE_LANGUAGES,
+  generateCodeMarkdown,
+  generateMarkdown,
+  generateMixedMarkdown,
+  MIXED_IMAGES,
+  pngImage,
+} from './generate.ts';
 import {
   convertThroughApi,
   startServe,
@@ -83,6 +91,7 @@ interface Options {
   load: boolean;
   engine: boolean;
   storage: boolean;
+  highlight: boolean;
   connections: number[];
   duration: number;
 }
@@ -96,6 +105,7 @@ function parseArgs(argv: readonly string[]): Options {
     load: true,
     engine: true,
     storage: true,
+    highlight: true,
     connections: [1, 8],
     duration: 10,
   };
@@ -124,11 +134,19 @@ function parseArgs(argv: readonly string[]): Options {
     else if (name === '--no-peers') options.peers = false;
     else if (name === '--peers') options.peers = true;
     else if (name === '--no-load') options.load = false;
-    else if (name === '--load-only') options.engine = false;
-    else if (name === '--no-storage') options.storage = false;
-    else if (name === '--storage-only') {
+    else if (name === '--load-only') {
+      options.engine = false;
+      options.highlight = false;
+    } else if (name === '--no-storage') options.storage = false;
+    else if (name === '--no-highlight') options.highlight = false;
+    else if (name === '--highlight-only') {
       options.engine = false;
       options.load = false;
+      options.storage = false;
+    } else if (name === '--storage-only') {
+      options.engine = false;
+      options.load = false;
+      options.highlight = false;
     } else if (name === '--connections')
       options.connections = value()
         .split(',')
@@ -150,6 +168,7 @@ function parseArgs(argv: readonly string[]): Options {
           '  --peers               also the npm converters (markdown-docx, @mohtasham/md-to-docx); minutes longer',
           '  --no-load             skip the HTTPS load test        --load-only     only the HTTPS load test',
           '  --no-storage          skip the storage write          --storage-only  only the storage write',
+          '  --no-highlight        skip highlighting on/off        --highlight-only  only highlighting on/off',
           '  --connections 1,8,32  concurrent HTTPS clients        --duration S    seconds per load step',
         ].join('\n'),
       );
@@ -268,6 +287,70 @@ async function profile(markdown: string, sizeKB: number, runs: number): Promise<
   };
 }
 
+/** Issue 33's highlighting measure: a 120 KB document with 50 code blocks, converted with and without highlighting. */
+export interface HighlightResult {
+  inputKB: number;
+  blocks: number;
+  languages: readonly string[];
+  runs: number;
+  /** The first conversion with highlighting in this process: it loads the highlighter and the grammars. */
+  firstMs: number;
+  onMs: number;
+  offMs: number;
+}
+
+/** The highlighting document converted `runs` times each way, alternately (after one warm-up each), medians. */
+async function highlightBench(runs: number): Promise<HighlightResult> {
+  const markdown = generateCodeMarkdown(120 * 1024);
+  const on = { markdown, created: CREATED };
+  const off = { ...on, mapping: { ...DEFAULT_RULES, code_highlighting: 'off' as const } };
+  const first = performance.now();
+  await convert(on);
+  const firstMs = performance.now() - first;
+  await convert(off);
+  const samples = { on: [] as number[], off: [] as number[] };
+  for (let i = 0; i < runs; i++)
+    for (const [input, into] of [
+      [on, samples.on],
+      [off, samples.off],
+    ] as const) {
+      const start = performance.now();
+      await convert(input);
+      into.push(performance.now() - start);
+    }
+  return {
+    inputKB: Buffer.byteLength(markdown, 'utf8') / 1024,
+    blocks: (markdown.match(/^(```|~~~)\w+$/gm) ?? []).length,
+    languages: CODE_LANGUAGES,
+    runs,
+    firstMs,
+    onMs: median(samples.on),
+    offMs: median(samples.off),
+  };
+}
+
+/** Prints the highlighting measure. */
+function printHighlight(highlighting: HighlightResult): void {
+  console.log('');
+  console.log(
+    `Highlighting (issue 33), ${fixed(highlighting.inputKB, 1)} KB with ${String(highlighting.blocks)} code blocks in ${highlighting.languages.join(', ')} (in-process, medians of ${String(highlighting.runs)}, ms):`,
+  );
+  console.log(
+    formatTable(
+      ['highlighting on', 'off (code_highlighting: off)', 'on/off', 'first conversion (loads lowlight + grammars)'],
+      [
+        [
+          fixed(highlighting.onMs, 1),
+          fixed(highlighting.offMs, 1),
+          ratio(highlighting.onMs / highlighting.offMs),
+          fixed(highlighting.firstMs, 1),
+        ],
+      ],
+      [true, true, true, true],
+    ),
+  );
+}
+
 const cell = (r: ProcessResult, f: (ok: Extract<ProcessResult, { ok: true }>) => string): string =>
   r.ok ? f(r) : r.reason;
 
@@ -286,6 +369,8 @@ async function main(): Promise<void> {
       `load ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
   );
   const engine = options.engine ? await engineBench(options, pandocVersion) : null;
+  const highlighting = options.highlight ? await highlightBench(options.runs ?? 7) : null;
+  if (highlighting) printHighlight(highlighting);
   let load: LoadResult | null = null;
   if (options.load) {
     load = await runLoad({ connections: options.connections, duration: options.duration, format: 'json', sizeKB: 9 });
@@ -298,7 +383,7 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(1))
       .join(' ')} now):`,
   );
-  console.log(goalsTable(engine?.results ?? [], load, storage, engine?.cli ?? null));
+  console.log(goalsTable(engine?.results ?? [], load, storage, engine?.cli ?? null, highlighting));
   // The HTTPS rows share 2 cores with the load generator: anything else running then moves them first.
   const shared = load?.rows.filter((r) => r.otherCores > OTHER_CORES_NOTED) ?? [];
   if (shared.length > 0)
@@ -328,6 +413,7 @@ async function main(): Promise<void> {
     },
     options,
     ...(engine ?? {}),
+    highlighting,
     load,
     storage,
   };

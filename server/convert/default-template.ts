@@ -10,6 +10,7 @@ import {
   TextRun,
   type IStylesOptions,
 } from 'docx';
+import { TOKEN_KINDS, TOKEN_THEME } from './highlight/tokens.ts';
 import type { MappingRules } from './mapping.ts';
 import { docxParts, zipParts } from './package/index.ts';
 
@@ -167,6 +168,14 @@ const styles: IStylesOptions = {
     { id: 'Emphasis', name: 'Emphasis', quickFormat: true, run: { italics: true } },
     // Pandoc's name for inline code, so documents and templates made with pandoc map the same way.
     { id: 'VerbatimChar', name: 'Verbatim Char', run: { font: MONO } },
+    // Highlighted code's token kinds, named and coloured as pandoc's (its "pygments" theme), to restyle in Word.
+    // Each has code's font and size (9 pt, SPEC), so a token's run needs no direct formatting.
+    ...TOKEN_KINDS.map((kind) => ({
+      id: kind,
+      name: kind,
+      basedOn: 'VerbatimChar',
+      run: { font: MONO, size: 18, ...TOKEN_THEME[kind] },
+    })),
   ],
 };
 

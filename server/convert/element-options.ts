@@ -9,18 +9,22 @@ export const ELEMENT_OPTIONS = {
    * no output for them), also ```` ```math ```` fences (which SPEC makes code blocks), or none (dollars are text).
    */
   math: ['dollars', 'dollars_and_fences', 'none'],
+  /** Fenced code in a known language: highlighted, a character style per token kind (SPEC's monospace kept), or plain. */
+  code_highlighting: ['on', 'off'],
 } as const;
 
 export type ElementOptionKey = keyof typeof ELEMENT_OPTIONS;
 export type ThematicBreak = (typeof ELEMENT_OPTIONS.thematic_break)[number];
 export type TaskList = (typeof ELEMENT_OPTIONS.task_list)[number];
 export type MathOption = (typeof ELEMENT_OPTIONS.math)[number];
+export type CodeHighlighting = (typeof ELEMENT_OPTIONS.code_highlighting)[number];
 
 /** The options a conversion applies, each resolved to a value. */
 export interface ElementOptions {
   thematic_break: ThematicBreak;
   task_list: TaskList;
   math: MathOption;
+  code_highlighting: CodeHighlighting;
 }
 
 /** SPEC.md's behaviour, for a mapping that names no option. */
@@ -28,6 +32,7 @@ export const DEFAULT_ELEMENT_OPTIONS: ElementOptions = {
   thematic_break: 'page_break',
   task_list: 'plain',
   math: 'dollars',
+  code_highlighting: 'on',
 };
 
 /** Whether a rules key is one of the options. */
@@ -48,5 +53,6 @@ export function elementOptions(rules: Partial<ElementOptions>): ElementOptions {
     thematic_break: rules.thematic_break ?? DEFAULT_ELEMENT_OPTIONS.thematic_break,
     task_list: rules.task_list ?? DEFAULT_ELEMENT_OPTIONS.task_list,
     math: rules.math ?? DEFAULT_ELEMENT_OPTIONS.math,
+    code_highlighting: rules.code_highlighting ?? DEFAULT_ELEMENT_OPTIONS.code_highlighting,
   };
 }

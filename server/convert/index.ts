@@ -4,6 +4,7 @@ import type { ConversionStats } from './parse/stats.ts';
 import { DEFAULT_RULES } from './default-template.ts';
 import { defaultTemplateRead } from './default-template-read.ts';
 import { elementOptions } from './element-options.ts';
+import { codeHighlighting } from './highlight/index.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
@@ -98,10 +99,12 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
   const options = elementOptions(rules);
-  const compiled = toDocx(parseMarkdown(input.markdown, { math: options.math !== 'none' }), {
+  const parsed = parseMarkdown(input.markdown, { math: options.math !== 'none' });
+  const compiled = toDocx(parsed, {
     styles,
     textWidthTwips: template.textWidthTwips,
     options,
+    highlighting: options.code_highlighting === 'on' ? await codeHighlighting(parsed.tree, template) : undefined,
     images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
     templateFields: templateTitleFields(template),
     outputLimit: outputLimit(input.markdown.length),

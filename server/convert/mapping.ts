@@ -82,6 +82,12 @@ function rulesSchema(strict?: { characters: boolean }) {
             'TeX math: `dollars` (default: `$…$`, `$$…$$` and `$$` fences become Word equations), `dollars_and_fences` (```math fences too) or `none` (dollars stay text)',
         }),
       ),
+      code_highlighting: Type.Optional(
+        Type.Union([Type.Literal('on'), Type.Literal('off')], {
+          description:
+            'Fenced code in a known language: `on` (default: a character style per token kind, `KeywordTok`, … as pandoc names them) or `off` (plain)',
+        }),
+      ),
     },
     { $id: 'Rules', additionalProperties: false },
   );
@@ -145,7 +151,7 @@ export function checkRules(
       : undefined;
     if (property === undefined)
       return [
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
       ];
     if (Check(property, v)) return [];
     if (key === 'heading')

@@ -90,13 +90,20 @@ describe('mapping form', () => {
     expect(otherKind(STYLES, 'Nowhere', 'character')).toBeUndefined();
     const form = formOf({ strong: 'strong', thematic_break: 'rule' }, STYLES);
     expect(form.values.strong).toBe('Strong');
-    expect(form.options).toEqual({ thematic_break: 'rule', task_list: 'plain', math: 'dollars' });
+    expect(form.options).toEqual({
+      thematic_break: 'rule',
+      task_list: 'plain',
+      code_highlighting: 'on',
+      math: 'dollars',
+    });
     form.options.task_list = 'checkbox';
+    form.options.code_highlighting = 'off';
     expect(rulesOf(form)).toEqual({
       strong: 'Strong',
       table: { header_row: true },
       thematic_break: 'rule',
       task_list: 'checkbox',
+      code_highlighting: 'off',
     });
     form.options.thematic_break = 'page_break';
     expect(rulesOf(form)).not.toHaveProperty('thematic_break');

@@ -40,7 +40,7 @@ export const RULE_FIELDS: readonly RuleField[] = [
 
 /** An option where SPEC fixes one behaviour (server/convert/element-options.ts): SPEC's choice comes first. */
 export interface OptionField {
-  key: 'thematic_break' | 'task_list' | 'math';
+  key: 'thematic_break' | 'task_list' | 'code_highlighting' | 'math';
   label: string;
   choices: readonly { value: string; label: string }[];
 }
@@ -62,6 +62,14 @@ export const OPTION_FIELDS: readonly OptionField[] = [
     choices: [
       { value: 'plain', label: 'Ordinary list items' },
       { value: 'checkbox', label: 'Items with ☐ / ☒ boxes' },
+    ],
+  },
+  {
+    key: 'code_highlighting',
+    label: 'Code in a language (```python)',
+    choices: [
+      { value: 'on', label: 'Highlighted (KeywordTok, … styles)' },
+      { value: 'off', label: 'Plain' },
     ],
   },
   {

@@ -108,6 +108,8 @@ export interface CompiledDocument {
   toc?: TocRequest;
   /** The bookmarks of notes' first references, by placeholder id (handlers/footnote-reference.ts). */
   noteMarks: ReadonlyMap<number, number | undefined>;
+  /** The token kinds of the highlighted code (package/token-styles.ts adds their styles where the template lacks them). */
+  tokenKinds: ReadonlySet<string>;
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
@@ -140,6 +142,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     warningDetails: state.warningList.list(),
     stats,
     noteMarks: noteMarks(state.noteSites),
+    tokenKinds: state.tokenKinds,
     ...(state.toc.written ? { toc: state.toc.request(state.anchors.headings) } : {}),
   };
 }

@@ -21,6 +21,8 @@ import { AnchorIndex } from './anchors.ts';
 import { TocState } from './toc.ts';
 import { outputTooLarge } from '../errors.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
+import type { CodeHighlighting } from '../highlight/index.ts';
+import type { Token, TokenKind } from '../highlight/tokens.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -109,6 +111,8 @@ export interface CompileOptions {
   templateFields?: ReadonlySet<TitleKey>;
   /** The most characters of Word XML the conversion may write (outputLimit); absent: unbounded. */
   outputLimit?: number;
+  /** Highlights fenced code (highlight/index.ts); absent: all code is plain. */
+  highlighting?: CodeHighlighting | undefined;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -142,6 +146,8 @@ export class State {
   readonly templateFields: ReadonlySet<TitleKey>;
   /** Equations taller than a line of text (handlers/math.ts): their paragraph gets single line spacing. */
   readonly tallEquations = new WeakSet<ParagraphChild>();
+  /** The token kinds of the highlighted code written (the package step adds their styles where the template lacks them). */
+  readonly tokenKinds = new Set<TokenKind>();
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -176,6 +182,7 @@ export class State {
   private linkTargetChars = 0;
   private readonly outputLimit: number;
   private footnoteIds = 0;
+  private readonly highlighting: CodeHighlighting | undefined;
 
   constructor(
     private readonly blockHandlers: Record<string, BlockHandler | null>,
@@ -188,6 +195,30 @@ export class State {
     this.images = options.images;
     this.templateFields = options.templateFields ?? new Set();
     this.outputLimit = options.outputLimit ?? Infinity;
+    this.highlighting = options.highlighting;
+  }
+
+  /**
+   * The lines of tokens of fenced code, each token with its character style's id; undefined: the code stays plain (no
+   * highlighting asked for, a language not highlighted, or too long: then with a warning).
+   */
+  highlightCode(
+    code: string,
+    lang: string | null | undefined,
+  ): (Token & { style: { id: string; own: boolean } })[][] | undefined {
+    const highlighted = this.highlighting?.highlight(code, lang);
+    if (highlighted === undefined || !this.highlighting) return undefined;
+    if ('warning' in highlighted) {
+      this.warn(highlighted.warning);
+      return undefined;
+    }
+    const styles = this.highlighting.styles;
+    return highlighted.lines.map((line) =>
+      line.map((token) => {
+        this.tokenKinds.add(token.kind);
+        return { ...token, style: styles[token.kind] };
+      }),
+    );
   }
 
   /**

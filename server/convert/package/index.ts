@@ -31,6 +31,7 @@ import { generatedRelationships, REL, Relationships, type GeneratedRelationship 
 import { repairSettings } from './settings.ts';
 import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
+import { addTokenStyles } from './token-styles.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
 import { serializeAroundAll } from './serialize.ts';
 import { unescapeBraces } from '../braces.ts';
@@ -271,10 +272,15 @@ export async function packageDocument(
   const referenced = pointSupportStyles(template.styles, [...tocNodes, ...finalNotes]);
   for (const id of body.supportStyles) referenced.add(id);
   // The template's styles with those added depend on the set alone: parsed and written once per template and set.
-  const key = SUPPORT_STYLE_IDS.filter((id) => referenced.has(id)).join(' ');
+  // Highlighted code's token styles (token-styles.ts) likewise, all of them once any is used.
+  const tokens = compiled.tokenKinds.size > 0;
+  const key = [...SUPPORT_STYLE_IDS.filter((id) => referenced.has(id)), ...(tokens ? ['tokens'] : [])].join(' ');
   let styles = ready.stylesWith.get(key);
   if (styles === undefined) {
-    const added = addSupportStyles(() => templatePart(siblingPath(main, 'styles.xml')), template.styles, referenced);
+    let part: XmlDocument | null | undefined;
+    const open = () => (part === undefined ? (part = templatePart(siblingPath(main, 'styles.xml'))) : part);
+    const supported = addSupportStyles(open, template.styles, referenced);
+    const added = (tokens ? addTokenStyles(open, template.styles) : null) ?? supported;
     styles = added ? encodeUtf8(serializePart(added)) : null;
     ready.stylesWith.set(key, styles);
     if (styles) ready.zipped.keep([styles]);

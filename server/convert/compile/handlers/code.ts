@@ -3,26 +3,43 @@ import type { Code } from 'mdast';
 import { CODE_FALLBACK, CODE_SIZE, MONO_FONT, type State } from '../state.ts';
 import { docxText } from '../../braces.ts';
 
-/** The run of one code line: a line break before it (but the first), tabs as real tabs, spaces kept. */
-function lineRun(line: string, first: boolean): TextRun {
+/**
+ * A run of code: tabs as real tabs, spaces kept, a line break before it when it starts a line but the first; in code's
+ * font and size, given directly unless its token style is ours, which has them (a token run's XML is half as long).
+ */
+function codeRun(text: string, lineBreak: boolean, style?: { id: string; own: boolean }): TextRun {
   const children: (string | Tab)[] = [];
-  docxText(line)
+  docxText(text)
     .split('\t')
     .forEach((part, i) => {
       if (i > 0) children.push(new Tab());
       if (part) children.push(part);
     });
-  return new TextRun({ children, font: MONO_FONT, size: CODE_SIZE, ...(first ? {} : { break: 1 }) });
+  return new TextRun({
+    children,
+    ...(style === undefined ? {} : { style: style.id }),
+    ...(style === undefined || style.own ? { font: MONO_FONT, size: CODE_SIZE } : {}),
+    ...(lineBreak ? { break: 1 } : {}),
+  });
 }
 
 /**
  * A code block: one paragraph whose lines are separated by line breaks, so the mapped style's spacing and
- * justification apply around the block and not between its lines; monospaced at 9 pt whatever the style says.
+ * justification apply around the block and not between its lines; monospaced at 9 pt whatever the style says. Code
+ * in a language highlighted is a run per token, each in its kind's character style (`KeywordTok`, … as pandoc).
  */
 export function code(state: State, node: Code): FileChild[] {
   const style = state.styles.code_block;
-  const lines = node.value.split(/\r\n|\r|\n/);
-  const runs = node.value.length > 0 ? lines.map((line, i) => lineRun(line, i === 0)) : [];
+  const highlighted = node.value.length > 0 ? state.highlightCode(node.value, node.lang) : undefined;
+  const runs = highlighted
+    ? highlighted.flatMap((line, i) =>
+        line.length === 0
+          ? [codeRun('', i > 0)]
+          : line.map((token, k) => codeRun(token.text, i > 0 && k === 0, token.style)),
+      )
+    : node.value.length > 0
+      ? node.value.split(/\r\n|\r|\n/).map((line, i) => codeRun(line, i > 0))
+      : [];
   // Left-aligned whatever the style says: Word stretches a justified line that ends in a line break.
   return [state.paragraph('code', runs, { ...(style ? { style } : CODE_FALLBACK), alignment: AlignmentType.LEFT })];
 }
