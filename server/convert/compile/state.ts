@@ -105,6 +105,8 @@ export interface CompileOptions {
   templateFields?: ReadonlySet<TitleKey>;
   /** The most characters of Word XML the conversion may write (outputLimit); absent: unbounded. */
   outputLimit?: number;
+  /** The template's paragraph styles that number their paragraphs by themselves: style id → name. */
+  numberedStyles?: ReadonlyMap<string, string>;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -158,6 +160,9 @@ export class State {
   /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
   rtl = false;
 
+  /** The template's paragraph styles that carry numbering (id → name), and those warned about. */
+  private readonly numberedStyles: ReadonlyMap<string, string>;
+  private readonly numberingWarned = new Set<string>();
   private listInstances = 0;
   /** Characters of link targets docx will write, one relationship per link, before the package step merges them. */
   private linkTargetChars = 0;
@@ -175,6 +180,7 @@ export class State {
     this.images = options.images;
     this.templateFields = options.templateFields ?? new Set();
     this.outputLimit = options.outputLimit ?? Infinity;
+    this.numberedStyles = options.numberedStyles ?? new Map();
   }
 
   /**
@@ -403,13 +409,41 @@ export class State {
       const left = this.blockIndent(role);
       if (left > 0) options.indent = { left };
     }
+    if (!pending && role !== 'heading' && typeof options.style === 'string' && this.numberingOff(options.style, role))
+      options.numbering = false;
     return new Paragraph(options);
+  }
+
+  /**
+   * Whether a paragraph in `style` must turn the style's own numbering off: a numbered style (a template's Plain Text
+   * carrying its chapter numbers) numbers only lists and headings. Warned once per style.
+   */
+  numberingOff(style: string, role: ParagraphRole | 'title'): boolean {
+    const name = this.numberedStyles.get(style);
+    if (name === undefined) return false;
+    if (!this.numberingWarned.has(style)) {
+      this.numberingWarned.add(style);
+      this.warn(`style_numbering_off: ${name} (its numbering is not shown on ${NUMBERED_ELEMENTS[role]})`);
+    }
+    return true;
   }
 
   private listStyle(reference: string): string | undefined {
     return reference === 'bullet' ? this.styles.list_bullet : this.styles.list_ordered;
   }
 }
+
+/** What the paragraphs of each role are, for the warning of a numbered style (State.numberingOff). */
+const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
+  paragraph: 'paragraphs',
+  heading: 'headings',
+  code: 'code blocks',
+  list: 'paragraphs',
+  quote: 'quotes',
+  cell: 'table cells',
+  footnote: 'footnotes',
+  title: 'the title block',
+};
 
 /** Built-in look of a quote when the mapping names no (existing) quote style: a bar on the left, italic grey text. */
 const QUOTE_FALLBACK = {

@@ -49,8 +49,8 @@ const FALLBACK: Record<TitleKey, { size?: number; bold?: boolean; italics?: bool
   date: { italics: true },
 };
 
-/** One line of the title block, right to left when its text is (as any paragraph). */
-function line(key: TitleKey, text: string, style: string | undefined): Paragraph {
+/** One line of the title block, right to left when its text is (as any paragraph); `unnumbered`: its style's numbering off. */
+function line(key: TitleKey, text: string, style: string | undefined, unnumbered = false): Paragraph {
   const clean = stripForbiddenXmlChars(text);
   const rtl = firstStrong(clean) === 'rtl';
   const look = style ? {} : FALLBACK[key];
@@ -58,6 +58,7 @@ function line(key: TitleKey, text: string, style: string | undefined): Paragraph
   return new Paragraph({
     ...(style ? { style } : {}),
     ...(rtl ? { bidirectional: true } : {}),
+    ...(unnumbered ? { numbering: false as const } : {}),
     children: segments.map(
       (segment) =>
         new TextRun({ text: escapeBraces(segment.text), ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
@@ -68,12 +69,14 @@ function line(key: TitleKey, text: string, style: string | undefined): Paragraph
 /**
  * The title block printed at the top: one paragraph per value (per author) of each key the mapping names, in its
  * style, unless the template has a field for the key (a `{{title}}` placeholder or a content control), which is filled
- * instead. Returns the paragraphs and the keys used (printed or filled).
+ * instead. Returns the paragraphs and the keys used (printed or filled). `numberingOff` says whether a style's own
+ * numbering is to be turned off (State.numberingOff).
  */
 export function titleBlock(
   values: TitleValues,
   styles: Partial<Record<TitleKey, string | undefined>>,
   templateFields: ReadonlySet<TitleKey>,
+  numberingOff: (style: string) => boolean = () => false,
 ): { paragraphs: FileChild[]; used: Set<TitleKey> } {
   const paragraphs: FileChild[] = [];
   const used = new Set<TitleKey>();
@@ -83,7 +86,9 @@ export function titleBlock(
     if (templateFields.has(key)) used.add(key);
     else if (key in styles) {
       used.add(key);
-      for (const text of texts) paragraphs.push(line(key, text, styles[key]));
+      const style = styles[key];
+      const unnumbered = style !== undefined && numberingOff(style);
+      for (const text of texts) paragraphs.push(line(key, text, style, unnumbered));
     }
   }
   return { paragraphs, used };

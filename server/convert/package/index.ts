@@ -26,7 +26,7 @@ import {
 import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
 import { drawingIds, moveMediaParts } from './media.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
-import { mergeNumberingText, numberingSites } from './numbering.ts';
+import { mergeNumberingText, numberedStyleIds, numberingSites } from './numbering.ts';
 import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
@@ -59,6 +59,8 @@ interface Prepared {
   titleFieldParts: string[];
   /** The TOC of the template's text, when it has one (see toc.ts). */
   tocShell: Element[] | undefined;
+  /** The paragraph styles that carry numbering of their own, by id, with their names (templateNumberedStyles). */
+  numberedStyles: ReadonlyMap<string, string>;
 }
 
 const prepared = new WeakMap<Template, Prepared>();
@@ -97,10 +99,14 @@ function prepare(template: Template): Prepared {
     return root ? titleFieldsIn(children(root)).size > 0 : false;
   });
   const titleFields = titleFieldsIn(children(body.body));
+  const styles = open(siblingPath(main, 'styles.xml'));
+  const numbering = open(siblingPath(main, 'numbering.xml'));
+  const names = new Map(template.styles.map((s) => [s.id, s.name]));
   const result = {
     body,
-    styles: open(siblingPath(main, 'styles.xml')),
-    numbering: open(siblingPath(main, 'numbering.xml')),
+    styles,
+    numbering,
+    numberedStyles: new Map([...numberedStyleIds(styles, numbering)].map((id) => [id, names.get(id) ?? id])),
     fixed,
     titleFields,
     titleFieldParts,
@@ -127,6 +133,14 @@ function headersAndFooters(template: Template): string[] {
 /** The title block keys a template has places for in the body that stays: these are filled, not printed. */
 export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
   return prepare(template).titleFields;
+}
+
+/**
+ * The template's paragraph styles that number their paragraphs by themselves (w:numPr in the style or its base
+ * styles), by id, with their names: the compiler turns that numbering off where the element is not a list or heading.
+ */
+export function templateNumberedStyles(template: Template): ReadonlyMap<string, string> {
+  return prepare(template).numberedStyles;
 }
 
 /**

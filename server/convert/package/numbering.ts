@@ -187,6 +187,18 @@ export function stylesById(styles: XmlDocument | null): ReadonlyMap<string, Elem
   return index;
 }
 
+/**
+ * The paragraph styles of a template that carry numbering of their own (in their w:pPr or through their base styles)
+ * which the template's numbering part defines: a paragraph in one of them is numbered without a w:numPr of its own.
+ */
+export function numberedStyleIds(styles: XmlDocument | null, numbering: XmlDocument | null): Set<string> {
+  const numberingOf = styleNumberingOf(styles, numbering);
+  const out = new Set<string>();
+  for (const [id, style] of stylesById(styles))
+    if (wAttr(style, 'type') === 'paragraph' && numberingOf(id) !== undefined) out.add(id);
+  return out;
+}
+
 /** Finds the numbering a paragraph style carries, looking through its base styles and numbering style links. */
 function styleNumberingOf(
   styles: XmlDocument | null,

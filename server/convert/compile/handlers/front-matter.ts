@@ -69,7 +69,9 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   }
   // The title block (title-block.ts): printed in the mapped styles, or filled into the template's fields.
   state.titleValues = readTitleValues(record);
-  const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields);
+  const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields, (style) =>
+    state.numberingOff(style, 'title'),
+  );
   for (const key of block.used) used.add(key);
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
