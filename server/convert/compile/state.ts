@@ -8,7 +8,7 @@ import {
   type IParagraphOptions,
   type ParagraphChild,
 } from 'docx';
-import type { Definition, FootnoteDefinition, Nodes, RootContent } from 'mdast';
+import type { Definition, FootnoteDefinition, Heading, Nodes, RootContent } from 'mdast';
 import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles, TitleKey } from '../mapping.ts';
 import { docxText } from '../braces.ts';
@@ -36,6 +36,10 @@ export interface DocumentProperties {
   subject?: string;
   keywords?: string;
   description?: string;
+  /** The front matter's date as W3CDTF (dates.ts), for dcterms:created; absent: the conversion time. */
+  created?: string;
+  /** The front matter's `lang` (a BCP 47 tag), for dc:language. */
+  language?: string;
 }
 
 /** Formatting that flows down to the runs of inline content (Word runs cannot nest). */
@@ -107,6 +111,8 @@ export interface CompileOptions {
   outputLimit?: number;
   /** The template's paragraph styles that number their paragraphs by themselves: style id → name. */
   numberedStyles?: ReadonlyMap<string, string>;
+  /** The template's language (its Normal style's or document defaults' w:lang), for dates the front matter gives. */
+  language?: string;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -138,6 +144,12 @@ export class State {
   /** The front matter's title block values (title-block.ts). */
   titleValues: TitleValues = {};
   readonly templateFields: ReadonlySet<TitleKey>;
+  /** The template's language (CompileOptions.language). */
+  readonly templateLanguage: string | undefined;
+  /** The document's first heading, when there is one (a repeat of the printed title is not printed: front-matter.ts). */
+  firstHeading: Heading | undefined = undefined;
+  /** The first heading when it repeats the printed title: its bookmark is on the title line, it prints nothing. */
+  titleHeading: Heading | undefined = undefined;
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -179,6 +191,7 @@ export class State {
     this.options = options.options ?? DEFAULT_ELEMENT_OPTIONS;
     this.images = options.images;
     this.templateFields = options.templateFields ?? new Set();
+    this.templateLanguage = options.language;
     this.outputLimit = options.outputLimit ?? Infinity;
     this.numberedStyles = options.numberedStyles ?? new Map();
   }

@@ -1,4 +1,4 @@
-import { Paragraph, TextRun, type FileChild } from 'docx';
+import { Paragraph, TextRun, type FileChild, type ParagraphChild } from 'docx';
 import { TITLE_KEYS, type TitleKey } from '../mapping.ts';
 import { escapeBraces } from '../braces.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
@@ -22,9 +22,13 @@ function scalar(value: unknown): string | undefined {
 
 /**
  * Reads the title block from front matter: `title`, `subtitle`, `date` as text, `author` as one text or a list (of
- * texts, or of `{ name }` entries as pandoc and Quarto write them).
+ * texts, or of `{ name }` entries as pandoc and Quarto write them). `printDate` gives a date as printed (dates.ts);
+ * undefined: as written.
  */
-export function readTitleValues(record: Record<string, unknown>): TitleValues {
+export function readTitleValues(
+  record: Record<string, unknown>,
+  printDate: (value: unknown) => string | undefined = () => undefined,
+): TitleValues {
   const values: TitleValues = {};
   for (const key of TITLE_KEYS) {
     const raw = record[key];
@@ -33,7 +37,7 @@ export function readTitleValues(record: Record<string, unknown>): TitleValues {
       .map((entry) =>
         typeof entry === 'object' && entry !== null && !(entry instanceof Date) && 'name' in entry
           ? scalar(entry.name)
-          : scalar(entry),
+          : ((key === 'date' ? printDate(entry) : undefined) ?? scalar(entry)),
       )
       .filter((text): text is string => text !== undefined);
     if (texts.length > 0) values[key] = texts;
@@ -49,8 +53,17 @@ const FALLBACK: Record<TitleKey, { size?: number; bold?: boolean; italics?: bool
   date: { italics: true },
 };
 
-/** One line of the title block, right to left when its text is (as any paragraph); `unnumbered`: its style's numbering off. */
-function line(key: TitleKey, text: string, style: string | undefined, unnumbered = false): Paragraph {
+/**
+ * One line of the title block, right to left when its text is (as any paragraph); `unnumbered`: its style's numbering
+ * off; `wrap` puts something around its runs (a bookmark).
+ */
+function line(
+  key: TitleKey,
+  text: string,
+  style: string | undefined,
+  unnumbered: boolean,
+  wrap: (runs: ParagraphChild[]) => ParagraphChild[],
+): Paragraph {
   const clean = stripForbiddenXmlChars(text);
   const rtl = firstStrong(clean) === 'rtl';
   const look = style ? {} : FALLBACK[key];
@@ -59,9 +72,11 @@ function line(key: TitleKey, text: string, style: string | undefined, unnumbered
     ...(style ? { style } : {}),
     ...(rtl ? { bidirectional: true } : {}),
     ...(unnumbered ? { numbering: false as const } : {}),
-    children: segments.map(
-      (segment) =>
-        new TextRun({ text: escapeBraces(segment.text), ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
+    children: wrap(
+      segments.map(
+        (segment) =>
+          new TextRun({ text: escapeBraces(segment.text), ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
+      ),
     ),
   });
 }
@@ -69,27 +84,36 @@ function line(key: TitleKey, text: string, style: string | undefined, unnumbered
 /**
  * The title block printed at the top: one paragraph per value (per author) of each key the mapping names, in its
  * style, unless the template has a field for the key (a `{{title}}` placeholder or a content control), which is filled
- * instead. Returns the paragraphs and the keys used (printed or filled). `numberingOff` says whether a style's own
- * numbering is to be turned off (State.numberingOff).
+ * instead. Returns the paragraphs, the keys used (printed or filled) and those printed. `numberingOff` says whether a
+ * style's own numbering is to be turned off (State.numberingOff); `wrapTitle` puts something around the title's runs.
  */
 export function titleBlock(
   values: TitleValues,
   styles: Partial<Record<TitleKey, string | undefined>>,
   templateFields: ReadonlySet<TitleKey>,
-  numberingOff: (style: string) => boolean = () => false,
-): { paragraphs: FileChild[]; used: Set<TitleKey> } {
+  {
+    numberingOff = () => false,
+    wrapTitle = (runs) => runs,
+  }: {
+    numberingOff?: (style: string) => boolean;
+    wrapTitle?: (runs: ParagraphChild[]) => ParagraphChild[];
+  } = {},
+): { paragraphs: FileChild[]; used: Set<TitleKey>; printed: Set<TitleKey> } {
   const paragraphs: FileChild[] = [];
   const used = new Set<TitleKey>();
+  const printed = new Set<TitleKey>();
   for (const key of TITLE_KEYS) {
     const texts = values[key];
     if (!texts) continue;
     if (templateFields.has(key)) used.add(key);
     else if (key in styles) {
       used.add(key);
+      printed.add(key);
       const style = styles[key];
       const unnumbered = style !== undefined && numberingOff(style);
-      for (const text of texts) paragraphs.push(line(key, text, style, unnumbered));
+      const wrap = key === 'title' ? wrapTitle : (runs: ParagraphChild[]) => runs;
+      for (const text of texts) paragraphs.push(line(key, text, style, unnumbered, wrap));
     }
   }
-  return { paragraphs, used };
+  return { paragraphs, used, printed };
 }

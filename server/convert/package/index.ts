@@ -29,7 +29,7 @@ import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
 import { mergeNumberingText, numberedStyleIds, numberingSites } from './numbering.ts';
 import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
-import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
+import { addSupportStyles, languageOf, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
 import { serializeAroundAll } from './serialize.ts';
@@ -61,6 +61,8 @@ interface Prepared {
   tocShell: Element[] | undefined;
   /** The paragraph styles that carry numbering of their own, by id, with their names (templateNumberedStyles). */
   numberedStyles: ReadonlyMap<string, string>;
+  /** The language of the template's text (templateLanguage). */
+  language: string | undefined;
 }
 
 const prepared = new WeakMap<Template, Prepared>();
@@ -107,6 +109,7 @@ function prepare(template: Template): Prepared {
     styles,
     numbering,
     numberedStyles: new Map([...numberedStyleIds(styles, numbering)].map((id) => [id, names.get(id) ?? id])),
+    language: languageOf(styles),
     fixed,
     titleFields,
     titleFieldParts,
@@ -141,6 +144,11 @@ export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
  */
 export function templateNumberedStyles(template: Template): ReadonlyMap<string, string> {
   return prepare(template).numberedStyles;
+}
+
+/** The language of the template's text (w:lang of its Normal style, else of its document defaults), if it names one. */
+export function templateLanguage(template: Template): string | undefined {
+  return prepare(template).language;
 }
 
 /**

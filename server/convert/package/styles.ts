@@ -105,3 +105,17 @@ function defaultStyleId(styles: XmlDocument, type: string): string | undefined {
   );
   return style ? wAttr(style, 'styleId') : undefined;
 }
+
+/** The language a styles part gives text: w:lang of its default paragraph style, else of its document defaults. */
+export function languageOf(styles: XmlDocument | null): string | undefined {
+  const root = styles?.documentElement;
+  if (!styles || !root) return undefined;
+  const normal = defaultStyleId(styles, 'paragraph');
+  const style = children(root).find((s) => isW(s, 'style') && normal !== undefined && wAttr(s, 'styleId') === normal);
+  const defaults = wChild(wChild(wChild(root, 'docDefaults'), 'rPrDefault'), 'rPr');
+  for (const rPr of [wChild(style, 'rPr'), defaults]) {
+    const lang = wChild(rPr, 'lang');
+    if (lang && wAttr(lang, 'val')) return wAttr(lang, 'val');
+  }
+  return undefined;
+}
