@@ -138,6 +138,12 @@ describe("a mapped style's own numbering on code, quotes and body text (issue 32
     }
   });
 
+  it("keeps the style's own indentation on those paragraphs (LibreOffice drops it where numbering is turned off)", () => {
+    const ind = child(child(paragraph('A quote.'), 'pPr'), 'ind');
+    expect(ind?.getAttributeNS(W, 'left')).toBe('864');
+    expect(child(child(paragraph('first code'), 'pPr'), 'ind')).toBeUndefined();
+  });
+
   it('quotes whose style inherits numbering (basedOn) have it turned off too', () => {
     for (const words of ['A quote.', 'Another quote.']) expect(val(child(numPr(paragraph(words)), 'numId'))).toBe('0');
   });

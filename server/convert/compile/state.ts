@@ -5,6 +5,7 @@ import {
   ShadingType,
   TextRun,
   type FileChild,
+  type IIndentAttributesProperties,
   type IParagraphOptions,
   type ParagraphChild,
 } from 'docx';
@@ -109,8 +110,8 @@ export interface CompileOptions {
   templateFields?: ReadonlySet<TitleKey>;
   /** The most characters of Word XML the conversion may write (outputLimit); absent: unbounded. */
   outputLimit?: number;
-  /** The template's paragraph styles that number their paragraphs by themselves: style id → name. */
-  numberedStyles?: ReadonlyMap<string, string>;
+  /** The template's paragraph styles that number their paragraphs by themselves, by id: name and own indentation. */
+  numberedStyles?: ReadonlyMap<string, { name: string; indent?: IIndentAttributesProperties }>;
   /** The template's language (its Normal style's or document defaults' w:lang), for dates the front matter gives. */
   language?: string;
 }
@@ -172,8 +173,8 @@ export class State {
   /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
   rtl = false;
 
-  /** The template's paragraph styles that carry numbering (id → name), and those warned about. */
-  private readonly numberedStyles: ReadonlyMap<string, string>;
+  /** The template's paragraph styles that carry numbering (CompileOptions.numberedStyles), and those warned about. */
+  private readonly numberedStyles: NonNullable<CompileOptions['numberedStyles']>;
   private readonly numberingWarned = new Set<string>();
   private listInstances = 0;
   /** Characters of link targets docx will write, one relationship per link, before the package step merges them. */
@@ -422,23 +423,34 @@ export class State {
       const left = this.blockIndent(role);
       if (left > 0) options.indent = { left };
     }
-    if (!pending && role !== 'heading' && typeof options.style === 'string' && this.numberingOff(options.style, role))
+    const off =
+      !pending && role !== 'heading' && typeof options.style === 'string'
+        ? this.unnumbered(options.style, role)
+        : undefined;
+    if (off) {
       options.numbering = false;
+      options.indent ??= off.indent;
+    }
     return new Paragraph(options);
   }
 
   /**
-   * Whether a paragraph in `style` must turn the style's own numbering off: a numbered style (a template's Plain Text
-   * carrying its chapter numbers) numbers only lists and headings. Warned once per style.
+   * What a paragraph in `style` says to turn the style's own numbering off (a numbered style, as a template's Plain
+   * Text carrying its chapter numbers, numbers only lists and headings): `numbering: false` and the style's own
+   * indentation, which LibreOffice drops where numbering is turned off. Undefined for a style without numbering.
+   * Warned once per style.
    */
-  numberingOff(style: string, role: ParagraphRole | 'title'): boolean {
-    const name = this.numberedStyles.get(style);
-    if (name === undefined) return false;
+  unnumbered(
+    style: string,
+    role: ParagraphRole | 'title',
+  ): { numbering: false; indent?: IIndentAttributesProperties } | undefined {
+    const numbered = this.numberedStyles.get(style);
+    if (numbered === undefined) return undefined;
     if (!this.numberingWarned.has(style)) {
       this.numberingWarned.add(style);
-      this.warn(`style_numbering_off: ${name} (its numbering is not shown on ${NUMBERED_ELEMENTS[role]})`);
+      this.warn(`style_numbering_off: ${numbered.name} (its numbering is not shown on ${NUMBERED_ELEMENTS[role]})`);
     }
-    return true;
+    return { numbering: false, ...(numbered.indent ? { indent: numbered.indent } : {}) };
   }
 
   private listStyle(reference: string): string | undefined {
@@ -446,7 +458,7 @@ export class State {
   }
 }
 
-/** What the paragraphs of each role are, for the warning of a numbered style (State.numberingOff). */
+/** What the paragraphs of each role are, for the warning of a numbered style (State.unnumbered). */
 const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
   paragraph: 'paragraphs',
   heading: 'headings',

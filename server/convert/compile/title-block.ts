@@ -1,4 +1,4 @@
-import { Paragraph, TextRun, type FileChild, type ParagraphChild } from 'docx';
+import { Paragraph, TextRun, type FileChild, type IIndentAttributesProperties, type ParagraphChild } from 'docx';
 import { TITLE_KEYS, type TitleKey } from '../mapping.ts';
 import { escapeBraces } from '../braces.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
@@ -53,6 +53,9 @@ const FALLBACK: Record<TitleKey, { size?: number; bold?: boolean; italics?: bool
   date: { italics: true },
 };
 
+/** What a paragraph whose style carries numbering says instead (State.unnumbered). */
+export type Unnumbered = { numbering: false; indent?: IIndentAttributesProperties } | undefined;
+
 /**
  * One line of the title block, right to left when its text is (as any paragraph); `unnumbered`: its style's numbering
  * off; `wrap` puts something around its runs (a bookmark).
@@ -61,7 +64,7 @@ function line(
   key: TitleKey,
   text: string,
   style: string | undefined,
-  unnumbered: boolean,
+  unnumbered: Unnumbered,
   wrap: (runs: ParagraphChild[]) => ParagraphChild[],
 ): Paragraph {
   const clean = stripForbiddenXmlChars(text);
@@ -71,7 +74,7 @@ function line(
   return new Paragraph({
     ...(style ? { style } : {}),
     ...(rtl ? { bidirectional: true } : {}),
-    ...(unnumbered ? { numbering: false as const } : {}),
+    ...unnumbered,
     children: wrap(
       segments.map(
         (segment) =>
@@ -85,17 +88,17 @@ function line(
  * The title block printed at the top: one paragraph per value (per author) of each key the mapping names, in its
  * style, unless the template has a field for the key (a `{{title}}` placeholder or a content control), which is filled
  * instead. Returns the paragraphs, the keys used (printed or filled) and those printed. `numberingOff` says whether a
- * style's own numbering is to be turned off (State.numberingOff); `wrapTitle` puts something around the title's runs.
+ * style's own numbering is to be turned off, and what the line says instead (State.unnumbered); `wrapTitle` puts something around the title's runs.
  */
 export function titleBlock(
   values: TitleValues,
   styles: Partial<Record<TitleKey, string | undefined>>,
   templateFields: ReadonlySet<TitleKey>,
   {
-    numberingOff = () => false,
+    numberingOff = () => undefined,
     wrapTitle = (runs) => runs,
   }: {
-    numberingOff?: (style: string) => boolean;
+    numberingOff?: (style: string) => Unnumbered;
     wrapTitle?: (runs: ParagraphChild[]) => ParagraphChild[];
   } = {},
 ): { paragraphs: FileChild[]; used: Set<TitleKey>; printed: Set<TitleKey> } {
@@ -110,7 +113,7 @@ export function titleBlock(
       used.add(key);
       printed.add(key);
       const style = styles[key];
-      const unnumbered = style !== undefined && numberingOff(style);
+      const unnumbered = style === undefined ? undefined : numberingOff(style);
       const wrap = key === 'title' ? wrapTitle : (runs: ParagraphChild[]) => runs;
       for (const text of texts) paragraphs.push(line(key, text, style, unnumbered, wrap));
     }

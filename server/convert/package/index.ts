@@ -26,7 +26,7 @@ import {
 import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
 import { drawingIds, moveMediaParts } from './media.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
-import { mergeNumberingText, numberedStyleIds, numberingSites } from './numbering.ts';
+import { mergeNumberingText, numberedStyles, numberingSites, type StyleIndent } from './numbering.ts';
 import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { addSupportStyles, languageOf, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
@@ -60,7 +60,7 @@ interface Prepared {
   /** The TOC of the template's text, when it has one (see toc.ts). */
   tocShell: Element[] | undefined;
   /** The paragraph styles that carry numbering of their own, by id, with their names (templateNumberedStyles). */
-  numberedStyles: ReadonlyMap<string, string>;
+  numberedStyles: ReadonlyMap<string, NumberedStyle>;
   /** The language of the template's text (templateLanguage). */
   language: string | undefined;
 }
@@ -108,7 +108,12 @@ function prepare(template: Template): Prepared {
     body,
     styles,
     numbering,
-    numberedStyles: new Map([...numberedStyleIds(styles, numbering)].map((id) => [id, names.get(id) ?? id])),
+    numberedStyles: new Map(
+      [...numberedStyles(styles, numbering)].map(([id, indent]) => [
+        id,
+        { name: names.get(id) ?? id, ...(indent ? { indent } : {}) },
+      ]),
+    ),
     language: languageOf(styles),
     fixed,
     titleFields,
@@ -138,11 +143,17 @@ export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
   return prepare(template).titleFields;
 }
 
+/** A paragraph style that numbers its paragraphs by itself: its name, and its own indentation (numbering.ts). */
+export interface NumberedStyle {
+  name: string;
+  indent?: StyleIndent;
+}
+
 /**
  * The template's paragraph styles that number their paragraphs by themselves (w:numPr in the style or its base
- * styles), by id, with their names: the compiler turns that numbering off where the element is not a list or heading.
+ * styles), by id: the compiler turns that numbering off where the element is not a list or heading.
  */
-export function templateNumberedStyles(template: Template): ReadonlyMap<string, string> {
+export function templateNumberedStyles(template: Template): ReadonlyMap<string, NumberedStyle> {
   return prepare(template).numberedStyles;
 }
 

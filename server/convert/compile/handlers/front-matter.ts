@@ -97,7 +97,7 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
       ? heading
       : undefined;
   const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields, {
-    numberingOff: (style) => state.numberingOff(style, 'title'),
+    numberingOff: (style) => state.unnumbered(style, 'title'),
     ...(repeated ? { wrapTitle: (runs) => state.anchors.bookmark(repeated, runs) } : {}),
   });
   if (repeated && block.printed.has('title')) state.titleHeading = repeated;
