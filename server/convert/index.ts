@@ -9,7 +9,7 @@ import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
 import { renderHere, type Renderer } from './images/render.ts';
-import { packageDocument, templateTitleFields } from './package/index.ts';
+import { packageDocument, templateLanguage, templateNumberedStyles, templateTitleFields } from './package/index.ts';
 import { parseMarkdown } from './parse/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
@@ -107,6 +107,8 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     highlighting: options.code_highlighting === 'on' ? await codeHighlighting(parsed.tree, template) : undefined,
     images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
     templateFields: templateTitleFields(template),
+    numberedStyles: templateNumberedStyles(template),
+    language: templateLanguage(template),
     outputLimit: outputLimit(input.markdown.length),
   });
   const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });

@@ -74,7 +74,8 @@ describe('a template with places for the title block', () => {
     expect(paragraphs(xml)).toEqual([
       'The Engine',
       'Ada Lovelace, Charles Babbage',
-      'Date: 1843-07-01',
+      // A date fills its place as it is printed: the day in the document's language (issue 32).
+      'Date: July 1, 1843',
       // The subtitle has no place in the template: printed at the top of the content.
       'A history',
       // A user's own text is never a placeholder.

@@ -63,6 +63,11 @@ function sentence(code: string, count: number, details: string[], line: number |
       return `${plural(count, 'page break', 'page breaks')} in a footnote${line === null ? '' : ` (line ${line})`} ${count === 1 ? 'was' : 'were'} left out: a footnote has no page of its own to break.`;
     case 'missing_style':
       return `The template has no style ${names(details, (name) => `“${name}”`)}; Word’s built-in formatting was used instead. Pick another style in the mapping, or add it to the template.`;
+    case 'style_numbering_off': {
+      const one = details.length === 1;
+      const styles = names(details, (name) => `“${name.replace(/ \(.*$/, '')}”`);
+      return `The template’s ${one ? 'style' : 'styles'} ${styles} ${one ? 'numbers its' : 'number their'} paragraphs by ${one ? 'itself' : 'themselves'}: the numbers were left off the code, quotes and paragraphs in ${one ? 'it' : 'them'}, as only lists and headings are numbered.`;
+    }
     case 'list_depth_exceeded':
       return `Lists nest deeper than Word’s 9 levels (${names(details)} levels); deeper items were kept at level 9.`;
     case 'footnote_not_printed':

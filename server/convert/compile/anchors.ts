@@ -128,6 +128,11 @@ export class AnchorIndex {
     return undefined;
   }
 
+  /** The bookmark name of a heading or anchor node. */
+  nameOf(node: Node): string | undefined {
+    return this.names.get(node);
+  }
+
   /** A bookmark id (w:id), counted per conversion so the output is reproducible. */
   newId(): number {
     this.nextId += 1;

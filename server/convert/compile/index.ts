@@ -27,6 +27,7 @@ import { pageBreak, thematicBreak } from './handlers/thematic-break.ts';
 import type { ConversionStats } from '../parse/stats.ts';
 import type { Anchor } from '../parse/html-anchors.ts';
 import type { TocRequest } from './toc.ts';
+import type { HeadingEntry } from './anchors.ts';
 import type { ParsedMarkdown } from '../parse/index.ts';
 import type { WarningDetail } from '../warning-list.ts';
 
@@ -120,6 +121,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   collectDefinitions(tree, state);
   state.anchors.collect(tree);
   state.toc.findMarkers(tree);
+  state.firstHeading = tree.children.find((node) => node.type === 'heading');
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
   const children = separateTables(state.blocks(tree.children));
   // A page break at the very end: its own paragraph, as there is no block after it to start a page.
@@ -143,7 +145,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     stats,
     noteMarks: noteMarks(state.noteSites),
     tokenKinds: state.tokenKinds,
-    ...(state.toc.written ? { toc: state.toc.request(state.anchors.headings) } : {}),
+    ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
   };
 }
 
@@ -158,6 +160,12 @@ function separateTables(children: FileChild[]): FileChild[] {
     out.push(child);
   }
   return out;
+}
+
+/** The headings a table of contents lists: all but one that repeated the title and was not printed. */
+function tocHeadings(state: State): HeadingEntry[] {
+  const left = state.titleHeading ? state.anchors.nameOf(state.titleHeading) : undefined;
+  return left === undefined ? state.anchors.headings : state.anchors.headings.filter((h) => h.bookmark !== left);
 }
 
 /** Collects link and footnote definitions anywhere in the tree, in document order: the first of a label wins. */

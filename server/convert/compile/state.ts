@@ -7,10 +7,11 @@ import {
   ShadingType,
   TextRun,
   type FileChild,
+  type IIndentAttributesProperties,
   type IParagraphOptions,
   type ParagraphChild,
 } from 'docx';
-import type { Definition, FootnoteDefinition, Nodes, RootContent } from 'mdast';
+import type { Definition, FootnoteDefinition, Heading, Nodes, RootContent } from 'mdast';
 import { DEFAULT_ELEMENT_OPTIONS, type ElementOptions } from '../element-options.ts';
 import type { ResolvedStyles, TitleKey } from '../mapping.ts';
 import { docxText } from '../braces.ts';
@@ -40,6 +41,10 @@ export interface DocumentProperties {
   subject?: string;
   keywords?: string;
   description?: string;
+  /** The front matter's date as W3CDTF (dates.ts), for dcterms:created; absent: the conversion time. */
+  created?: string;
+  /** The front matter's `lang` (a BCP 47 tag), for dc:language. */
+  language?: string;
 }
 
 /** Formatting that flows down to the runs of inline content (Word runs cannot nest). */
@@ -113,6 +118,10 @@ export interface CompileOptions {
   outputLimit?: number;
   /** Highlights fenced code (highlight/index.ts); absent: all code is plain. */
   highlighting?: CodeHighlighting | undefined;
+  /** The template's paragraph styles that number their paragraphs by themselves, by id: name and own indentation. */
+  numberedStyles?: ReadonlyMap<string, { name: string; indent?: IIndentAttributesProperties }>;
+  /** The template's language (its Normal style's or document defaults' w:lang), for dates the front matter gives. */
+  language?: string;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -148,6 +157,12 @@ export class State {
   readonly tallEquations = new WeakSet<ParagraphChild>();
   /** The token kinds of the highlighted code written (the package step adds their styles where the template lacks them). */
   readonly tokenKinds = new Set<TokenKind>();
+  /** The template's language (CompileOptions.language). */
+  readonly templateLanguage: string | undefined;
+  /** The document's first heading, when there is one (a repeat of the printed title is not printed: front-matter.ts). */
+  firstHeading: Heading | undefined = undefined;
+  /** The first heading when it repeats the printed title: its bookmark is on the title line, it prints nothing. */
+  titleHeading: Heading | undefined = undefined;
 
   /** Current inline formatting. */
   inline: InlineContext = {};
@@ -177,6 +192,9 @@ export class State {
   /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
   rtl = false;
 
+  /** The template's paragraph styles that carry numbering (CompileOptions.numberedStyles), and those warned about. */
+  private readonly numberedStyles: NonNullable<CompileOptions['numberedStyles']>;
+  private readonly numberingWarned = new Set<string>();
   private listInstances = 0;
   /** Characters of link targets docx will write, one relationship per link, before the package step merges them. */
   private linkTargetChars = 0;
@@ -194,8 +212,10 @@ export class State {
     this.options = options.options ?? DEFAULT_ELEMENT_OPTIONS;
     this.images = options.images;
     this.templateFields = options.templateFields ?? new Set();
+    this.templateLanguage = options.language;
     this.outputLimit = options.outputLimit ?? Infinity;
     this.highlighting = options.highlighting;
+    this.numberedStyles = options.numberedStyles ?? new Map();
   }
 
   /**
@@ -464,6 +484,14 @@ export class State {
       const left = this.blockIndent(role);
       if (left > 0) options.indent = { left };
     }
+    const off =
+      !pending && role !== 'heading' && typeof options.style === 'string'
+        ? this.unnumbered(options.style, role)
+        : undefined;
+    if (off) {
+      options.numbering = false;
+      options.indent ??= off.indent;
+    }
     return new Paragraph(options);
   }
 
@@ -480,10 +508,41 @@ export class State {
     return earlier;
   }
 
+  /**
+   * What a paragraph in `style` says to turn the style's own numbering off (a numbered style, as a template's Plain
+   * Text carrying its chapter numbers, numbers only lists and headings): `numbering: false` and the style's own
+   * indentation, which LibreOffice drops where numbering is turned off. Undefined for a style without numbering.
+   * Warned once per style.
+   */
+  unnumbered(
+    style: string,
+    role: ParagraphRole | 'title',
+  ): { numbering: false; indent?: IIndentAttributesProperties } | undefined {
+    const numbered = this.numberedStyles.get(style);
+    if (numbered === undefined) return undefined;
+    if (!this.numberingWarned.has(style)) {
+      this.numberingWarned.add(style);
+      this.warn(`style_numbering_off: ${numbered.name} (its numbering is not shown on ${NUMBERED_ELEMENTS[role]})`);
+    }
+    return { numbering: false, ...(numbered.indent ? { indent: numbered.indent } : {}) };
+  }
+
   private listStyle(reference: string): string | undefined {
     return reference === 'bullet' ? this.styles.list_bullet : this.styles.list_ordered;
   }
 }
+
+/** What the paragraphs of each role are, for the warning of a numbered style (State.unnumbered). */
+const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
+  paragraph: 'paragraphs',
+  heading: 'headings',
+  code: 'code blocks',
+  list: 'paragraphs',
+  quote: 'quotes',
+  cell: 'table cells',
+  footnote: 'footnotes',
+  title: 'the title block',
+};
 
 /** Built-in look of a quote when the mapping names no (existing) quote style: a bar on the left, italic grey text. */
 const QUOTE_FALLBACK = {

@@ -1,4 +1,4 @@
-import { Paragraph, TextRun, type FileChild } from 'docx';
+import { Paragraph, TextRun, type FileChild, type IIndentAttributesProperties, type ParagraphChild } from 'docx';
 import { TITLE_KEYS, type TitleKey } from '../mapping.ts';
 import { escapeBraces } from '../braces.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
@@ -22,9 +22,13 @@ function scalar(value: unknown): string | undefined {
 
 /**
  * Reads the title block from front matter: `title`, `subtitle`, `date` as text, `author` as one text or a list (of
- * texts, or of `{ name }` entries as pandoc and Quarto write them).
+ * texts, or of `{ name }` entries as pandoc and Quarto write them). `printDate` gives a date as printed (dates.ts);
+ * undefined: as written.
  */
-export function readTitleValues(record: Record<string, unknown>): TitleValues {
+export function readTitleValues(
+  record: Record<string, unknown>,
+  printDate: (value: unknown) => string | undefined = () => undefined,
+): TitleValues {
   const values: TitleValues = {};
   for (const key of TITLE_KEYS) {
     const raw = record[key];
@@ -33,7 +37,7 @@ export function readTitleValues(record: Record<string, unknown>): TitleValues {
       .map((entry) =>
         typeof entry === 'object' && entry !== null && !(entry instanceof Date) && 'name' in entry
           ? scalar(entry.name)
-          : scalar(entry),
+          : ((key === 'date' ? printDate(entry) : undefined) ?? scalar(entry)),
       )
       .filter((text): text is string => text !== undefined);
     if (texts.length > 0) values[key] = texts;
@@ -49,8 +53,20 @@ const FALLBACK: Record<TitleKey, { size?: number; bold?: boolean; italics?: bool
   date: { italics: true },
 };
 
-/** One line of the title block, right to left when its text is (as any paragraph). */
-function line(key: TitleKey, text: string, style: string | undefined): Paragraph {
+/** What a paragraph whose style carries numbering says instead (State.unnumbered). */
+export type Unnumbered = { numbering: false; indent?: IIndentAttributesProperties } | undefined;
+
+/**
+ * One line of the title block, right to left when its text is (as any paragraph); `unnumbered`: its style's numbering
+ * off; `wrap` puts something around its runs (a bookmark).
+ */
+function line(
+  key: TitleKey,
+  text: string,
+  style: string | undefined,
+  unnumbered: Unnumbered,
+  wrap: (runs: ParagraphChild[]) => ParagraphChild[],
+): Paragraph {
   const clean = stripForbiddenXmlChars(text);
   const rtl = firstStrong(clean) === 'rtl';
   const look = style ? {} : FALLBACK[key];
@@ -58,9 +74,12 @@ function line(key: TitleKey, text: string, style: string | undefined): Paragraph
   return new Paragraph({
     ...(style ? { style } : {}),
     ...(rtl ? { bidirectional: true } : {}),
-    children: segments.map(
-      (segment) =>
-        new TextRun({ text: escapeBraces(segment.text), ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
+    ...unnumbered,
+    children: wrap(
+      segments.map(
+        (segment) =>
+          new TextRun({ text: escapeBraces(segment.text), ...look, ...(segment.rtl ? { rightToLeft: true } : {}) }),
+      ),
     ),
   });
 }
@@ -72,26 +91,40 @@ const WORD_NAME: Record<TitleKey, string> = { title: 'Title', subtitle: 'Subtitl
  * The title block printed at the top: one paragraph per value (per author) of each key, in the style the mapping
  * names, unless the template has a field for the key (a `{{title}}` placeholder or a content control), which is filled
  * instead. A key the mapping names no style for is printed in built-in formatting, never dropped, and is in
- * `unstyled` for its warning. Returns the paragraphs and the keys used (printed or filled).
+ * `unstyled` for its warning. Returns the paragraphs, the keys used (printed or filled) and those printed.
+ * `numberingOff` says whether a style's own numbering is to be turned off, and what the line says instead
+ * (State.unnumbered); `wrapTitle` puts something around the title's runs.
  */
 export function titleBlock(
   values: TitleValues,
   styles: Partial<Record<TitleKey, string | undefined>>,
   templateFields: ReadonlySet<TitleKey>,
-): { paragraphs: FileChild[]; used: Set<TitleKey>; unstyled: string[] } {
+  {
+    numberingOff = () => undefined,
+    wrapTitle = (runs) => runs,
+  }: {
+    numberingOff?: (style: string) => Unnumbered;
+    wrapTitle?: (runs: ParagraphChild[]) => ParagraphChild[];
+  } = {},
+): { paragraphs: FileChild[]; used: Set<TitleKey>; printed: Set<TitleKey>; unstyled: string[] } {
   const paragraphs: FileChild[] = [];
   const used = new Set<TitleKey>();
+  const printed = new Set<TitleKey>();
   const unstyled: string[] = [];
   for (const key of TITLE_KEYS) {
     const texts = values[key];
     if (!texts) continue;
     used.add(key);
     if (templateFields.has(key)) continue;
+    printed.add(key);
     if (!(key in styles))
       unstyled.push(
         `missing_style: ${WORD_NAME[key]} (the mapping names no style for the front matter ${key}: printed in built-in formatting)`,
       );
-    for (const text of texts) paragraphs.push(line(key, text, styles[key]));
+    const style = styles[key];
+    const unnumbered = style === undefined ? undefined : numberingOff(style);
+    const wrap = key === 'title' ? wrapTitle : (runs: ParagraphChild[]) => runs;
+    for (const text of texts) paragraphs.push(line(key, text, style, unnumbered, wrap));
   }
-  return { paragraphs, used, unstyled };
+  return { paragraphs, used, printed, unstyled };
 }

@@ -4,7 +4,10 @@ import { stripForbiddenXmlChars } from '../xml.ts';
 import { serializePart } from './dom.ts';
 import { NS } from './namespaces.ts';
 
-/** docProps/core.xml with the front matter's properties (the template's author and dates belong to the template). */
+/**
+ * docProps/core.xml with the front matter's properties (the template's author and dates belong to the template):
+ * created is the front matter's date when it gives one, modified the conversion's time.
+ */
 export function corePropertiesXml(props: DocumentProperties, created: Date): string {
   const doc = new DOMImplementation().createDocument(NS.cp, 'cp:coreProperties', null);
   const root = doc.documentElement;
@@ -25,8 +28,10 @@ export function corePropertiesXml(props: DocumentProperties, created: Date): str
   add(NS.dc, 'dc:creator', props.creator);
   add(NS.cp, 'cp:keywords', props.keywords);
   add(NS.dc, 'dc:description', props.description);
+  add(NS.dc, 'dc:language', props.language);
   add(NS.cp, 'cp:lastModifiedBy', 'Docwright');
-  add(NS.dcterms, 'dcterms:created', date, true);
+  // The front matter's date is the document's (its day is printed in the title block); else the conversion's time.
+  add(NS.dcterms, 'dcterms:created', props.created ?? date, true);
   add(NS.dcterms, 'dcterms:modified', date, true);
   return serializePart(doc);
 }

@@ -26,10 +26,10 @@ import {
 import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } from './footnotes.ts';
 import { drawingIds, moveMediaParts } from './media.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
-import { mergeNumberingText, numberingSites } from './numbering.ts';
+import { mergeNumberingText, numberedStyles, numberingSites, type StyleIndent } from './numbering.ts';
 import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
-import { addSupportStyles, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
+import { addSupportStyles, languageOf, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { addTokenStyles } from './token-styles.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
@@ -60,6 +60,10 @@ interface Prepared {
   titleFieldParts: string[];
   /** The TOC of the template's text, when it has one (see toc.ts). */
   tocShell: Element[] | undefined;
+  /** The paragraph styles that carry numbering of their own, by id, with their names (templateNumberedStyles). */
+  numberedStyles: ReadonlyMap<string, NumberedStyle>;
+  /** The language of the template's text (templateLanguage). */
+  language: string | undefined;
 }
 
 const prepared = new WeakMap<Template, Prepared>();
@@ -98,10 +102,20 @@ function prepare(template: Template): Prepared {
     return root ? titleFieldsIn(children(root)).size > 0 : false;
   });
   const titleFields = titleFieldsIn(children(body.body));
+  const styles = open(siblingPath(main, 'styles.xml'));
+  const numbering = open(siblingPath(main, 'numbering.xml'));
+  const names = new Map(template.styles.map((s) => [s.id, s.name]));
   const result = {
     body,
-    styles: open(siblingPath(main, 'styles.xml')),
-    numbering: open(siblingPath(main, 'numbering.xml')),
+    styles,
+    numbering,
+    numberedStyles: new Map(
+      [...numberedStyles(styles, numbering)].map(([id, indent]) => [
+        id,
+        { name: names.get(id) ?? id, ...(indent ? { indent } : {}) },
+      ]),
+    ),
+    language: languageOf(styles),
     fixed,
     titleFields,
     titleFieldParts,
@@ -128,6 +142,25 @@ function headersAndFooters(template: Template): string[] {
 /** The title block keys a template has places for in the body that stays: these are filled, not printed. */
 export function templateTitleFields(template: Template): ReadonlySet<TitleKey> {
   return prepare(template).titleFields;
+}
+
+/** A paragraph style that numbers its paragraphs by itself: its name, and its own indentation (numbering.ts). */
+export interface NumberedStyle {
+  name: string;
+  indent?: StyleIndent;
+}
+
+/**
+ * The template's paragraph styles that number their paragraphs by themselves (w:numPr in the style or its base
+ * styles), by id: the compiler turns that numbering off where the element is not a list or heading.
+ */
+export function templateNumberedStyles(template: Template): ReadonlyMap<string, NumberedStyle> {
+  return prepare(template).numberedStyles;
+}
+
+/** The language of the template's text (w:lang of its Normal style, else of its document defaults), if it names one. */
+export function templateLanguage(template: Template): string | undefined {
+  return prepare(template).language;
 }
 
 /**

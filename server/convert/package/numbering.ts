@@ -187,6 +187,64 @@ export function stylesById(styles: XmlDocument | null): ReadonlyMap<string, Elem
   return index;
 }
 
+/** A paragraph style's own indentation (its w:ind, or its nearest base style's), in twips. */
+export interface StyleIndent {
+  left?: number;
+  right?: number;
+  hanging?: number;
+  firstLine?: number;
+}
+
+/**
+ * The paragraph styles of a template that carry numbering of their own (in their w:pPr or through their base styles)
+ * which the template's numbering part defines, each with its own indentation: a paragraph in one of them is numbered
+ * without a w:numPr of its own. (LibreOffice drops a style's indentation where a paragraph turns its numbering off, so
+ * the paragraph says it again; Word shows the same.)
+ */
+export function numberedStyles(
+  styles: XmlDocument | null,
+  numbering: XmlDocument | null,
+): Map<string, StyleIndent | undefined> {
+  const byId = stylesById(styles);
+  const numberingOf = styleNumberingOf(styles, numbering);
+  const out = new Map<string, StyleIndent | undefined>();
+  for (const [id, style] of byId)
+    if (wAttr(style, 'type') === 'paragraph' && numberingOf(id) !== undefined) out.set(id, styleIndent(byId, id));
+  return out;
+}
+
+/** The first w:ind along a style's base styles, its twip values read (character units are left to the style). */
+function styleIndent(byId: ReadonlyMap<string, Element>, styleId: string): StyleIndent | undefined {
+  const seen = new Set<string>();
+  for (
+    let id: string | undefined = styleId;
+    id && !seen.has(id);
+    id = val(wChild(byId.get(id), 'basedOn')) || undefined
+  ) {
+    seen.add(id);
+    const ind = wChild(wChild(byId.get(id), 'pPr'), 'ind');
+    if (!ind) continue;
+    const twips = (...names: string[]): number | undefined => {
+      for (const name of names) {
+        const n = Number(wAttr(ind, name));
+        if (wAttr(ind, name) !== '' && Number.isInteger(n)) return n;
+      }
+      return undefined;
+    };
+    const indent: StyleIndent = {};
+    const left = twips('left', 'start');
+    const right = twips('right', 'end');
+    const hanging = twips('hanging');
+    const firstLine = twips('firstLine');
+    if (left !== undefined) indent.left = left;
+    if (right !== undefined) indent.right = right;
+    if (hanging !== undefined) indent.hanging = hanging;
+    else if (firstLine !== undefined) indent.firstLine = firstLine;
+    return Object.keys(indent).length > 0 ? indent : undefined;
+  }
+  return undefined;
+}
+
 /** Finds the numbering a paragraph style carries, looking through its base styles and numbering style links. */
 function styleNumberingOf(
   styles: XmlDocument | null,

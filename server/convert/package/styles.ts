@@ -1,6 +1,6 @@
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { findStyle, type TemplateStyle } from '../template/styles.ts';
-import { parsePart, setWAttr, wAttr, wElementsIn } from './dom.ts';
+import { children, isW, parsePart, setWAttr, wAttr, wChild, wElement, wElementsIn } from './dom.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 
 /**
@@ -60,7 +60,9 @@ export function supportStyleId(templateStyles: readonly TemplateStyle[], id: str
 
 /**
  * Adds to the template's styles (`open` parses them, only then) the definitions of the support styles in
- * `referenced` that the template has neither by name nor by id; returns the styles part when it changed, else null.
+ * `referenced` that the template has neither by name nor by id, each based on the template's default style of its
+ * type (its Normal, whatever its id), so it inherits the template's font, size and spacing rather than Word's defaults;
+ * returns the styles part when it changed, else null.
  */
 export function addSupportStyles(
   open: () => XmlDocument | null,
@@ -76,11 +78,44 @@ export function addSupportStyles(
     if (!templateStyles.some((s) => s.id === support.id) && (styles ??= open())?.documentElement) {
       const definition = parsePart(`<w:styles xmlns:w="${NS.w}">${support.xml}</w:styles>`, 'styles.xml')
         .documentElement?.firstChild;
-      if (definition) styles.documentElement.appendChild(styles.importNode(definition, true));
+      if (definition) {
+        const added = styles.importNode(definition, true) as Element;
+        const base = defaultStyleId(styles, support.type);
+        if (base !== undefined)
+          added.insertBefore(wElement(styles, 'basedOn', { val: base }), wChild(added, 'name')?.nextSibling ?? null);
+        styles.documentElement.appendChild(added);
+      }
       changed = true;
     }
   }
   if (!changed || !styles) return null;
   declareNamespaces(styles);
   return styles;
+}
+
+/** ST_OnOff's values for on. */
+const ON = new Set(['1', 'true', 'on']);
+
+/** The id of a styles part's default style of `type` (`w:default` on: Normal, Default Paragraph Font), if any. */
+function defaultStyleId(styles: XmlDocument, type: string): string | undefined {
+  const root = styles.documentElement;
+  if (!root) return undefined;
+  const style = children(root).find(
+    (s) => isW(s, 'style') && wAttr(s, 'type') === type && ON.has(wAttr(s, 'default')) && wAttr(s, 'styleId') !== '',
+  );
+  return style ? wAttr(style, 'styleId') : undefined;
+}
+
+/** The language a styles part gives text: w:lang of its default paragraph style, else of its document defaults. */
+export function languageOf(styles: XmlDocument | null): string | undefined {
+  const root = styles?.documentElement;
+  if (!styles || !root) return undefined;
+  const normal = defaultStyleId(styles, 'paragraph');
+  const style = children(root).find((s) => isW(s, 'style') && normal !== undefined && wAttr(s, 'styleId') === normal);
+  const defaults = wChild(wChild(wChild(root, 'docDefaults'), 'rPrDefault'), 'rPr');
+  for (const rPr of [wChild(style, 'rPr'), defaults]) {
+    const lang = wChild(rPr, 'lang');
+    if (lang && wAttr(lang, 'val')) return wAttr(lang, 'val');
+  }
+  return undefined;
 }

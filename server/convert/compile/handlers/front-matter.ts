@@ -1,6 +1,8 @@
 import type { FileChild } from 'docx';
 import type { Code, Yaml } from 'mdast';
+import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
+import { languageTag, printedDate, propertyDate } from '../dates.ts';
 import type { DocumentProperties, State } from '../state.ts';
 import { readTitleValues, titleBlock } from '../title-block.ts';
 import { tocFrontMatter } from '../toc.ts';
@@ -26,6 +28,12 @@ function asText(value: unknown): string | undefined {
     return parts.length > 0 ? parts.join(', ') : undefined;
   }
   return undefined;
+}
+
+/** Whether two texts say the same, ignoring case, spacing and Unicode's composition. */
+function sameText(a: string, b: string): boolean {
+  const fold = (s: string) => s.normalize('NFC').replace(/\s+/g, ' ').trim().toLowerCase();
+  return fold(a) !== '' && fold(a) === fold(b);
 }
 
 /** Front matter that cannot be read stays in the document as a code block, with the warning saying so. */
@@ -67,9 +75,32 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
       break;
     }
   }
+  // `lang` names the document's language (dc:language) and the one its date is printed in; else the template's.
+  const language = languageTag(record.lang);
+  if (language !== undefined) {
+    state.properties.language = language;
+    used.add('lang');
+  }
+  // The date's value is the document's creation date (dcterms:created); its day is printed (dates.ts).
+  const created = propertyDate(record.date);
+  if (created !== undefined) {
+    state.properties.created = created;
+    used.add('date');
+  }
   // The title block (title-block.ts): printed in the mapped styles, or filled into the template's fields.
-  state.titleValues = readTitleValues(record);
-  const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields);
+  state.titleValues = readTitleValues(record, (value) => printedDate(value, language ?? state.templateLanguage));
+  // A first heading that says the title again is not printed: the title line stays, with the heading's bookmark.
+  const heading = state.firstHeading;
+  const title = state.titleValues.title;
+  const repeated =
+    heading && title?.length === 1 && sameText(title[0] ?? '', toString(heading, { includeImageAlt: false }))
+      ? heading
+      : undefined;
+  const block = titleBlock(state.titleValues, state.styles.titleBlock, state.templateFields, {
+    numberingOff: (style) => state.unnumbered(style, 'title'),
+    ...(repeated ? { wrapTitle: (runs) => state.anchors.bookmark(repeated, runs) } : {}),
+  });
+  if (repeated && block.printed.has('title')) state.titleHeading = repeated;
   for (const key of block.used) used.add(key);
   for (const warning of block.unstyled) state.warn(warning);
   const toc = tocFrontMatter(state, record);
