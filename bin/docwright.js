@@ -58,7 +58,11 @@ if (Number(process.versions.node.split('.')[0]) < MIN_MAJOR) {
   }
   relaunch(node, serverCommand ? SERVER_NODE_FLAGS : []);
 } else if (serverCommand && !hasServerFlags(process.execArgv, SERVER_NODE_FLAGS)) {
-  relaunch(process.execPath, [...process.execArgv, ...SERVER_NODE_FLAGS]);
+  // Those missing only: a launcher on an older Node gave the base ones (bin/server-flags.mjs).
+  relaunch(process.execPath, [
+    ...process.execArgv,
+    ...SERVER_NODE_FLAGS.filter((flag) => !process.execArgv.includes(flag)),
+  ]);
 } else {
   await runCli();
 }

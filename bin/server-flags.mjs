@@ -11,8 +11,27 @@
 // path (server/convert-pool/worker.ts), with V8's gc, which only this flag gives; set here, since nothing may switch a
 // V8 flag on while the server runs. Measured on the HTTPS load (9 KB, 1 client, twice each, a busy machine): 37.7 and
 // 36.6 -> 34.9 and 33.1 ms of CPU per conversion.
-// docs/performance.md, "The server process's V8 flags".
-export const SERVER_NODE_FLAGS = ['--single-threaded-gc', '--no-allocation-site-pretenuring', '--expose-gc'];
+// --no-memory-pool-share-memory-on-teardown: a conversion worker that ends (idle, server/convert-pool/pool.ts) gives
+// its heap's pages back to the system at once; by default V8 pools them for another isolate and frees them from a
+// task of one that may never run on a server at rest: 100+ MB stayed (measured 286-307 MB at rest, 195 when freed).
+// --managed-zone-memory: V8's compilers take their zone memory as V8's pages (freed with the worker) instead of from
+// malloc, whose arenas kept ~25 MB of each dead worker's. Both: 120 KB twice through a server, then at rest 162 MB
+// where it was 286-307 MB, the same CPU per conversion; test/server-at-rest.test.ts.
+// docs/performance.md, "The speed machinery".
+const BASE_FLAGS = ['--single-threaded-gc', '--no-allocation-site-pretenuring', '--expose-gc'];
+/** V8 14's (Node 26, Electron 41): an older V8 (Node 22, 24) refuses a flag it does not know as a bad option. */
+const V8_14_FLAGS = ['--no-memory-pool-share-memory-on-teardown', '--managed-zone-memory'];
+
+/**
+ * The server's flags for a Node whose V8 has version V8VERSION. A launcher on an older Node passes the base flags to
+ * the Node it starts, which adds its own (bin/docwright.js: one more replacement of the process, only then).
+ */
+export function serverNodeFlags(v8Version = process.versions.v8) {
+  return Number(v8Version.split('.')[0]) >= 14 ? [...BASE_FLAGS, ...V8_14_FLAGS] : BASE_FLAGS;
+}
+
+/** This Node's server flags. */
+export const SERVER_NODE_FLAGS = serverNodeFlags();
 
 /** Whether this process already runs with every one of FLAGS. */
 export function hasServerFlags(execArgv = process.execArgv, flags = SERVER_NODE_FLAGS) {

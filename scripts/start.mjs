@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { SERVER_NODE_FLAGS } from '../bin/server-flags.mjs';
+import { SERVER_NODE_FLAGS, serverNodeFlags } from '../bin/server-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -49,9 +49,10 @@ function newest(path) {
 }
 
 /** Electron's command line for the app: the server's V8 flags, since its server runs in Electron's main process,
- * whose V8 takes flags only from the command line. */
+ * whose V8 takes flags only from the command line; those of Electron's V8 (14.6 in Electron 41, package.json), not
+ * of the Node running this script. */
 export function electronArgs({ asRoot, app, args }) {
-  return [...(asRoot ? ['--no-sandbox'] : []), `--js-flags=${SERVER_NODE_FLAGS.join(' ')}`, app, ...args];
+  return [...(asRoot ? ['--no-sandbox'] : []), `--js-flags=${serverNodeFlags('14.6').join(' ')}`, app, ...args];
 }
 
 /** Whether dist/ lacks the app or is older than its sources. */

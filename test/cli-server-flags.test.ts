@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SERVER_NODE_FLAGS, hasServerFlags, startsServer } from '../bin/server-flags.mjs';
+import { SERVER_NODE_FLAGS, hasServerFlags, serverNodeFlags, startsServer } from '../bin/server-flags.mjs';
 import { electronArgs } from '../scripts/start.mjs';
 import { killAllChildren, startServe } from './helpers/docwright-process.ts';
 
@@ -39,6 +39,13 @@ describe('the server process flags', () => {
     // The conversion workers' hand collection between conversions (server/convert-pool/worker.ts) needs V8's gc, set
     // here on the command line: nothing switches a V8 flag on while the server runs.
     expect(SERVER_NODE_FLAGS).toContain('--expose-gc');
+    // A worker that ends gives its memory back (test/server-at-rest.test.ts): V8 14's flags, which an older V8 (Node
+    // 22, 24) refuses as bad options, so they are given only to a Node whose V8 knows them.
+    const memory = ['--no-memory-pool-share-memory-on-teardown', '--managed-zone-memory'];
+    expect(serverNodeFlags('14.6.202.34-node.34')).toEqual(expect.arrayContaining(memory));
+    for (const old of ['12.4.254.21-node.33', '13.6.233.10-node.18'])
+      for (const flag of memory) expect(serverNodeFlags(old)).not.toContain(flag);
+    expect(serverNodeFlags('12.4.254.21-node.33')).toContain('--single-threaded-gc');
     expect(startsServer(['serve', '--port', '0'])).toBe(true);
     expect(startsServer(['--data-dir', 'serve', 'mcp'])).toBe(true);
     expect(startsServer(['--data-dir', '/tmp/d', 'serve'])).toBe(true);
@@ -55,7 +62,7 @@ describe('the server process flags', () => {
 
   it("npm start gives the desktop app's Electron them (its server runs in Electron's main process)", () => {
     expect(electronArgs({ asRoot: false, app: '/app', args: ['--port', '0'] })).toEqual([
-      `--js-flags=${SERVER_NODE_FLAGS.join(' ')}`,
+      `--js-flags=${serverNodeFlags('14.6').join(' ')}`,
       '/app',
       '--port',
       '0',

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { request as httpRequest } from 'node:http';
 import type { PeerCertificate } from 'node:tls';
 import { dataFolder } from '../store/data-folder.ts';
 import type { Discovery } from '../serve.ts';
@@ -45,7 +44,9 @@ export function callServer(
 ): Promise<ClientResponse> {
   const url = new URL(path, server.discovery.url);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  // node:http only for a plain-HTTP server, and not as an ESM import: that one runs http's lazy getters, which load
+  // Node's fetch (undici) and HTTP/2, ~45 ms of CPU of every `docwright convert` (test/cli-convert-client.test.ts).
+  const send = url.protocol === 'https:' ? httpsRequest : process.getBuiltinModule('node:http').request;
   return new Promise((resolve, reject) => {
     const req = send(
       url,

@@ -1,10 +1,18 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, envelope, ERRORS } from '../errors.ts';
 import { access } from '../web/access.ts';
 import { holdConnection } from '../web/long-request.ts';
 import { servicesOf } from '../web/services.ts';
-import { createMcpServer } from './server.ts';
+
+/**
+ * The MCP SDK, its schemas (zod) and our tools, loaded at the first MCP request: a server that no agent talks to
+ * never holds them (~10 MB of a resting server's memory: 147 -> 137 MB at start; docs/performance.md).
+ */
+let mcpModules:
+  | Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('./server.ts')]>
+  | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.ts')]));
 
 /**
  * MCP over Streamable HTTP at `/mcp`, stateless: each POST gets a fresh server and transport (no session to keep,
@@ -17,6 +25,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     // JSON-RPC escapes the markdown (quotes, newlines), so the body may be larger than the markdown it carries.
     { ...access('mcp'), schema: { hide: true }, bodyLimit: 2 * (app.initialConfig.bodyLimit ?? 1024 * 1024) },
     async (request, reply) => {
+      const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
       const server = createMcpServer(servicesOf(app), {
         logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       });
