@@ -135,7 +135,7 @@ describe('docwright convert', () => {
     [['convert', 'missing.md'], /^docwright: cannot read missing\.md: there is no such file\.\n$/],
     [
       ['convert', 'doc.md', '--template', 'doc.md'],
-      /^docwright: This file is not a Word template \(\.docx or \.dotx\)/,
+      /^docwright: template doc\.md: this file is not a Word template \(\.docx or \.dotx\): it is not a zip package\.\n$/,
     ],
     [
       ['convert', 'doc.md', '--template', 'nope.docx'],

@@ -222,6 +222,17 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
   };
 }
 
+/**
+ * A template the engine refused, in one sentence that names it (the engine's message, the API's too, is two: "This
+ * file is not a Word template (.docx or .dotx). It is not a zip package.").
+ */
+function templateRefused(error: unknown, template: string | undefined): CliError | undefined {
+  if (!(error instanceof ConvertInputError) || error.code !== 'template_invalid' || template === undefined)
+    return undefined;
+  const sentence = error.message.replace(/\.\s+(\S)/g, (_, first: string) => `: ${first.toLowerCase()}`);
+  return new CliError(`template ${template}: ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`);
+}
+
 /** Runs `docwright convert ARGS`. */
 export async function convertCommand(args: string[], opts: ConvertOpts, dataDir: string, usage: Usage): Promise<void> {
   const batch = args.length > 1 || args.some((arg) => statSync(arg, { throwIfNoEntry: false })?.isDirectory());
@@ -307,7 +318,8 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
         lines.push(`${convertSummary(output, result.docx.byteLength, result.stats, result.warnings.length)}${by}\n`);
       }
       return { lines, failed: false };
-    } catch (error) {
+    } catch (caught) {
+      const error = templateRefused(caught, opts.template) ?? caught;
       if (!batch) throw error instanceof ServerRefusal ? new CliError(error.message) : error;
       const known = error instanceof CliError || error instanceof ServerRefusal;
       const message = error instanceof Error ? error.message : String(error);
