@@ -1,0 +1,106 @@
+import type { Heading, Node, Parents, Root, Text } from 'mdast';
+
+// pandoc's attribute syntax (issue 33, item 3; docs/api-extensions.md): a `{#id .class key=value}` block after a
+// heading (here), an image or a bracketed span, and on a fenced div's opening line.
+
+/** An attribute block as pandoc reads it: one identifier, classes, key-value pairs in order. */
+export interface Attributes {
+  id?: string;
+  classes: string[];
+  pairs: [string, string][];
+}
+
+declare module 'mdast' {
+  interface HeadingData {
+    /** The heading's `{…}` block, taken out of its text. */
+    attributes?: Attributes;
+  }
+}
+
+// The tokens of a block (pandoc's Markdown reader): `#id`, `.class`, `key=value` (the value bare, or quoted with
+// `"` or `'`), and `-` (short for `.unnumbered`), separated by white space.
+const NAME = String.raw`[A-Za-z_][\w:.-]*`;
+const TOKEN = new RegExp(
+  String.raw`\s*(?:#(${NAME})|\.(${NAME})|(${NAME})=(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s"'}]+))|(-))\s*`,
+  'y',
+);
+
+/** The attributes of `text` when it is exactly one `{…}` block of pandoc's tokens (at least one); else undefined. */
+export function parseAttributes(text: string): Attributes | undefined {
+  if (!text.startsWith('{') || !text.endsWith('}')) return undefined;
+  const inner = text.slice(1, -1);
+  const attributes: Attributes = { classes: [], pairs: [] };
+  let tokens = 0;
+  TOKEN.lastIndex = 0;
+  while (TOKEN.lastIndex < inner.length) {
+    const from = TOKEN.lastIndex;
+    const match = TOKEN.exec(inner);
+    if (!match || TOKEN.lastIndex === from) return undefined;
+    tokens += 1;
+    const [, id, cls, key, doubled, single, bare, dash] = match;
+    if (id !== undefined) attributes.id = id;
+    else if (cls !== undefined) attributes.classes.push(cls);
+    else if (dash !== undefined) attributes.classes.push('unnumbered');
+    else if (key !== undefined) {
+      const value = doubled ?? single ?? bare ?? '';
+      attributes.pairs.push([key, value.replace(/\\(.)/g, '$1')]);
+    }
+  }
+  return tokens > 0 ? attributes : undefined;
+}
+
+/** A `{…}` block at the end of a text value, the white space before it included (`start` is where that begins). */
+const TRAILING_BLOCK = /\s*(\{[^{}]*\})$/;
+
+/** The number of backslashes right before `offset` in `source`. */
+function backslashesBefore(source: string, offset: number): number {
+  let n = 0;
+  while (offset - n - 1 >= 0 && source[offset - n - 1] === '\\') n += 1;
+  return n;
+}
+
+/**
+ * The trailing attribute block of a text node, when the source writes it as it reads (no escaped brace, no character
+ * reference): its attributes and the text left before it. `source` is the markdown the tree was parsed from.
+ */
+export function trailingAttributes(node: Text, source: string): { attributes: Attributes; rest: string } | undefined {
+  const match = TRAILING_BLOCK.exec(node.value);
+  const block = match?.[1];
+  const end = node.position?.end.offset;
+  if (!match || block === undefined || end === undefined) return undefined;
+  const attributes = parseAttributes(block);
+  if (!attributes) return undefined;
+  const start = end - block.length;
+  if (source.slice(start, end) !== block || backslashesBefore(source, start) % 2 === 1) return undefined;
+  return { attributes, rest: node.value.slice(0, match.index) };
+}
+
+/** The nodes whose children may be headings. */
+const CONTAINERS = new Set(['root', 'blockquote', 'list', 'listItem', 'footnoteDefinition']);
+
+/**
+ * pandoc's header_attributes: a `{#id .class key=value}` block ending a heading is taken out of its text and kept
+ * as the heading's `data.attributes` (the compiler's bookmark, numbering and outline level read it). An escaped
+ * brace (`\{#id}`) stays text. `source` is the markdown the tree was parsed from.
+ */
+export function headingAttributes(tree: Root, source: string): void {
+  if (!source.includes('{')) return;
+  const stack: Parents[] = [tree];
+  for (let parent = stack.pop(); parent; parent = stack.pop()) {
+    for (const child of parent.children as Node[]) {
+      if (child.type === 'heading') takeHeadingAttributes(child as Heading, source);
+      else if (CONTAINERS.has(child.type)) stack.push(child as Parents);
+    }
+  }
+}
+
+function takeHeadingAttributes(heading: Heading, source: string): void {
+  const last = heading.children.at(-1);
+  if (last?.type !== 'text') return;
+  const found = trailingAttributes(last, source);
+  if (!found) return;
+  const rest = found.rest.trimEnd();
+  if (rest) last.value = rest;
+  else heading.children.pop();
+  heading.data = { ...heading.data, attributes: found.attributes };
+}
