@@ -1,4 +1,4 @@
-import type { Heading, Node, Parents, Root, Text } from 'mdast';
+import type { Heading, Image, ImageReference, Node, Parents, Root, Text } from 'mdast';
 
 // pandoc's attribute syntax (issue 33, item 3; docs/api-extensions.md): a `{#id .class key=value}` block after a
 // heading (here), an image or a bracketed span, and on a fenced div's opening line.
@@ -13,6 +13,13 @@ export interface Attributes {
 declare module 'mdast' {
   interface HeadingData {
     /** The heading's `{…}` block, taken out of its text. */
+    attributes?: Attributes;
+  }
+  interface ImageData {
+    /** The `{…}` block right after the image (or raw HTML's `width`, `height`, `style`). */
+    attributes?: Attributes;
+  }
+  interface ImageReferenceData {
     attributes?: Attributes;
   }
 }
@@ -75,21 +82,26 @@ export function trailingAttributes(node: Text, source: string): { attributes: At
   return { attributes, rest: node.value.slice(0, match.index) };
 }
 
-/** The nodes whose children may be headings. */
-const CONTAINERS = new Set(['root', 'blockquote', 'list', 'listItem', 'footnoteDefinition']);
-
 /**
- * pandoc's header_attributes: a `{#id .class key=value}` block ending a heading is taken out of its text and kept
- * as the heading's `data.attributes` (the compiler's bookmark, numbering and outline level read it). An escaped
- * brace (`\{#id}`) stays text. `source` is the markdown the tree was parsed from.
+ * pandoc's attribute blocks where the tree has them as text: a `{#id .class key=value}` block ending a heading
+ * (header_attributes) or right after an image (link_attributes) is taken out of the text and kept as the node's
+ * `data.attributes` (the compiler reads them). An escaped brace (`\{#id}`) stays text. `source` is the markdown the
+ * tree was parsed from.
  */
-export function headingAttributes(tree: Root, source: string): void {
+export function attributeBlocks(tree: Root, source: string): void {
   if (!source.includes('{')) return;
   const stack: Parents[] = [tree];
   for (let parent = stack.pop(); parent; parent = stack.pop()) {
-    for (const child of parent.children as Node[]) {
+    const children = parent.children as Node[];
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as Node;
       if (child.type === 'heading') takeHeadingAttributes(child as Heading, source);
-      else if (CONTAINERS.has(child.type)) stack.push(child as Parents);
+      else if (child.type === 'image' || child.type === 'imageReference') {
+        const next = children[i + 1];
+        if (next?.type === 'text' && takeImageAttributes(child as Image | ImageReference, next as Text, source))
+          if ((next as Text).value === '') children.splice(i + 1, 1);
+      }
+      if ('children' in child) stack.push(child as Parents);
     }
   }
 }
@@ -103,4 +115,33 @@ function takeHeadingAttributes(heading: Heading, source: string): void {
   if (rest) last.value = rest;
   else heading.children.pop();
   heading.data = { ...heading.data, attributes: found.attributes };
+}
+
+/** A `{…}` block opening the text right after an image (no space between, as pandoc asks). */
+function takeImageAttributes(image: Image | ImageReference, text: Text, source: string): boolean {
+  if (!text.value.startsWith('{')) return false;
+  const close = text.value.indexOf('}');
+  const start = text.position?.start.offset;
+  if (close < 0 || start === undefined || image.position?.end.offset !== start) return false;
+  const block = text.value.slice(0, close + 1);
+  const attributes = parseAttributes(block);
+  // Written as it reads: no escape or character reference inside.
+  if (!attributes || source.slice(start, start + block.length) !== block) return false;
+  text.value = text.value.slice(block.length);
+  image.data = { ...image.data, attributes };
+  return true;
+}
+
+/** The size of a raw HTML `<img>` as attributes: its `width` and `height`, else its style's (docs/images.md). */
+export function htmlImageAttributes(properties: Record<string, unknown>): Attributes | undefined {
+  const pairs: [string, string][] = [];
+  const style = typeof properties.style === 'string' ? properties.style : '';
+  for (const key of ['width', 'height']) {
+    const value = properties[key];
+    const css = new RegExp(String.raw`(?:^|;)\s*${key}\s*:\s*([^;]+?)\s*(?:!important\s*)?(?:;|$)`, 'i').exec(style);
+    if (typeof value === 'number' || (typeof value === 'string' && value.trim()))
+      pairs.push([key, String(value).trim()]);
+    else if (css?.[1]) pairs.push([key, css[1]]);
+  }
+  return pairs.length > 0 ? { classes: [], pairs } : undefined;
 }

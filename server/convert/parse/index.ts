@@ -17,7 +17,7 @@ import { WarningList, type WarningDetail } from '../warning-list.ts';
 import { targetedAutolinks } from './autolink-targeted.ts';
 import { parseInChunks } from './chunks.ts';
 import { texPageBreaks } from './page-breaks.ts';
-import { headingAttributes } from './attributes.ts';
+import { attributeBlocks } from './attributes.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -191,7 +191,7 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   const tree = parseTree(source);
   const warnings = new WarningList();
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
-  headingAttributes(tree, source);
+  attributeBlocks(tree, source);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
