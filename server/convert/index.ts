@@ -103,6 +103,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
     templateFields: templateTitleFields(template),
     outputLimit: outputLimit(input.markdown.length),
+    templateStyles: template.styles,
   });
   const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();

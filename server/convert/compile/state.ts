@@ -19,6 +19,7 @@ import { AnchorIndex } from './anchors.ts';
 import { TocState } from './toc.ts';
 import { outputTooLarge } from '../errors.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
+import { findStyle, type StyleType, type TemplateStyle } from '../template/styles.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -52,6 +53,8 @@ export interface InlineContext {
   size?: number;
   superScript?: boolean;
   subScript?: boolean;
+  /** The character style a bracketed span's `custom-style` names (handlers/span.ts). */
+  customStyle?: string;
 }
 
 export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
@@ -105,6 +108,8 @@ export interface CompileOptions {
   templateFields?: ReadonlySet<TitleKey>;
   /** The most characters of Word XML the conversion may write (outputLimit); absent: unbounded. */
   outputLimit?: number;
+  /** The template's styles, for the ones the markdown names itself (`custom-style`). */
+  templateStyles?: readonly TemplateStyle[];
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -155,9 +160,12 @@ export class State {
   cellAlignment: Alignment | undefined = undefined;
   /** The base direction a `dir` attribute of the HTML around sets (bidi.ts). */
   direction: Direction | undefined = undefined;
+  /** The paragraph style a fenced div's `custom-style` gives its paragraphs (handlers/fenced-div.ts). */
+  divStyle: string | undefined = undefined;
   /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
   rtl = false;
 
+  private readonly templateStyles: readonly TemplateStyle[];
   private listInstances = 0;
   /** Characters of link targets docx will write, one relationship per link, before the package step merges them. */
   private linkTargetChars = 0;
@@ -175,6 +183,13 @@ export class State {
     this.images = options.images;
     this.templateFields = options.templateFields ?? new Set();
     this.outputLimit = options.outputLimit ?? Infinity;
+    this.templateStyles = options.templateStyles ?? [];
+  }
+
+  /** The id of the template's style of that name (or id) and type, if it has one. */
+  templateStyle(name: string, type: StyleType): string | undefined {
+    const style = findStyle(this.templateStyles, name);
+    return style?.type === type ? style.id : undefined;
   }
 
   /**
@@ -334,11 +349,12 @@ export class State {
     };
   }
 
-  /** A run has one character style (w:rStyle): the link's, else inline code's, else strong's, else emphasis's. */
-  private characterStyle(): { id: string; of: 'link' | 'code' | 'strong' | 'emphasis' } | undefined {
+  /** A run has one character style (w:rStyle): the link's, else a span's, else inline code's, strong's, emphasis's. */
+  private characterStyle(): { id: string; of: 'link' | 'span' | 'code' | 'strong' | 'emphasis' } | undefined {
     const { strong, emphasis, code, link } = this.inline;
     const styles = this.styles;
     if (link && styles.hyperlink) return { id: styles.hyperlink, of: 'link' };
+    if (this.inline.customStyle) return { id: this.inline.customStyle, of: 'span' };
     if (code && styles.inlineCode) return { id: styles.inlineCode, of: 'code' };
     if (strong && styles.strong) return { id: styles.strong, of: 'strong' };
     if (emphasis && styles.emphasis) return { id: styles.emphasis, of: 'emphasis' };
@@ -385,7 +401,7 @@ export class State {
     if (this.inFootnote) {
       if (this.styles.footnoteText) options.style = this.styles.footnoteText;
     } else if (role === 'paragraph' || role === 'list') {
-      const style = pending ? this.listStyle(pending.reference) : this.styles.paragraph;
+      const style = pending ? this.listStyle(pending.reference) : (this.divStyle ?? this.styles.paragraph);
       if (style && options.style === undefined) options.style = style;
     } else if (role === 'quote' && options.style === undefined) {
       if (this.styles.blockquote) options.style = this.styles.blockquote;

@@ -1,4 +1,4 @@
-import type { Heading, Image, ImageReference, Node, Parents, Root, Text } from 'mdast';
+import type { Heading, Image, ImageReference, Link, Node, Parents, PhrasingContent, Root, Text } from 'mdast';
 
 // pandoc's attribute syntax (issue 33, item 3; docs/api-extensions.md): a `{#id .class key=value}` block after a
 // heading (here), an image or a bracketed span, and on a fenced div's opening line.
@@ -20,6 +20,10 @@ declare module 'mdast' {
     attributes?: Attributes;
   }
   interface ImageReferenceData {
+    attributes?: Attributes;
+  }
+  interface LinkData {
+    /** A `{…}` block right after a link: read, and warned (links take no attributes in Word). */
     attributes?: Attributes;
   }
 }
@@ -91,14 +95,16 @@ export function trailingAttributes(node: Text, source: string): { attributes: At
 export function attributeBlocks(tree: Root, source: string): void {
   if (!source.includes('{')) return;
   const stack: Parents[] = [tree];
+  const spans = source.includes(']{');
   for (let parent = stack.pop(); parent; parent = stack.pop()) {
+    if (spans && PHRASING_PARENTS.has(parent.type)) bracketedSpans(parent.children as PhrasingContent[], source);
     const children = parent.children as Node[];
     for (let i = 0; i < children.length; i++) {
       const child = children[i] as Node;
       if (child.type === 'heading') takeHeadingAttributes(child as Heading, source);
-      else if (child.type === 'image' || child.type === 'imageReference') {
+      else if (child.type === 'image' || child.type === 'imageReference' || child.type === 'link') {
         const next = children[i + 1];
-        if (next?.type === 'text' && takeImageAttributes(child as Image | ImageReference, next as Text, source))
+        if (next?.type === 'text' && takeImageAttributes(child as Image | ImageReference | Link, next as Text, source))
           if ((next as Text).value === '') children.splice(i + 1, 1);
       }
       if ('children' in child) stack.push(child as Parents);
@@ -117,8 +123,11 @@ function takeHeadingAttributes(heading: Heading, source: string): void {
   heading.data = { ...heading.data, attributes: found.attributes };
 }
 
-/** A `{…}` block opening the text right after an image (no space between, as pandoc asks). */
-function takeImageAttributes(image: Image | ImageReference, text: Text, source: string): boolean {
+/** The nodes whose children are phrasing content (a span's text is there). */
+const PHRASING_PARENTS = new Set(['paragraph', 'heading', 'tableCell', 'emphasis', 'strong', 'delete', 'link', 'span']);
+
+/** A `{…}` block opening the text right after an image or a link (no space between, as pandoc asks). */
+function takeImageAttributes(image: Image | ImageReference | Link, text: Text, source: string): boolean {
   if (!text.value.startsWith('{')) return false;
   const close = text.value.indexOf('}');
   const start = text.position?.start.offset;
@@ -144,4 +153,70 @@ export function htmlImageAttributes(properties: Record<string, unknown>): Attrib
     else if (css?.[1]) pairs.push([key, css[1]]);
   }
   return pairs.length > 0 ? { classes: [], pairs } : undefined;
+}
+
+/** A bracketed span, `[text]{custom-style="Name"}`: its phrasing content and attributes. */
+export interface Span extends Node {
+  type: 'span';
+  attributes: Attributes;
+  children: PhrasingContent[];
+}
+
+declare module 'mdast' {
+  interface PhrasingContentMap {
+    span: Span;
+  }
+  interface RootContentMap {
+    span: Span;
+  }
+}
+
+/**
+ * pandoc's bracketed spans in a phrasing parent's children: a `[` in a text node, then a `]{…}` in it or a later text
+ * node of the same parent, both written as they read (no escape). The nodes between become a `span`.
+ */
+export function bracketedSpans(children: PhrasingContent[], source: string): void {
+  for (let i = 0; i < children.length; i++) {
+    const close = children[i];
+    if (close?.type !== 'text') continue;
+    const at = close.value.indexOf(']{');
+    if (at < 0) continue;
+    const end = close.value.indexOf('}', at);
+    const attributes = end < 0 ? undefined : parseAttributes(close.value.slice(at + 1, end + 1));
+    const closeStart = close.position?.start.offset;
+    if (!attributes || closeStart === undefined) continue;
+    // The source of the whole text node must read as its value up to the block, so offsets are the value's.
+    if (source.slice(closeStart, closeStart + end + 1) !== close.value.slice(0, end + 1)) continue;
+    for (let j = i; j >= 0; j--) {
+      const open = children[j];
+      if (open?.type !== 'text') continue;
+      const before = j === i ? open.value.slice(0, at) : open.value;
+      const from = before.lastIndexOf('[');
+      const openStart = open.position?.start.offset;
+      if (from < 0 || openStart === undefined) continue;
+      if (source.slice(openStart, openStart + from + 1) !== open.value.slice(0, from + 1)) break;
+      const inner: PhrasingContent[] =
+        j === i
+          ? [{ type: 'text', value: close.value.slice(from + 1, at) }]
+          : [
+              { type: 'text', value: open.value.slice(from + 1) },
+              ...children.slice(j + 1, i),
+              { type: 'text', value: close.value.slice(0, at) },
+            ];
+      const span: Span = {
+        type: 'span',
+        attributes,
+        children: inner.filter((c) => c.type !== 'text' || c.value !== ''),
+        position: open.position,
+      };
+      const head: Text = { ...open, value: open.value.slice(0, from) };
+      const tail: Text = { ...close, value: close.value.slice(end + 1) };
+      if (tail.position?.start.offset !== undefined)
+        tail.position = { ...tail.position, start: { ...tail.position.start, offset: closeStart + end + 1 } };
+      const replaced = [head, span, tail].filter((c) => c.type !== 'text' || c.value !== '');
+      children.splice(j, i - j + 1, ...replaced);
+      i = j + replaced.indexOf(span);
+      break;
+    }
+  }
 }

@@ -18,6 +18,7 @@ import { targetedAutolinks } from './autolink-targeted.ts';
 import { parseInChunks } from './chunks.ts';
 import { texPageBreaks } from './page-breaks.ts';
 import { attributeBlocks } from './attributes.ts';
+import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -192,6 +193,12 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   const warnings = new WarningList();
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   attributeBlocks(tree, source);
+  const fences = fencedDivs(tree, source);
+  for (const line of fences.unclosed)
+    warnings.add('fence_unclosed: a ::: div is never closed (it takes the rest)', line);
+  for (const line of fences.unmatched) warnings.add('fence_unmatched: a ::: with no div open stays text', line);
+  for (const line of fences.tooDeep)
+    warnings.add(`div_depth_exceeded: divs nest at most ${MAX_DIV_NESTING} deep (its content kept)`, line);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);

@@ -1,0 +1,27 @@
+import type { FileChild } from 'docx';
+import type { FencedDiv } from '../../parse/fenced-divs.ts';
+import type { State } from '../state.ts';
+
+/**
+ * A fenced div: its blocks, the paragraphs among them in the template's paragraph style `custom-style` names (by name
+ * or id; a missing one is warned `missing_style` and the default style kept). Other attributes are warned.
+ */
+export function fencedDiv(state: State, node: FencedDiv): FileChild[] {
+  let style: string | undefined;
+  for (const [key, value] of node.attributes.pairs) {
+    if (key !== 'custom-style') state.warn(`attribute_ignored: ${key} on a div`);
+    else {
+      style = state.templateStyle(value, 'paragraph');
+      if (style === undefined) state.warn(`missing_style: ${value}`);
+    }
+  }
+  if (node.attributes.id !== undefined) state.warn(`attribute_ignored: #${node.attributes.id} on a div`);
+  for (const name of node.attributes.classes) state.warn(`attribute_ignored: .${name} on a div`);
+  const saved = state.divStyle;
+  if (style !== undefined) state.divStyle = style;
+  try {
+    return state.blocks(node.children);
+  } finally {
+    state.divStyle = saved;
+  }
+}
