@@ -25,3 +25,17 @@ describe('parseAttributes', () => {
       expect(parseAttributes(text), text).toBeUndefined();
   });
 });
+
+describe('fenced divs at the edges', () => {
+  it('opens at most 32 nested divs (compiling recurses), warns the rest, and converts 10,000 fences quickly', async () => {
+    const { convert } = await import('../../server/convert/index.ts');
+    const deep = `${'::: {custom-style="Quote"}\n'.repeat(40)}deep\n${':::\n'.repeat(40)}`;
+    const nested = await convert({ markdown: deep, created: new Date(0) });
+    expect(nested.warnings).toEqual(['div_depth_exceeded: divs nest at most 32 deep (its content kept)']);
+    const many = '::: {custom-style="Quote"}\ntext\n:::\n\n'.repeat(5000);
+    const started = performance.now();
+    const result = await convert({ markdown: many, created: new Date(0) });
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(result.warnings).toEqual([]);
+  });
+});

@@ -65,6 +65,8 @@ function nest(blocks: BlockContent[], source: string, result: FenceReport): Bloc
   const top: BlockContent[] = [];
   const open: { div: FencedDiv; line: number }[] = [];
   const target = (): BlockContent[] => open.at(-1)?.div.children ?? top;
+  // Openings past MAX_DIV_NESTING: their closing fences close nothing.
+  let skipped = 0;
   for (const block of blocks) {
     const pieces = block.type === 'paragraph' ? splitAtFences(block, source) : [block];
     // A `:::` right after a list or a quote is read as its last paragraph's lazy continuation line.
@@ -77,12 +79,15 @@ function nest(blocks: BlockContent[], source: string, result: FenceReport): Bloc
       else if (piece.attributes) {
         const div: FencedDiv = { type: 'fencedDiv', attributes: piece.attributes, children: [] };
         div.position = { start: { line: piece.line, column: 1 }, end: { line: piece.line, column: 1 } };
-        if (open.length >= MAX_DIV_NESTING) result.tooDeep.push(piece.line);
-        else {
+        if (open.length >= MAX_DIV_NESTING) {
+          result.tooDeep.push(piece.line);
+          skipped += 1;
+        } else {
           target().push(div);
           open.push({ div, line: piece.line });
         }
-      } else if (open.length > 0) open.pop();
+      } else if (skipped > 0) skipped -= 1;
+      else if (open.length > 0) open.pop();
       else {
         result.unmatched.push(piece.line);
         target().push(textParagraph(':::', piece.line));
