@@ -55,6 +55,8 @@ export interface InlineContext {
   subScript?: boolean;
   /** The character style a bracketed span's `custom-style` names (handlers/span.ts). */
   customStyle?: string;
+  /** The language a span's or div's `lang` gives the runs (w:lang). */
+  lang?: string;
 }
 
 export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
@@ -327,8 +329,9 @@ export class State {
     underline?: object;
     superScript?: true;
     subScript?: true;
+    language?: { value: string; eastAsia?: string; bidirectional?: string };
   } {
-    const { bold, italics, strong, emphasis, strike, code, link, size, superScript, subScript } = this.inline;
+    const { bold, italics, strong, emphasis, strike, code, link, size, superScript, subScript, lang } = this.inline;
     const style = this.characterStyle();
     // The element whose character style the run carries takes its look from the style, not from direct formatting.
     const direct = {
@@ -346,6 +349,7 @@ export class State {
       ...(superScript ? { superScript: true as const } : subScript ? { subScript: true as const } : {}),
       ...(style ? { style: style.id } : {}),
       ...(direct.link ? { color: '0563C1', underline: {} } : {}),
+      ...(lang ? { language: runLanguage(lang) } : {}),
     };
   }
 
@@ -425,6 +429,24 @@ export class State {
   private listStyle(reference: string): string | undefined {
     return reference === 'bullet' ? this.styles.list_bullet : this.styles.list_ordered;
   }
+}
+
+/** Languages Word reads from w:lang's eastAsia and bidi attributes rather than val alone. */
+const EAST_ASIAN = /^(?:zh|ja|ko)\b/i;
+const BIDI = /^(?:ar|he|fa|ur|yi|ps|sd|ug|dv)\b/i;
+
+/** w:lang for a BCP 47 tag: val always, and the script-specific attribute Word reads for East Asian and RTL text. */
+function runLanguage(lang: string): { value: string; eastAsia?: string; bidirectional?: string } {
+  return {
+    value: lang,
+    ...(EAST_ASIAN.test(lang) ? { eastAsia: lang } : {}),
+    ...(BIDI.test(lang) ? { bidirectional: lang } : {}),
+  };
+}
+
+/** A BCP 47 language tag as w:lang takes it (`fr`, `de-DE`, `zh-Hant-TW`). */
+export function isLanguageTag(value: string): boolean {
+  return /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/.test(value);
 }
 
 /** Built-in look of a quote when the mapping names no (existing) quote style: a bar on the left, italic grey text. */

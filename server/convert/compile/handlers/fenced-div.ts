@@ -1,6 +1,6 @@
 import type { FileChild } from 'docx';
 import type { FencedDiv } from '../../parse/fenced-divs.ts';
-import type { State } from '../state.ts';
+import { isLanguageTag, type State } from '../state.ts';
 
 /**
  * A fenced div: its blocks, the paragraphs among them in the template's paragraph style `custom-style` names (by name
@@ -8,8 +8,10 @@ import type { State } from '../state.ts';
  */
 export function fencedDiv(state: State, node: FencedDiv): FileChild[] {
   let style: string | undefined;
+  let lang: string | undefined;
   for (const [key, value] of node.attributes.pairs) {
-    if (key !== 'custom-style') state.warn(`attribute_ignored: ${key} on a div`);
+    if (key === 'lang' && isLanguageTag(value)) lang = value;
+    else if (key !== 'custom-style') state.warn(`attribute_ignored: ${key}=${value} on a div`);
     else {
       style = state.templateStyle(value, 'paragraph');
       if (style === undefined) state.warn(`missing_style: ${value}`);
@@ -20,7 +22,9 @@ export function fencedDiv(state: State, node: FencedDiv): FileChild[] {
   const saved = state.divStyle;
   if (style !== undefined) state.divStyle = style;
   try {
-    return state.blocks(node.children);
+    return lang === undefined
+      ? state.blocks(node.children)
+      : state.withInline({ lang }, () => state.blocks(node.children));
   } finally {
     state.divStyle = saved;
   }

@@ -1,6 +1,6 @@
 import type { ParagraphChild } from 'docx';
 import type { Span } from '../../parse/attributes.ts';
-import type { State } from '../state.ts';
+import { isLanguageTag, type State } from '../state.ts';
 
 /**
  * A bracketed span: its runs in the template's character style `custom-style` names (by name or id; a missing one is
@@ -8,8 +8,10 @@ import type { State } from '../state.ts';
  */
 export function span(state: State, node: Span): ParagraphChild[] {
   let style: string | undefined;
+  let lang: string | undefined;
   for (const [key, value] of node.attributes.pairs) {
-    if (key !== 'custom-style') state.warn(`attribute_ignored: ${key} on a span`);
+    if (key === 'lang' && isLanguageTag(value)) lang = value;
+    else if (key !== 'custom-style') state.warn(`attribute_ignored: ${key}=${value} on a span`);
     else {
       style = state.templateStyle(value, 'character');
       if (style === undefined) state.warn(`missing_style: ${value}`);
@@ -17,7 +19,6 @@ export function span(state: State, node: Span): ParagraphChild[] {
   }
   if (node.attributes.id !== undefined) state.warn(`attribute_ignored: #${node.attributes.id} on a span`);
   for (const name of node.attributes.classes) state.warn(`attribute_ignored: .${name} on a span`);
-  return style === undefined
-    ? state.inlines(node.children)
-    : state.withInline({ customStyle: style }, () => state.inlines(node.children));
+  const extra = { ...(style === undefined ? {} : { customStyle: style }), ...(lang === undefined ? {} : { lang }) };
+  return state.withInline(extra, () => state.inlines(node.children));
 }
