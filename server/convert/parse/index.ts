@@ -17,7 +17,7 @@ import { WarningList, type WarningDetail } from '../warning-list.ts';
 import { targetedAutolinks } from './autolink-targeted.ts';
 import { parseInChunks } from './chunks.ts';
 import { texPageBreaks } from './page-breaks.ts';
-import { attributeBlocks } from './attributes.ts';
+import { attributeBlocks, leftoverSyntax } from './attributes.ts';
 import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
 
 type Transform = (tree: Root) => Root | undefined;
@@ -199,6 +199,8 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   for (const line of fences.unmatched) warnings.add('fence_unmatched: a ::: with no div open stays text', line);
   for (const line of fences.tooDeep)
     warnings.add(`div_depth_exceeded: divs nest at most ${MAX_DIV_NESTING} deep (its content kept)`, line);
+  for (const { text, line } of leftoverSyntax(tree, source))
+    warnings.add(`syntax_as_text: ${text} (not read as pandoc's attributes or a fenced div)`, line);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
