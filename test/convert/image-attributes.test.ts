@@ -94,7 +94,12 @@ describe('image sizes from attributes', () => {
       { width: 120, height: 60 },
       { width: 120, height: 60 },
     ]);
-    expect(warnings).toEqual(['attribute_ignored: width=wide on an image', 'attribute_ignored: .big on an image']);
+    // A block after a space is not the image's (pandoc's rule): text, and said so.
+    expect(warnings).toEqual([
+      "syntax_as_text: {width=50%} (not read as pandoc's attributes or a fenced div)",
+      'attribute_ignored: width=wide on an image',
+      'attribute_ignored: .big on an image',
+    ]);
     expect(xml).toContain('{width=50%}');
   });
 });
