@@ -110,6 +110,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     numberedStyles: templateNumberedStyles(template),
     language: templateLanguage(template),
     outputLimit: outputLimit(input.markdown.length),
+    templateStyles: template.styles,
   });
   const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();

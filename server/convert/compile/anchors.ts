@@ -80,7 +80,7 @@ export class AnchorIndex {
   private readonly taken = new Set<string>();
   /** The counter each hashed name tries next when it is taken again (bookmarkName). */
   private readonly nextSuffix = new Map<string, number>();
-  /** Every heading in document order. */
+  /** Every heading a table of contents lists (all but `.unlisted` ones), in document order. */
   readonly headings: HeadingEntry[] = [];
   private nextId = 0;
   private readonly pending: Anchor[] = [];
@@ -99,10 +99,14 @@ export class AnchorIndex {
   private addHeading(node: Heading, slugger: GithubSlugger): void {
     // The heading's text as GitHub reads it (its rendered text: image alt text is not part of it).
     const text = toString(node, { includeImageAlt: false });
-    const name = this.add(node, slugger.slug(text));
+    const attributes = node.data?.attributes;
+    // An explicit `{#id}` names the heading instead of its slug (pandoc's header_attributes).
+    const name = this.add(node, attributes?.id ?? slugger.slug(text));
     // Its entry in a table of contents (package/toc.ts writes it as it is): characters XML forbids dropped.
     const entry = stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim();
-    this.headings.push({ level: node.depth, text: entry, bookmark: name });
+    // `.unlisted` keeps it out of a table of contents.
+    if (!attributes?.classes.includes('unlisted'))
+      this.headings.push({ level: node.depth, text: entry, bookmark: name });
   }
 
   private add(node: Node, target: string): string {

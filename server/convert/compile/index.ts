@@ -9,6 +9,8 @@ import { emphasis } from './handlers/emphasis.ts';
 import { footnoteReference, noteMarks } from './handlers/footnote-reference.ts';
 import { frontMatter } from './handlers/front-matter.ts';
 import { heading } from './handlers/heading.ts';
+import { fencedDiv } from './handlers/fenced-div.ts';
+import { span } from './handlers/span.ts';
 import { htmlBlock, htmlInline } from './handlers/html.ts';
 import { image, imageReference } from './handlers/image.ts';
 import { inlineCode } from './handlers/inline-code.ts';
@@ -55,6 +57,7 @@ const blockHandlers: Record<string, BlockHandler | null> = {
   heading,
   thematicBreak,
   pageBreak,
+  fencedDiv,
   blockquote,
   list: (state, node: List) => list(state, node, listItem),
   listItem: (state, node: ListItem) => listItem(state, node),
@@ -90,6 +93,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   html: htmlInline,
   superscript,
   subscript,
+  span,
   anchor: (state, node: Anchor) => state.anchors.bookmark(node, []),
 };
 

@@ -24,6 +24,7 @@ import { outputTooLarge } from '../errors.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 import type { CodeHighlighting } from '../highlight/index.ts';
 import type { Token, TokenKind } from '../highlight/tokens.ts';
+import { findStyle, type StyleType, type TemplateStyle } from '../template/styles.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -61,6 +62,10 @@ export interface InlineContext {
   size?: number;
   superScript?: boolean;
   subScript?: boolean;
+  /** The character style a bracketed span's `custom-style` names (handlers/span.ts). */
+  customStyle?: string;
+  /** The language a span's or div's `lang` gives the runs (w:lang). */
+  lang?: string;
 }
 
 export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
@@ -122,6 +127,8 @@ export interface CompileOptions {
   numberedStyles?: ReadonlyMap<string, { name: string; indent?: IIndentAttributesProperties }>;
   /** The template's language (its Normal style's or document defaults' w:lang), for dates the front matter gives. */
   language?: string;
+  /** The template's styles, for the ones the markdown names itself (`custom-style`). */
+  templateStyles?: readonly TemplateStyle[];
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -189,12 +196,15 @@ export class State {
   cellAlignment: Alignment | undefined = undefined;
   /** The base direction a `dir` attribute of the HTML around sets (bidi.ts). */
   direction: Direction | undefined = undefined;
+  /** The paragraph style a fenced div's `custom-style` gives its paragraphs (handlers/fenced-div.ts). */
+  divStyle: string | undefined = undefined;
   /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
   rtl = false;
 
   /** The template's paragraph styles that carry numbering (CompileOptions.numberedStyles), and those warned about. */
   private readonly numberedStyles: NonNullable<CompileOptions['numberedStyles']>;
   private readonly numberingWarned = new Set<string>();
+  private readonly templateStyles: readonly TemplateStyle[];
   private listInstances = 0;
   /** Characters of link targets docx will write, one relationship per link, before the package step merges them. */
   private linkTargetChars = 0;
@@ -216,6 +226,7 @@ export class State {
     this.outputLimit = options.outputLimit ?? Infinity;
     this.highlighting = options.highlighting;
     this.numberedStyles = options.numberedStyles ?? new Map();
+    this.templateStyles = options.templateStyles ?? [];
   }
 
   /**
@@ -239,6 +250,12 @@ export class State {
         return { ...token, style: styles[token.kind] };
       }),
     );
+  }
+
+  /** The id of the template's style of that name (or id) and type, if it has one. */
+  templateStyle(name: string, type: StyleType): string | undefined {
+    const style = findStyle(this.templateStyles, name);
+    return style?.type === type ? style.id : undefined;
   }
 
   /**
@@ -385,8 +402,9 @@ export class State {
     underline?: object;
     superScript?: true;
     subScript?: true;
+    language?: { value: string; eastAsia?: string; bidirectional?: string };
   } {
-    const { bold, italics, strong, emphasis, strike, code, link, size, superScript, subScript } = this.inline;
+    const { bold, italics, strong, emphasis, strike, code, link, size, superScript, subScript, lang } = this.inline;
     const style = this.characterStyle();
     // The element whose character style the run carries takes its look from the style, not from direct formatting.
     const direct = {
@@ -404,14 +422,16 @@ export class State {
       ...(superScript ? { superScript: true as const } : subScript ? { subScript: true as const } : {}),
       ...(style ? { style: style.id } : {}),
       ...(direct.link ? { color: '0563C1', underline: {} } : {}),
+      ...(lang ? { language: runLanguage(lang) } : {}),
     };
   }
 
-  /** A run has one character style (w:rStyle): the link's, else inline code's, else strong's, else emphasis's. */
-  private characterStyle(): { id: string; of: 'link' | 'code' | 'strong' | 'emphasis' } | undefined {
+  /** A run has one character style (w:rStyle): the link's, else a span's, else inline code's, strong's, emphasis's. */
+  private characterStyle(): { id: string; of: 'link' | 'span' | 'code' | 'strong' | 'emphasis' } | undefined {
     const { strong, emphasis, code, link } = this.inline;
     const styles = this.styles;
     if (link && styles.hyperlink) return { id: styles.hyperlink, of: 'link' };
+    if (this.inline.customStyle) return { id: this.inline.customStyle, of: 'span' };
     if (code && styles.inlineCode) return { id: styles.inlineCode, of: 'code' };
     if (strong && styles.strong) return { id: styles.strong, of: 'strong' };
     if (emphasis && styles.emphasis) return { id: styles.emphasis, of: 'emphasis' };
@@ -458,7 +478,7 @@ export class State {
     if (this.inFootnote) {
       if (this.styles.footnoteText) options.style = this.styles.footnoteText;
     } else if (role === 'paragraph' || role === 'list') {
-      const style = pending ? this.listStyle(pending.reference) : this.styles.paragraph;
+      const style = pending ? this.listStyle(pending.reference) : (this.divStyle ?? this.styles.paragraph);
       if (style && options.style === undefined) options.style = style;
     } else if (role === 'quote' && options.style === undefined) {
       if (this.styles.blockquote) options.style = this.styles.blockquote;
@@ -543,6 +563,24 @@ const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
   footnote: 'footnotes',
   title: 'the title block',
 };
+
+/** Languages Word reads from w:lang's eastAsia and bidi attributes rather than val alone. */
+const EAST_ASIAN = /^(?:zh|ja|ko)\b/i;
+const BIDI = /^(?:ar|he|fa|ur|yi|ps|sd|ug|dv)\b/i;
+
+/** w:lang for a BCP 47 tag: val always, and the script-specific attribute Word reads for East Asian and RTL text. */
+function runLanguage(lang: string): { value: string; eastAsia?: string; bidirectional?: string } {
+  return {
+    value: lang,
+    ...(EAST_ASIAN.test(lang) ? { eastAsia: lang } : {}),
+    ...(BIDI.test(lang) ? { bidirectional: lang } : {}),
+  };
+}
+
+/** A BCP 47 language tag as w:lang takes it (`fr`, `de-DE`, `zh-Hant-TW`). */
+export function isLanguageTag(value: string): boolean {
+  return /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/.test(value);
+}
 
 /** Built-in look of a quote when the mapping names no (existing) quote style: a bar on the left, italic grey text. */
 const QUOTE_FALLBACK = {

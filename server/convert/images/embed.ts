@@ -8,7 +8,7 @@ import type { Renderer } from './render.ts';
 import { renderSvg } from './svg.ts';
 
 /** Twentieths of a point per pixel at 96 pixels to the inch (docx sizes images in such pixels). */
-const TWIPS_PER_PX = 15;
+export const TWIPS_PER_PX = 15;
 
 /** A file read and understood once per conversion, however often the document shows it. */
 type Loaded =
@@ -25,6 +25,14 @@ export interface ImageRequest {
   title: string | null | undefined;
   /** Width available at the image's place, in twips (the text width less list and quote indentation). */
   widthTwips: number;
+  /** The size the markdown asks for (attributes), in pixels; the other side follows the aspect ratio. */
+  size?: ImageSize;
+}
+
+/** A size asked for, in pixels (96 to the inch). */
+export interface ImageSize {
+  width?: number;
+  height?: number;
 }
 
 const FAILURE: Record<ReadFailure, string> = {
@@ -53,8 +61,7 @@ export class ImageEmbedder {
     const image = this.load(target.path);
     if (!image.ok) return image;
     const available = Math.max(1, Math.floor(request.widthTwips / TWIPS_PER_PX));
-    const width = Math.min(image.width, available);
-    const height = Math.max(1, Math.round((image.height * width) / image.width));
+    const { width, height } = fitted(image, request.size ?? {}, available);
     const name = target.path.slice(target.path.lastIndexOf('/') + 1);
     const common = {
       transformation: { width: Math.max(1, Math.round(width)), height },
@@ -106,6 +113,24 @@ export class ImageEmbedder {
     if (!svg.ok) return { ok: false, warning: `image_unsupported: ${path} (${svg.reason})` };
     return { ok: true, type: 'svg', data: svg.svg, fallback: svg.png, width: svg.width, height: svg.height };
   }
+}
+
+/**
+ * The size of a picture: the one asked for (the missing side from the aspect ratio), else its own; never wider than
+ * `available` (both sides scaled alike).
+ */
+function fitted(
+  image: { width: number; height: number },
+  size: ImageSize,
+  available: number,
+): { width: number; height: number } {
+  let width = size.width ?? (size.height === undefined ? image.width : (size.height * image.width) / image.height);
+  let height = size.height ?? (width * image.height) / image.width;
+  if (width > available) {
+    height = (height * available) / width;
+    width = available;
+  }
+  return { width: Math.max(1, Math.round(width)), height: Math.max(1, Math.round(height)) };
 }
 
 function mib(bytes: number): string {

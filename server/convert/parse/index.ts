@@ -20,6 +20,8 @@ import { parseInChunks } from './chunks.ts';
 import { texPageBreaks } from './page-breaks.ts';
 import { tableColumnWeights } from './table-widths.ts';
 import { displayMathFromMarkdown, pandocMathText } from './math.ts';
+import { attributeBlocks, leftoverSyntax } from './attributes.ts';
+import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -213,6 +215,15 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   const warnings = new WarningList();
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
+  attributeBlocks(tree, source);
+  const fences = fencedDivs(tree, source);
+  for (const line of fences.unclosed)
+    warnings.add('fence_unclosed: a ::: div is never closed (it takes the rest)', line);
+  for (const line of fences.unmatched) warnings.add('fence_unmatched: a ::: with no div open stays text', line);
+  for (const line of fences.tooDeep)
+    warnings.add(`div_depth_exceeded: divs nest at most ${MAX_DIV_NESTING} deep (its content kept)`, line);
+  for (const { text, line } of leftoverSyntax(tree, source))
+    warnings.add(`syntax_as_text: ${text} (not read as pandoc's attributes or a fenced div)`, line);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);

@@ -1,6 +1,7 @@
 import type { Element, Nodes as HastNodes, Root as HastRoot } from 'hast';
 import { fromHtml } from 'hast-util-from-html';
 import { defaultHandlers, toMdast, type Handle } from 'hast-util-to-mdast';
+import { htmlImageAttributes } from './attributes.ts';
 import { toText } from 'hast-util-to-text';
 import type { Nodes, Paragraph, Parents, PhrasingContent, Root, RootContent } from 'mdast';
 import { directionHandlers, markSpanningDirections } from './html-direction.ts';
@@ -496,6 +497,7 @@ function convert(
       table,
       td: tableCell,
       th: tableCell,
+      img: htmlImage,
       [PAGE_BREAK]: () => ({ type: 'thematicBreak', data: { [PAGE_BREAK_MARK]: true } }),
     },
     nodeHandlers: { comment: () => undefined },
@@ -507,6 +509,14 @@ function convert(
   placeLines(result, new Set(slots), line);
   return result;
 }
+
+/** An `<img>` as hast-util-to-mdast reads it, its width and height kept as the node's attributes (attributes.ts). */
+const htmlImage: Handle = (state, node: Element) => {
+  const image = defaultHandlers.img(state, node);
+  const attributes = htmlImageAttributes(node.properties);
+  if (attributes) image.data = { ...image.data, attributes };
+  return image;
+};
 
 /** The plain text of an mdast node (text and code values, image alt text), without recursion. */
 function textOf(node: Nodes): string {

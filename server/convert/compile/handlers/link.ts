@@ -41,6 +41,13 @@ function hyperlink(state: State, url: string, children: PhrasingContent[]): Para
 
 /** A link (also autolinks and bare URLs of GFM) as a real hyperlink: an external relationship (safe schemes only). */
 export function link(state: State, node: Link): ParagraphChild[] {
+  const attributes = node.data?.attributes;
+  // pandoc's link attributes have no counterpart on a Word hyperlink: read (not printed), and named.
+  if (attributes) {
+    if (attributes.id !== undefined) state.warn(`attribute_ignored: #${attributes.id} on a link`);
+    for (const name of attributes.classes) state.warn(`attribute_ignored: .${name} on a link`);
+    for (const [key] of attributes.pairs) state.warn(`attribute_ignored: ${key} on a link`);
+  }
   return hyperlink(state, node.url, node.children);
 }
 
