@@ -5,6 +5,7 @@ import { DEFAULT_RULES } from './default-template.ts';
 import { defaultTemplateRead } from './default-template-read.ts';
 import { elementOptions } from './element-options.ts';
 import { codeHighlighting } from './highlight/index.ts';
+import { hasMath } from './math/has-math.ts';
 import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
@@ -105,6 +106,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     textWidthTwips: template.textWidthTwips,
     options,
     highlighting: options.code_highlighting === 'on' ? await codeHighlighting(parsed.tree, template) : undefined,
+    texToOmml: hasMath(parsed.tree, options.math) ? (await import('./math/index.ts')).texToOmml : undefined,
     images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
     templateFields: templateTitleFields(template),
     numberedStyles: templateNumberedStyles(template),

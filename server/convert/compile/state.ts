@@ -25,6 +25,7 @@ import type { ImageEmbedder } from '../images/embed.ts';
 import type { CodeHighlighting } from '../highlight/index.ts';
 import type { Token, TokenKind } from '../highlight/tokens.ts';
 import { findStyle, type StyleType, type TemplateStyle } from '../template/styles.ts';
+import type { MathResult } from '../math/index.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -127,6 +128,8 @@ export interface CompileOptions {
   numberedStyles?: ReadonlyMap<string, { name: string; indent?: IIndentAttributesProperties }>;
   /** The template's language (its Normal style's or document defaults' w:lang), for dates the front matter gives. */
   language?: string;
+  /** TeX → OMML (math/index.ts), given by convert() when the document has math; absent: formulas stay TeX. */
+  texToOmml?: ((tex: string, display: boolean) => MathResult) | undefined;
   /** The template's styles, for the ones the markdown names itself (`custom-style`). */
   templateStyles?: readonly TemplateStyle[];
 }
@@ -205,6 +208,8 @@ export class State {
   private readonly numberedStyles: NonNullable<CompileOptions['numberedStyles']>;
   private readonly numberingWarned = new Set<string>();
   private readonly templateStyles: readonly TemplateStyle[];
+  /** CompileOptions.texToOmml. */
+  readonly texToOmml: CompileOptions['texToOmml'];
   private listInstances = 0;
   /** Characters of link targets docx will write, one relationship per link, before the package step merges them. */
   private linkTargetChars = 0;
@@ -227,6 +232,7 @@ export class State {
     this.highlighting = options.highlighting;
     this.numberedStyles = options.numberedStyles ?? new Map();
     this.templateStyles = options.templateStyles ?? [];
+    this.texToOmml = options.texToOmml;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { ImportedXmlComponent, type FileChild, type ParagraphChild } from 'docx';
 import type { Code } from 'mdast';
 import type { InlineMath, Math } from 'mdast-util-math';
-import { texToOmml, type OmmlElement } from '../../math/index.ts';
+import type { MathResult, OmmlElement } from '../../math/index.ts';
 import type { State } from '../state.ts';
 
 /** Structures that rise above a line of text: fractions, n-ary operators, matrices, roots, limits, braces. */
@@ -36,6 +36,14 @@ function equation(state: State, omml: OmmlElement): ParagraphChild {
   return made;
 }
 
+/**
+ * The formula's OMML: the converter is loaded by convert() only for a document that has math (math/index.ts and
+ * temml, ~0.5 MB of code a document without formulas never loads); without it the formula stays TeX, warned.
+ */
+function toOmml(state: State, tex: string, display: boolean): MathResult {
+  return state.texToOmml ? state.texToOmml(tex, display) : { error: 'no math converter' };
+}
+
 /** Warns that a formula stays TeX (temml refused it), quoting its start. */
 function unsupported(state: State, tex: string): void {
   const quoted = Array.from(tex.replace(/\s+/g, ' ').trim()).slice(0, QUOTED).join('');
@@ -45,7 +53,7 @@ function unsupported(state: State, tex: string): void {
 /** `$…$` (an m:oMath among the runs) or `$$…$$` in a paragraph (an m:oMathPara where it stands, as pandoc writes). */
 export function inlineMath(state: State, node: InlineMath): ParagraphChild[] {
   const display = node.data?.display === true;
-  const result = texToOmml(node.value, display);
+  const result = toOmml(state, node.value, display);
   if ('omml' in result) return [equation(state, result.omml)];
   unsupported(state, node.value);
   const dollars = display ? '$$' : '$';
@@ -58,7 +66,7 @@ export function inlineMath(state: State, node: InlineMath): ParagraphChild[] {
  */
 export function math(state: State, node: Math | Code, code: (state: State, node: Code) => FileChild[]): FileChild[] {
   const tex = node.type === 'math' && node.meta ? `${node.meta}\n${node.value}` : node.value;
-  const result = texToOmml(tex, true);
+  const result = toOmml(state, tex, true);
   if ('omml' in result) return [state.paragraph('paragraph', [equation(state, result.omml)])];
   unsupported(state, tex);
   const source = node.type === 'math' ? `$$${node.meta ? ` ${node.meta}` : ''}\n${node.value}\n$$` : node.value;
