@@ -9,12 +9,15 @@ import { toString } from 'mdast-util-to-string';
 //   column);
 // - otherwise in the proportions of their content: each column's longest text (counted up to 80 characters, at
 //   least 3), as a browser's automatic table layout would.
-// A table of short lines keeps columns of equal width.
+// Either way no column is narrower than its longest word (counted up to 24 characters), as in a browser: a word is
+// never broken letter by letter (columnMinChars). A table of short lines keeps columns of equal width.
 
 declare module 'mdast' {
   interface TableData {
     /** The separator row's cell lengths, for a table with a line longer than WIDE_LINE (compile/handlers/table.ts). */
     columnWeights?: number[];
+    /** Each column's longest word in characters (up to MAX_WORD), for the same tables: no column is narrower. */
+    columnMinChars?: number[];
   }
 }
 
@@ -31,7 +34,7 @@ export function tableColumnWeights(tree: Root, markdown: string): void {
     for (const child of parent.children) {
       if (child.type === 'table') {
         const weights = weightsOf(child, markdown);
-        if (weights) child.data = { ...child.data, columnWeights: weights };
+        if (weights) child.data = { ...child.data, columnWeights: weights, columnMinChars: longestWords(child) };
       } else if (CONTAINERS.has(child.type)) stack.push(child as Parents);
     }
   }
@@ -65,6 +68,23 @@ function weightsOf(table: Table, markdown: string): number[] | undefined {
       (most, row) => Math.max(most, Math.min(MAX_WEIGHT, toString(row.children[c]).length)),
       MIN_WEIGHT,
     ),
+  );
+}
+
+/** A word longer than this many characters may break: its column is not widened past it. */
+const MAX_WORD = 24;
+
+/** Each column's longest word, in characters (up to MAX_WORD). */
+function longestWords(table: Table): number[] {
+  const columns = table.children[0]?.children.length ?? 0;
+  return Array.from({ length: columns }, (_, c) =>
+    table.children.reduce((most, row) => {
+      const cell = row.children[c];
+      if (!cell) return most;
+      let longest = most;
+      for (const word of toString(cell).split(/\s+/)) longest = Math.max(longest, Math.min(MAX_WORD, word.length));
+      return longest;
+    }, 0),
   );
 }
 

@@ -14,20 +14,30 @@ const MIN_COLUMN = 360;
 
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
+/** A character's width in a cell, on average (twips: half of an 11 pt em), and a cell's left and right margins. */
+const CHAR = 110;
+const CELL_MARGINS = 216;
+
 /**
- * The columns' widths across `width`: equal, or in the proportions the markdown's separator row drew
- * (parse/table-widths.ts), each at least MIN_COLUMN.
+ * The columns' widths across `width`: equal, or in the proportions the markdown's separator row or content gave
+ * (parse/table-widths.ts), where no column is narrower than its longest word (nor MIN_COLUMN), as a browser lays a
+ * table out: the columns a proportional share leaves narrower take their minimum, the others share what is left.
+ * Where the minimums alone pass `width`, the columns are in their proportions.
  */
 export function columnWidths(width: number, columns: number, data: TableData | undefined): number[] {
   const weights = data?.columnWeights;
   if (weights?.length !== columns) return Array.from({ length: columns }, () => Math.floor(width / columns));
-  const total = sum(weights);
-  const raw = weights.map((w) => Math.max(MIN_COLUMN, Math.floor((width * w) / total)));
-  // The narrow columns raised to the minimum take their width from the others, in proportion.
-  const over = sum(raw) - width;
-  if (over <= 0) return raw;
-  const shrinkable = sum(raw.filter((w) => w > MIN_COLUMN).map((w) => w - MIN_COLUMN));
-  return raw.map((w) => (w > MIN_COLUMN ? Math.floor(w - (over * (w - MIN_COLUMN)) / shrinkable) : w));
+  const mins = weights.map((_, c) => Math.max(MIN_COLUMN, (data?.columnMinChars?.[c] ?? 0) * CHAR + CELL_MARGINS));
+  const total = sum(mins);
+  if (total >= width) return mins.map((m) => Math.floor((width * m) / total));
+  const fixed = new Set<number>();
+  for (;;) {
+    const free = width - sum(mins.filter((_, c) => fixed.has(c)));
+    const shared = sum(weights.filter((_, c) => !fixed.has(c)));
+    const below = weights.findIndex((w, c) => !fixed.has(c) && (free * w) / shared < (mins[c] ?? 0));
+    if (below < 0) return weights.map((w, c) => (fixed.has(c) ? (mins[c] ?? 0) : Math.floor((free * w) / shared)));
+    fixed.add(below);
+  }
 }
 
 /**
