@@ -14,6 +14,13 @@ const MIN_COLUMN = 360;
 
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
+/** `widths` made to add up to `width`: what rounding down left over goes to the widest column. */
+function whole(widths: number[], width: number): number[] {
+  const widest = widths.indexOf(Math.max(...widths));
+  widths[widest] = (widths[widest] ?? 0) + width - sum(widths);
+  return widths;
+}
+
 /** A character's width in a cell, on average (twips: half of an 11 pt em), and a cell's left and right margins. */
 const CHAR = 110;
 const CELL_MARGINS = 216;
@@ -29,13 +36,21 @@ export function columnWidths(width: number, columns: number, data: TableData | u
   if (weights?.length !== columns) return Array.from({ length: columns }, () => Math.floor(width / columns));
   const mins = weights.map((_, c) => Math.max(MIN_COLUMN, (data?.columnMinChars?.[c] ?? 0) * CHAR + CELL_MARGINS));
   const total = sum(mins);
-  if (total >= width) return mins.map((m) => Math.floor((width * m) / total));
+  if (total >= width)
+    return whole(
+      mins.map((m) => Math.floor((width * m) / total)),
+      width,
+    );
   const fixed = new Set<number>();
   for (;;) {
     const free = width - sum(mins.filter((_, c) => fixed.has(c)));
     const shared = sum(weights.filter((_, c) => !fixed.has(c)));
     const below = weights.findIndex((w, c) => !fixed.has(c) && (free * w) / shared < (mins[c] ?? 0));
-    if (below < 0) return weights.map((w, c) => (fixed.has(c) ? (mins[c] ?? 0) : Math.floor((free * w) / shared)));
+    if (below < 0)
+      return whole(
+        weights.map((w, c) => (fixed.has(c) ? (mins[c] ?? 0) : Math.floor((free * w) / shared))),
+        width,
+      );
     fixed.add(below);
   }
 }
