@@ -1,5 +1,5 @@
 import { CHARACTER_KEYS, HEADING_LEVELS, TITLE_KEYS, type HeadingLevel, type MappingRules } from './mapping.ts';
-import { findStyle, type StyleLook, type StyleType, type TemplateStyle } from './template/styles.ts';
+import { findStyle, MAX_BASED_ON, type StyleLook, type StyleType, type TemplateStyle } from './template/styles.ts';
 
 /** Name of the mapping created for a newly uploaded template. */
 export const AUTO_MAPPING_NAME = 'Matched by style name';
@@ -339,9 +339,14 @@ const ROLE_WORDS: Partial<Record<Element | 'heading N', { any: readonly string[]
   emphasis: { any: ['emphasis', 'italic'], not: ['intense', 'subtle'] },
 };
 
+/** The most of a style name the role words are looked for in. */
+const MAX_NAME = 128;
+
 /** The words of a style name, lower case: "FEMA Text" → fema, text; "APAEnumerated" → apa, enumerated. */
 function words(name: string): string[] {
+  // A style name's first 128 characters: longer ones say nothing more, and the splitting below is not linear.
   return name
+    .slice(0, MAX_NAME)
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase()
@@ -356,7 +361,11 @@ const MONOSPACE =
 function inherited(style: TemplateStyle, byId: ReadonlyMap<string, TemplateStyle>): StyleLook {
   const look: { -readonly [K in keyof StyleLook]?: StyleLook[K] } = {};
   const seen = new Set<string>();
-  for (let s: TemplateStyle | undefined = style; s && !seen.has(s.id); s = byId.get(s.look?.basedOn ?? '')) {
+  for (
+    let s: TemplateStyle | undefined = style;
+    s && !seen.has(s.id) && seen.size < MAX_BASED_ON;
+    s = byId.get(s.look?.basedOn ?? '')
+  ) {
     seen.add(s.id);
     look.outlineLevel ??= s.look?.outlineLevel;
     look.numbering ??= s.look?.numbering;

@@ -1,3 +1,4 @@
+import { MAX_BASED_ON } from '../template/styles.ts';
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { NO_REWRITES, rewriteBody, type BodySegment } from './body.ts';
 import {
@@ -218,7 +219,7 @@ function styleIndent(byId: ReadonlyMap<string, Element>, styleId: string): Style
   const seen = new Set<string>();
   for (
     let id: string | undefined = styleId;
-    id && !seen.has(id);
+    id && !seen.has(id) && seen.size < MAX_BASED_ON;
     id = val(wChild(byId.get(id), 'basedOn')) || undefined
   ) {
     seen.add(id);
@@ -269,7 +270,7 @@ function styleNumberingOf(
     const seen = new Set<string>();
     for (
       let id: string | undefined = styleId;
-      id && !seen.has(id);
+      id && !seen.has(id) && seen.size < MAX_BASED_ON;
       id = val(wChild(byId.get(id), 'basedOn')) || undefined
     ) {
       seen.add(id);

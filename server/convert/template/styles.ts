@@ -3,6 +3,9 @@ import { childElements, W_NS, wChild } from './wordml.ts';
 
 export type StyleType = 'paragraph' | 'character' | 'table' | 'numbering';
 
+/** The most steps of a based-on chain followed (Word's own styles go a few deep; a template may chain thousands). */
+export const MAX_BASED_ON = 32;
+
 /** A style of a template as Word shows it: its name, id and type. */
 export interface TemplateStyle {
   readonly id: string;

@@ -2,6 +2,7 @@ import { ImportedXmlComponent, type FileChild, type ParagraphChild } from 'docx'
 import type { Code } from 'mdast';
 import type { InlineMath, Math } from 'mdast-util-math';
 import type { MathResult, OmmlElement } from '../../math/index.ts';
+import { docxText } from '../../braces.ts';
 import type { State } from '../state.ts';
 
 /** Structures that rise above a line of text: fractions, n-ary operators, matrices, roots, limits, braces. */
@@ -12,10 +13,14 @@ const TALL = new Set(
 /** How much of a formula a warning quotes. */
 const QUOTED = 40;
 
-/** An OMML element as docx's component (docx's public ImportedXmlComponent), its text as it is (spaces too). */
+/**
+ * An OMML element as docx's component (docx's public ImportedXmlComponent), its text as it is (spaces too) but as
+ * every run's text is written: without the characters XML forbids (`\char"FFFE` makes one) and with its braces
+ * escaped (docx reads `{bullet-1}` in the text as its own placeholder): docxText.
+ */
 function component(el: OmmlElement): ImportedXmlComponent {
   const made = new ImportedXmlComponent(el.name, el.attributes);
-  for (const child of el.children) made.push(typeof child === 'string' ? child : component(child));
+  for (const child of el.children) made.push(typeof child === 'string' ? docxText(child) : component(child));
   return made;
 }
 
