@@ -1,11 +1,11 @@
 import type { Template } from './read.ts';
-import type { StyleType, TemplateStyle } from './styles.ts';
+import type { StyleLook, StyleType, TemplateStyle } from './styles.ts';
 
 /** A read template as JSON: the build embeds the built-in one so a command-line run does not unzip, check and parse it. */
 interface PreparedTemplate {
   parts: [string, string][];
   mainPart: string;
-  styles: { id: string; name: string; type: StyleType; aliases: string[] }[];
+  styles: { id: string; name: string; type: StyleType; aliases: string[]; look?: StyleLook }[];
   textWidthTwips: number;
   warnings: string[];
 }
@@ -15,7 +15,13 @@ export function templateToJson(template: Template): string {
   const prepared: PreparedTemplate = {
     parts: [...template.parts].map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]),
     mainPart: template.mainPart,
-    styles: template.styles.map(({ id, name, type, aliases }) => ({ id, name, type, aliases: [...aliases] })),
+    styles: template.styles.map(({ id, name, type, aliases, look }) => ({
+      id,
+      name,
+      type,
+      aliases: [...aliases],
+      ...(look ? { look } : {}),
+    })),
     textWidthTwips: template.textWidthTwips,
     warnings: [...template.warnings],
   };
