@@ -20,7 +20,8 @@ describe('a title block key with no style to go to', () => {
       created: new Date('2026-01-01T00:00:00Z'),
     });
     const xml = part(result.docx, 'word/document.xml');
-    for (const text of ['The Vanishing Title', 'A Subtitle', 'Ada Lovelace', 'May 1, 2024']) expect(xml).toContain(text);
+    for (const text of ['The Vanishing Title', 'A Subtitle', 'Ada Lovelace', 'May 1, 2024'])
+      expect(xml).toContain(text);
     // In the order of the front matter's block, before the body.
     expect(xml.indexOf('The Vanishing Title')).toBeLessThan(xml.indexOf('Body.'));
     expect(result.warnings).toEqual([
