@@ -380,10 +380,14 @@ describe('a Word-made template with a mapping to its styles', async () => {
     }
   });
 
-  it('turns a rule into a page break', () => {
-    const breaks = elements(doc, 'br').filter((br) => br.getAttributeNS(W, 'type') === 'page');
+  it('turns a rule into a page break: the next paragraph starts a page', () => {
+    // A page break is the next block's pageBreakBefore (docs/elements.md), not a paragraph of its own.
+    expect(elements(doc, 'br').filter((br) => br.getAttributeNS(W, 'type') === 'page')).toHaveLength(0);
+    const breaks = elements(doc, 'pageBreakBefore');
     expect(breaks).toHaveLength(1);
-    const at = documentXml.indexOf('<w:br w:type="page"/>');
+    const paragraph = breaks[0]?.parentNode?.parentNode;
+    expect(paragraph?.textContent).toContain('After the rule');
+    const at = documentXml.indexOf('<w:pageBreakBefore/>');
     expect(at).toBeGreaterThan(documentXml.indexOf('Before the rule.'));
     expect(at).toBeLessThan(documentXml.indexOf('After the rule'));
   });
