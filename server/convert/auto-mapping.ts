@@ -72,6 +72,21 @@ const NAMES: Record<Exclude<Element, `heading ${HeadingLevel}`>, readonly string
   emphasis: ['Emphasis'],
 };
 
+/** Word's "List Paragraph" in the languages below: a list of either kind may take it. */
+const LIST_PARAGRAPH = [
+  'Listenabsatz',
+  'Paragraphe de liste',
+  'Párrafo de lista',
+  'Parágrafo da Lista',
+  'Paragrafo elenco',
+  'Lijstalinea',
+  'Абзац списка',
+  '列表段落',
+  '清單段落',
+  'リスト段落',
+  '목록 단락',
+];
+
 /**
  * Step 2: the names Word's UI gives these built-in styles in German, French, Spanish, Portuguese, Italian, Dutch,
  * Russian, Chinese (simplified and traditional), Japanese and Korean, per element in the order of NAMES (Body Text's
@@ -114,18 +129,7 @@ const LOCALISED: Record<Exclude<Element, `heading ${HeadingLevel}`> | 'heading N
     '列表项目符号',
     '清單項目符號',
     '箇条書き',
-    // List Paragraph
-    'Listenabsatz',
-    'Paragraphe de liste',
-    'Párrafo de lista',
-    'Parágrafo da Lista',
-    'Paragrafo elenco',
-    'Lijstalinea',
-    'Абзац списка',
-    '列表段落',
-    '清單段落',
-    'リスト段落',
-    '목록 단락',
+    ...LIST_PARAGRAPH,
   ],
   list_ordered: [
     'Listennummer',
@@ -138,18 +142,7 @@ const LOCALISED: Record<Exclude<Element, `heading ${HeadingLevel}`> | 'heading N
     '列表编号',
     '清單號碼',
     '段落番号',
-    // List Paragraph
-    'Listenabsatz',
-    'Paragraphe de liste',
-    'Párrafo de lista',
-    'Parágrafo da Lista',
-    'Paragrafo elenco',
-    'Lijstalinea',
-    'Абзац списка',
-    '列表段落',
-    '清單段落',
-    'リスト段落',
-    '목록 단락',
+    ...LIST_PARAGRAPH,
   ],
   code_block: [
     'HTML Vorformatiert',
