@@ -1,5 +1,5 @@
 import { CHARACTER_KEYS, HEADING_LEVELS, TITLE_KEYS, type HeadingLevel, type MappingRules } from './mapping.ts';
-import { findStyle, MAX_BASED_ON, type StyleLook, type StyleType, type TemplateStyle } from './template/styles.ts';
+import { basedOnChain, findStyle, type StyleLook, type StyleType, type TemplateStyle } from './template/styles.ts';
 
 /** Name of the mapping created for a newly uploaded template. */
 export const AUTO_MAPPING_NAME = 'Matched by style name';
@@ -353,16 +353,11 @@ const MONOSPACE =
 /** A style's look with what it inherits through its based-on chain (its own values first). */
 function inherited(style: TemplateStyle, byId: ReadonlyMap<string, TemplateStyle>): StyleLook {
   const look: { -readonly [K in keyof StyleLook]?: StyleLook[K] } = {};
-  const seen = new Set<string>();
-  for (
-    let s: TemplateStyle | undefined = style;
-    s && !seen.has(s.id) && seen.size < MAX_BASED_ON;
-    s = byId.get(s.look?.basedOn ?? '')
-  ) {
-    seen.add(s.id);
-    look.outlineLevel ??= s.look?.outlineLevel;
-    look.numbering ??= s.look?.numbering;
-    look.font ??= s.look?.font;
+  for (const id of basedOnChain(style.id, (at) => byId.get(at)?.look?.basedOn)) {
+    const s = id === style.id ? style : byId.get(id);
+    look.outlineLevel ??= s?.look?.outlineLevel;
+    look.numbering ??= s?.look?.numbering;
+    look.font ??= s?.look?.font;
   }
   look.isDefault = style.look?.isDefault;
   return look;

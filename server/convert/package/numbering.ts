@@ -1,4 +1,4 @@
-import { MAX_BASED_ON } from '../template/styles.ts';
+import { basedOnChain } from '../template/styles.ts';
 import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { NO_REWRITES, rewriteBody, type BodySegment } from './body.ts';
 import {
@@ -214,15 +214,14 @@ export function numberedStyles(
   return out;
 }
 
+/** The id of the style a style (by id) is based on, if any. */
+function baseOf(byId: ReadonlyMap<string, Element>, id: string): string | undefined {
+  return val(wChild(byId.get(id), 'basedOn')) || undefined;
+}
+
 /** The first w:ind along a style's base styles, its twip values read (character units are left to the style). */
 function styleIndent(byId: ReadonlyMap<string, Element>, styleId: string): StyleIndent | undefined {
-  const seen = new Set<string>();
-  for (
-    let id: string | undefined = styleId;
-    id && !seen.has(id) && seen.size < MAX_BASED_ON;
-    id = val(wChild(byId.get(id), 'basedOn')) || undefined
-  ) {
-    seen.add(id);
+  for (const id of basedOnChain(styleId, (at) => baseOf(byId, at))) {
     const ind = wChild(wChild(byId.get(id), 'pPr'), 'ind');
     if (!ind) continue;
     const twips = (...names: string[]): number | undefined => {
@@ -267,13 +266,7 @@ function styleNumberingOf(
     return abstract;
   };
   return (styleId) => {
-    const seen = new Set<string>();
-    for (
-      let id: string | undefined = styleId;
-      id && !seen.has(id) && seen.size < MAX_BASED_ON;
-      id = val(wChild(byId.get(id), 'basedOn')) || undefined
-    ) {
-      seen.add(id);
+    for (const id of basedOnChain(styleId, (at) => baseOf(byId, at))) {
       const numPr = wChild(wChild(byId.get(id), 'pPr'), 'numPr');
       const numId = val(wChild(numPr, 'numId'));
       if (!numPr || !numId) continue;

@@ -6,6 +6,18 @@ export type StyleType = 'paragraph' | 'character' | 'table' | 'numbering';
 /** The most steps of a based-on chain followed (Word's own styles go a few deep; a template may chain thousands). */
 export const MAX_BASED_ON = 32;
 
+/**
+ * A style's id, then its base styles' ids, nearest first (`basedOn` gives a style's w:basedOn): at most MAX_BASED_ON
+ * of them, and a cycle ends the chain.
+ */
+export function* basedOnChain(id: string | undefined, basedOn: (id: string) => string | undefined): Generator<string> {
+  const seen = new Set<string>();
+  for (let at = id; at && !seen.has(at) && seen.size < MAX_BASED_ON; at = basedOn(at)) {
+    seen.add(at);
+    yield at;
+  }
+}
+
 /** A style of a template as Word shows it: its name, id and type. */
 export interface TemplateStyle {
   readonly id: string;
