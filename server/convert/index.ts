@@ -106,7 +106,9 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     textWidthTwips: template.textWidthTwips,
     options,
     highlighting: options.code_highlighting === 'on' ? await codeHighlighting(parsed.tree, template) : undefined,
-    texToOmml: hasMath(parsed.tree, options.math) ? (await import('./math/index.ts')).texToOmml : undefined,
+    texToOmml: hasMath(parsed.tree, input.markdown, options.math)
+      ? (await import('./math/index.ts')).texToOmml
+      : undefined,
     images: input.images ? new ImageEmbedder(input.images, input.renderer ?? renderHere) : undefined,
     templateFields: templateTitleFields(template),
     numberedStyles: templateNumberedStyles(template),

@@ -5,8 +5,11 @@ import type { MathOption } from '../element-options.ts';
  * Whether a parsed document holds a formula to convert (a `$…$`, a `$$` block, or a ```` ```math ```` fence when the
  * mapping asks for those): only then does convert() load the converter (math/index.ts, and temml with it).
  */
-export function hasMath(tree: Nodes, option: MathOption): boolean {
-  if (option === 'none') return false;
+export function hasMath(tree: Nodes, markdown: string, option: MathOption): boolean {
+  // Without a `$` (or, for fences, the word math) there is none: the tree is not walked, as the parse's passes skip
+  // a document that lacks what they look for.
+  if (option === 'none' || !(markdown.includes('$') || (option === 'dollars_and_fences' && markdown.includes('math'))))
+    return false;
   const stack: Nodes[] = [tree];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.type === 'math' || node.type === 'inlineMath') return true;
