@@ -215,17 +215,6 @@ const tableCell: Handle = (state, node: Element) => {
   return cell;
 };
 
-/** Turns the marked thematic breaks back into page breaks. */
-function restorePageBreaks(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
-  const stack = [...nodes];
-  for (let node = stack.pop(); node; node = stack.pop()) {
-    if (skip.has(node)) continue;
-    if (node.type === 'thematicBreak' && (node.data as Record<string, unknown> | undefined)?.[PAGE_BREAK_MARK])
-      Object.assign(node, { type: 'pageBreak', data: undefined });
-    if ('children' in node) for (const child of node.children) stack.push(child);
-  }
-}
-
 const PHRASING_PARENTS = new Set([
   'paragraph',
   'heading',
@@ -270,8 +259,11 @@ const script: Handle = (state, node) => ({
   children: state.all(node) as PhrasingContent[],
 });
 
-/** Turns the marked `delete` nodes back into superscript and subscript. */
-function restoreScripts(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
+/**
+ * Turns the nodes marked during the conversion back into what they stand for: `delete` nodes into superscript and
+ * subscript, thematic breaks into page breaks.
+ */
+function restoreMarked(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void {
   const stack = [...nodes];
   for (let node = stack.pop(); node; node = stack.pop()) {
     if (skip.has(node)) continue;
@@ -279,7 +271,8 @@ function restoreScripts(nodes: readonly Nodes[], skip: ReadonlySet<Nodes>): void
     if (node.type === 'delete' && (mark === 'superscript' || mark === 'subscript')) {
       const restored: Nodes = { type: mark, children: node.children };
       Object.assign(node, restored, { data: undefined });
-    }
+    } else if (node.type === 'thematicBreak' && (node.data as Record<string, unknown> | undefined)?.[PAGE_BREAK_MARK])
+      Object.assign(node, { type: 'pageBreak', data: undefined });
     if ('children' in node) for (const child of node.children) stack.push(child);
   }
 }
@@ -503,8 +496,7 @@ function convert(
     nodeHandlers: { comment: () => undefined },
   });
   const result = mdast.type === 'root' ? mdast.children : [mdast];
-  restoreScripts(result, new Set(slots));
-  restorePageBreaks(result, new Set(slots));
+  restoreMarked(result, new Set(slots));
   restoreAnchors(result, new Set(slots));
   placeLines(result, new Set(slots), line);
   return result;
