@@ -121,13 +121,6 @@ describe('suggestRules: what the template has', () => {
     });
   });
 
-  it('FEMA: its own body and bullet styles', () => {
-    const rules = suggestRules(
-      stylesOf(new Uint8Array(readFileSync(resolve(CORPUS, 'fema-after-the-flood-fact-sheet.docx')))),
-    );
-    expect(rules).toMatchObject({ paragraph: 'FEMA Text', list_bullet: 'FEMA Bullet' });
-  });
-
   it('custom names holding a role word: "FEMA Text" for the body, "FEMA Bullet" for bulleted lists', () => {
     const styles = [
       style('paragraph', 'Normal', 'Normal', '', ' w:default="1"'),
