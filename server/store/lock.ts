@@ -119,7 +119,11 @@ export function readLock(lockFile: string): LockRecord | undefined {
   return parseLock(readText(lockFile));
 }
 
-/** The pid written in a lock file, if any. */
+/**
+ * The pid of the process that owns a lock file, if one does: not a pid written by a process that is gone, whose pid
+ * another process may have now (the discovery file it left must not lead a client to that process).
+ */
 export function lockOwner(lockFile: string): number | undefined {
-  return readLock(lockFile)?.pid;
+  const lock = readLock(lockFile);
+  return lock && (lock.pid === process.pid || owns(lock, lockFile)) ? lock.pid : undefined;
 }
