@@ -176,6 +176,8 @@ declare module 'mdast' {
   interface TableData {
     /** An HTML table with no header row (no `<th>` in its first rows, no `<thead>`). */
     headless?: boolean;
+    /** An HTML table's header rows, where its `<thead>` has more than one (markdown's tables have one). */
+    headerRows?: number;
   }
 }
 
@@ -191,6 +193,11 @@ const table: Handle = (state, node: Element) => {
     result.children.shift();
     result.data = { ...result.data, headless: true };
   }
+  // Every row of the head is a header row (repeated on each page, the header look), not only its first.
+  const head = node.children.find((child): child is Element => child.type === 'element' && child.tagName === 'thead');
+  const headRows = head?.children.filter((row) => row.type === 'element' && row.tagName === 'tr').length ?? 0;
+  if (headRows > 1 && result.data?.headless !== true)
+    result.data = { ...result.data, headerRows: Math.min(headRows, result.children.length) };
   return result;
 };
 

@@ -80,11 +80,12 @@ export function table(state: State, node: MdTable): FileChild[] {
   // An HTML table with no header row has none here either (no row repeated, no header look from the table style).
   const headless = node.data?.headless === true;
   const headerRow = state.styles.tableHeaderRow && !headless;
+  const headerRows = node.data?.headerRows ?? 1;
   // Grid places an HTML cell's colspan or rowspan covers (the parser left an empty cell at each): not written, as
   // the spanning cell merges them (docx writes a row span's continuing cells itself).
   const covered = new Set<number>();
   const rows = node.children.map((row, r) => {
-    const isHeader = r === 0 && headerRow;
+    const isHeader = r < headerRows && headerRow;
     const cells: TableCell[] = [];
     for (let c = 0; c < columns; c++) {
       if (covered.has(r * columns + c)) continue;
