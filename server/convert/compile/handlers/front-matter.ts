@@ -7,6 +7,7 @@ import type { DocumentProperties, State } from '../state.ts';
 import { readTitleValues, titleBlock } from '../title-block.ts';
 import { abstractBlock, abstractText, keywordsText, MAX_ABSTRACT } from '../abstract.ts';
 import { tocFrontMatter } from '../toc.ts';
+import { numberSectionsFrontMatter } from '../heading-numbers.ts';
 
 /** The code block handler (handlers/code.ts), given by compile/index.ts: front matter that cannot be read is one. */
 export type CodeHandler = (state: State, node: Code) => FileChild[];
@@ -113,6 +114,9 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   if (abstract !== undefined) used.add('abstract');
   if (keywords !== undefined) used.add('keywords');
   if (summary.plain !== undefined && !used.has('description')) state.properties.description = summary.plain;
+  const sections = numberSectionsFrontMatter(record, (warning) => state.warn(warning));
+  for (const key of sections.used) used.add(key);
+  if (sections.value !== undefined) state.headingNumbers.asked = sections.value;
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
