@@ -49,4 +49,15 @@ describe('abstract and keywords', () => {
     const empty = await convert({ markdown: '---\nkeywords: []\n---\nBody.\n', created });
     expect(part(empty.docx, 'word/document.xml')).not.toContain('Keywords');
   });
+
+  it("an abstract opening with its own --- block cannot change the document's title: the block is kept as code", async () => {
+    const markdown = '---\ntitle: The Real Title\nabstract: "---\\ntitle: Hijack\\n---\\nThe abstract."\n---\nBody.\n';
+    const result = await convert({ markdown, created });
+    expect(part(result.docx, 'docProps/core.xml')).toContain('<dc:title>The Real Title</dc:title>');
+    const body = part(result.docx, 'word/document.xml');
+    expect(body).toContain('title: Hijack');
+    expect(body).toContain('The abstract.');
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
 });

@@ -122,6 +122,19 @@ describe('numbered headings', () => {
     expect(ok, report).toBe(true);
   });
 
+  it("ids follow the template's, passing over one at the top of 32 bits (Word reads them as 32-bit integers)", async () => {
+    const template = withNumbering(
+      defaultTemplate(),
+      '<w:abstractNum w:abstractNumId="2147483647"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/><w:lvlText w:val="-"/></w:lvl></w:abstractNum><w:num w:numId="2147483647"><w:abstractNumId w:val="2147483647"/></w:num>',
+    );
+    const result = await convert({ markdown: `---\nnumber_sections: true\n---\n${DOC}`, template, created });
+    const numId = headingNumPr(result.docx).get('Heading1')?.[1] ?? '';
+    expect(Number(numId)).toBeGreaterThan(0);
+    expect(Number(numId)).toBeLessThan(2 ** 31 - 1);
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
+
   it('LibreOffice shows the numbers in the text and in the table of contents', async () => {
     const markdown = `---\nnumber_sections: true\ntoc: true\n---\n${DOC}`;
     const result = await convert({ markdown, created });
@@ -132,6 +145,15 @@ describe('numbered headings', () => {
     expect(lines.filter((l) => l.endsWith('Acknowledgements')).every((l) => l === 'Acknowledgements')).toBe(true);
   }, 120_000);
 });
+
+/** The built-in template with this numbering part (its w:abstractNum and w:num elements). */
+function withNumbering(bytes: Uint8Array, inner: string): Uint8Array {
+  const files = unzipSync(bytes);
+  files['word/numbering.xml'] = strToU8(
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:numbering xmlns:w="${W}">${inner}</w:numbering>`,
+  );
+  return zipSync(files);
+}
 
 /** The built-in template with Heading 1 numbered by a list of its own ("Chapter 1"), numId 7, as a thesis template is. */
 function withOwnHeadingNumbering(bytes: Uint8Array): Uint8Array {

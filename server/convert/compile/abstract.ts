@@ -1,5 +1,5 @@
 import { TextRun, type FileChild } from 'docx';
-import type { Nodes, Yaml } from 'mdast';
+import type { Nodes, RootContent, Yaml } from 'mdast';
 import { toString } from 'mdast-util-to-string';
 import { escapeBraces } from '../braces.ts';
 import { parseMarkdown } from '../parse/index.ts';
@@ -89,8 +89,12 @@ export function abstractBlock(
       shiftLines(parsed.tree, line);
       for (const detail of parsed.warningDetails)
         state.warningList.add(detail.warning, detail.line === null ? line : detail.line + line);
-      blocks.push(...state.blocks(parsed.tree.children));
-      plain = parsed.tree.children.map((child) => toString(child, { includeImageAlt: false })).join('\n');
+      // A `---` block opening the abstract reads as front matter of its own: not the document's, kept as a code block.
+      const nodes = parsed.tree.children.map((child): RootContent =>
+        child.type === 'yaml' ? { type: 'code', value: `---\n${child.value}\n---` } : child,
+      );
+      blocks.push(...state.blocks(nodes));
+      plain = nodes.map((child) => toString(child, { includeImageAlt: false })).join('\n');
     }
     if (keywords !== undefined) {
       // The label as `**Keywords:**` would be (the mapping's strong style, else bold), the words as written.

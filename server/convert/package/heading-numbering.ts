@@ -4,7 +4,7 @@ import type { Document as XmlDocument, Element } from '@xmldom/xmldom';
 import { relsPath, siblingPath, type Template } from '../template/read.ts';
 import { CONTENT_TYPE, ContentTypes } from './content-types.ts';
 import { children, isW, parsePart, serializePart, wAttr, wChild, wElement } from './dom.ts';
-import { insertionPoints } from './numbering.ts';
+import { insertionPoints, maxId } from './numbering.ts';
 import { declareNamespaces, NS } from './namespaces.ts';
 import { REL, Relationships } from './relationships.ts';
 import { encodeUtf8 } from '../xml.ts';
@@ -66,10 +66,12 @@ function numbered(template: Template, styleIds: readonly (string | undefined)[])
   const numbering = parsePart(numberingData ?? `<w:numbering xmlns:w="${NS.w}"/>`, numberingPath);
   const root = numbering.documentElement;
   if (!root) return template;
+  // After the template's ids, as lists' are (a hostile id at the top of 32 bits is passed over: numbering.ts).
   const nextId = (tag: string, attr: string): number =>
-    children(root)
-      .filter((c) => isW(c, tag))
-      .reduce((max, c) => Math.max(max, Number(wAttr(c, attr)) || 0), 0) + 1;
+    maxId(
+      children(root).filter((c) => isW(c, tag)),
+      attr,
+    ) + 1;
   const abstractId = String(nextId('abstractNum', 'abstractNumId'));
   const numId = String(nextId('num', 'numId'));
   const at = insertionPoints(root);
