@@ -84,6 +84,10 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'print nothing on success (warnings and errors still go to standard error)')
     .option('--no-images', 'keep images as placeholders instead of embedding the files beside INPUT (docs/images.md)')
     .option(
+      '--number-sections',
+      "number the headings 1, 1.1, 1.1.1 (pandoc's --number-sections); the front matter's number_sections wins",
+    )
+    .option(
       '--time-limit <seconds>',
       "longest a conversion may take, in seconds of CPU (default: the server's, 30; converts in this process)",
       parseTimeLimit,

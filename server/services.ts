@@ -72,6 +72,8 @@ export interface ConvertRequest {
   signal?: AbortSignal;
   /** The document's images (docs/images.md); absent: placeholders, as SPEC.md says. */
   images?: ImageInput;
+  /** Number the headings (docs/api-extensions.md); the front matter's `number_sections` wins. */
+  number_sections?: boolean;
 }
 
 /** Refuses a name that breaks the rule of server/convert/names.ts (every channel: HTTP checks it in its schemas too). */
@@ -288,6 +290,7 @@ export class Services {
           output: this.store.outputPath(conversionId),
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.images ? { images: request.images } : {}),
+          ...(request.number_sections ? { numberSections: true } : {}),
         });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);

@@ -50,6 +50,8 @@ export interface CliJob {
   mapping: MappingRules | { rules: MappingRules } | undefined;
   created: number;
   folder: string | undefined;
+  /** --number-sections. */
+  numberSections?: boolean;
 }
 
 export interface CliResult {
@@ -81,6 +83,7 @@ export class BoundedConverter {
         created: new Date(input.created),
         template: input.template ? { key: 'cli', bytes: input.template } : { key: BUILTIN_TEMPLATE_KEY },
         ...(input.folder ? { images: { folder: input.folder } } : {}),
+        ...(input.numberSections ? { numberSections: true } : {}),
       });
       return {
         docx: result.docx,

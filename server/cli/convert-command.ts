@@ -21,6 +21,8 @@ export interface ConvertOpts {
   mapping?: string;
   quiet?: boolean;
   images: boolean;
+  /** --number-sections: number the headings (the front matter's number_sections wins). */
+  numberSections?: boolean;
   timeLimit?: number;
   memoryLimit?: number;
 }
@@ -191,6 +193,7 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
           ...(job.template ? { template: Buffer.from(job.template).toString('base64') } : {}),
           ...(job.mapping === undefined ? {} : { mapping: job.mapping }),
           ...(job.folder === undefined ? {} : { folder: job.folder }),
+          ...(job.numberSections ? { number_sections: true } : {}),
           created: job.created,
         };
         // The server's own limits end a long conversion; this only notices a server that stopped answering.
@@ -304,7 +307,11 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       const markdown = await readInput(input);
       // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
       const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
-      const result = await converter.convert({ markdown, template, mapping, folder, created: Date.now() }, label);
+      const numberSections = opts.numberSections === true;
+      const result = await converter.convert(
+        { markdown, template, mapping, folder, created: Date.now(), numberSections },
+        label,
+      );
       const lines = result.warnings.map((w) => warningLine(w, input === '-' && opts.images, batch ? label : undefined));
       writeOutput(output, result.docx);
       if (result.matched && !matchSaid && !opts.quiet) {

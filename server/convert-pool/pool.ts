@@ -87,6 +87,8 @@ export interface PoolJob {
   template: { key: string; bytes?: Uint8Array };
   /** Where the document's images come from (docs/images.md); absent: placeholders (SPEC.md). */
   images?: ImageInput;
+  /** Number the headings (the convert option `number_sections`; docs/api-extensions.md). */
+  numberSections?: boolean;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
    * worker ended; a running small one's result dropped, its worker ended only if it runs past `cancelGraceMs`. */
   signal?: AbortSignal;
@@ -682,6 +684,7 @@ export class ConvertPool {
       evict,
       ...(known >= 0 || bytes === undefined ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
+      ...(task.job.numberSections ? { numberSections: true } : {}),
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };
     slot.writing = message.outputTemp;

@@ -21,6 +21,8 @@ export interface JobMessage {
   evict: string[];
   /** Where the document's images come from (docs/images.md); absent: placeholders. */
   images?: ImageInput;
+  /** Number the headings (the convert option `number_sections`); absent: as the front matter says. */
+  numberSections?: boolean;
   /** Where the worker stores the document (atomically, flushed to disk) before it answers; absent: nowhere. */
   output?: string;
   /** The temporary file it writes first (the pool names it, to remove it if the worker is ended mid-write). */

@@ -26,7 +26,8 @@ type ParagraphKey =
   | 'title'
   | 'subtitle'
   | 'author'
-  | 'date';
+  | 'date'
+  | 'abstract';
 type CharacterKey = (typeof CHARACTER_KEYS)[number];
 /** Every element a mapping can name a style for, a heading level as `heading N`. */
 type Element = `heading ${HeadingLevel}` | ParagraphKey | CharacterKey | 'table';
@@ -40,6 +41,7 @@ const PARAGRAPH_KEYS: readonly ParagraphKey[] = [
   'footnote_text',
   'caption',
   ...TITLE_KEYS,
+  'abstract',
 ];
 const ELEMENTS: readonly Element[] = [
   ...HEADING_LEVELS.map((level) => `heading ${level}` as const),
@@ -65,6 +67,7 @@ const NAMES: Record<Exclude<Element, `heading ${HeadingLevel}`>, readonly string
   subtitle: ['Subtitle'],
   author: ['Author'],
   date: ['Date'],
+  abstract: ['Abstract'],
   table: ['Docwright Table', 'Table', 'Table Grid', 'Grid Table 1 Light', 'Plain Table 1', 'Light Grid'],
   inline_code: ['Verbatim Char', 'HTML Code', 'Source Code Char', 'Inline Code', 'Code Char'],
   link: ['Hyperlink', 'Internet Link'],
@@ -213,6 +216,8 @@ const LOCALISED: Record<Exclude<Element, `heading ${HeadingLevel}`> | 'heading N
   ],
   author: ['Autor', 'Auteur', 'Autore', 'Автор', '作者', '著者', '저자'],
   date: ['Datum', 'Fecha', 'Data', 'Дата', '日期', '日付', '날짜'],
+  // Word has no built-in abstract style: none is localised.
+  abstract: [],
   table: [
     'Tabellenraster',
     'Grille du tableau',
@@ -326,6 +331,7 @@ const ROLE_WORDS: Partial<Record<Element | 'heading N', { any: readonly string[]
   subtitle: { any: ['subtitle', 'subtitel', 'subheading'], not: ['char'] },
   author: { any: ['author', 'authors', 'byline'], not: ['note', 'char'] },
   date: { any: ['date'], not: ['char'] },
+  abstract: { any: ['abstract', 'zusammenfassung', 'résumé', 'resumen', 'summary'], not: ['char', 'heading', 'title'] },
   inline_code: { any: ['code', 'verbatim', 'monospace', 'typewriter'], not: ['tok'] },
   link: { any: ['hyperlink', 'link'], not: ['followed', 'visited'] },
   strong: { any: ['strong', 'bold'] },

@@ -43,6 +43,7 @@ export const DEFAULT_RULES: MappingRules = {
   subtitle: 'Subtitle',
   author: 'Author',
   date: 'Date',
+  abstract: 'Abstract',
   caption: 'Caption',
 };
 
@@ -136,6 +137,15 @@ const styles: IStylesOptions = {
       next: 'BodyText',
       run: { size: 24, color: '595959' },
       paragraph: { spacing: { after: 360 }, keepNext: true },
+    },
+    // The front matter abstract and keywords after the title block (compile/abstract.ts), as pandoc's reference names it.
+    {
+      id: 'Abstract',
+      name: 'Abstract',
+      basedOn: 'Normal',
+      next: 'BodyText',
+      run: { size: 20 },
+      paragraph: { indent: { left: 720, right: 720 }, spacing: { after: 120 } },
     },
     // An image's title under it (docs/images.md); Word's own name for the style is "caption".
     {

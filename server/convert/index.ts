@@ -53,6 +53,8 @@ export interface ConvertInput {
    * runs somewhere it can be killed (server/convert-pool/render-child.ts); absent: in this thread (renderHere).
    */
   renderer?: Renderer;
+  /** Number the headings 1, 1.1, … (pandoc's `--number-sections`); the front matter's `number_sections` wins. */
+  numberSections?: boolean;
 }
 
 export interface ConvertResult {
@@ -115,6 +117,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     language: templateLanguage(template),
     outputLimit: outputLimit(input.markdown.length),
     templateStyles: template.styles,
+    numberSections: input.numberSections ?? false,
   });
   const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();

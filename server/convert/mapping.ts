@@ -58,6 +58,7 @@ function rulesSchema(strict?: { characters: boolean }) {
       subtitle: name('Style of the front matter subtitle'),
       author: name('Style of each front matter author (one paragraph each)'),
       date: name('Style of the front matter date'),
+      abstract: name('Style of the front matter abstract and keywords, printed after the title block'),
       // Beyond SPEC: the footnote text paragraph style and character styles for inline elements (w:rStyle on their runs).
       footnote_text: name('Paragraph style of footnote bodies'),
       inline_code: name('Character style of inline code, e.g. "Verbatim Char"'),
@@ -151,7 +152,7 @@ export function checkRules(
       : undefined;
     if (property === undefined)
       return [
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, abstract, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
       ];
     if (Check(property, v)) return [];
     if (key === 'heading')
@@ -191,6 +192,8 @@ export interface ResolvedStyles {
   footnoteReference?: string;
   /** Title block (title-block.ts): the style of each key the mapping names, undefined when the template lacks it. */
   titleBlock: Partial<Record<TitleKey, string | undefined>>;
+  /** The abstract and keywords (abstract.ts): absent when the mapping names no style, undefined when the template lacks it. */
+  abstract?: { style: string | undefined };
 }
 
 /**
@@ -240,6 +243,7 @@ export function resolveStyles(
     titleBlock: Object.fromEntries(
       TITLE_KEYS.filter((key) => rules[key] !== undefined).map((key) => [key, lookup(rules[key], 'paragraph')]),
     ),
+    ...(rules.abstract !== undefined ? { abstract: { style: lookup(rules.abstract, 'paragraph') } } : {}),
   };
   return { styles: resolved, warnings };
 }

@@ -9,7 +9,14 @@ import { multipartError } from './multipart-errors.ts';
 import { stemOf } from '../services.ts';
 
 /** The text fields a multipart conversion takes (the JSON body's fields); `markdown` may also be a file part. */
-const TEXT_FIELDS = new Set(['markdown', 'template_id', 'mapping_id', 'filename', 'response_format']);
+const TEXT_FIELDS = new Set([
+  'markdown',
+  'template_id',
+  'mapping_id',
+  'filename',
+  'response_format',
+  'number_sections',
+]);
 /** Largest markdown, as in a JSON body (10 MiB). */
 const MARKDOWN_BYTES = 10 * 1024 * 1024;
 /** Largest multipart conversion: the markdown, its images and the other text fields. */
@@ -21,7 +28,8 @@ export const CONVERT_UPLOAD = upload(
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/svg+xml', 'application/octet-stream']);
 
 export interface ConvertUpload {
-  fields: Record<string, string>;
+  /** Text, but `number_sections` "true" or "false" as the JSON body's boolean (anything else is refused as not one). */
+  fields: Record<string, string | boolean>;
   images: Map<string, Uint8Array>;
 }
 
@@ -124,5 +132,8 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
   // A markdown file sent without a `filename` names the document after itself (report.md → report.docx), as the app does.
   const stem = stemOf(markdownName);
   if (!('filename' in fields) && stem !== undefined) fields.filename = stem;
-  return { fields, images };
+  const out: Record<string, string | boolean> = fields;
+  const flag = fields.number_sections;
+  if (flag === 'true' || flag === 'false') out.number_sections = flag === 'true';
+  return { fields: out, images };
 }

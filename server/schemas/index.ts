@@ -81,6 +81,13 @@ export const ConvertBodySchema = Type.Object(
     response_format: Type.Optional(
       Type.Union([Type.Literal('binary'), Type.Literal('json')], { description: '`binary` (default) or `json`' }),
     ),
+    // Beyond SPEC (docs/api-extensions.md): pandoc's --number-sections.
+    number_sections: Type.Optional(
+      Type.Boolean({
+        description:
+          'Number the headings 1, 1.1, 1.1.1 with a multilevel list on the heading styles (a template whose heading styles number themselves keeps its own); the front matter `number_sections` wins. Multipart: "true" or "false"',
+      }),
+    ),
   },
   { $id: 'ConvertRequest', additionalProperties: false },
 );

@@ -40,6 +40,7 @@ describe('mapping form', () => {
       'subtitle',
       'author',
       'date',
+      'abstract',
       'inline_code',
       'link',
       'strong',
@@ -132,6 +133,9 @@ describe('messages in plain words', () => {
     );
     expect(describeWarning('list_depth_exceeded: 5')).toMatch(/deeper than Word’s 9 levels/);
     expect(describeWarning('something_new: x')).toBe('something_new: x');
+    expect(describeWarning('front_matter_truncated: abstract (its first 20000 characters are printed)')).toBe(
+      'The front matter’s abstract (its first 20000 characters are printed); the rest was left out.',
+    );
     expect(describeWarning('math_unsupported: \\foo')).toBe(
       'A formula (\\foo) could not be read as TeX and was kept as written.',
     );

@@ -167,17 +167,18 @@ export const api = {
 
   /** Converts; aborting `signal` cancels the conversion on the server too (its worker stops, nothing is charged). */
   convert: (
-    body: { markdown: string; template_id: string; mapping_id: string; filename?: string },
+    body: { markdown: string; template_id: string; mapping_id: string; filename?: string; number_sections?: boolean },
     signal?: AbortSignal,
   ) => request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }, signal),
   /** Converts with the markdown's image files (multipart, docs/images.md): they are embedded, not placeholders. */
   convertWithImages: (
-    body: { markdown: string; template_id: string; mapping_id: string; filename?: string },
+    body: { markdown: string; template_id: string; mapping_id: string; filename?: string; number_sections?: boolean },
     images: ReadonlyMap<string, Blob>,
     signal?: AbortSignal,
   ) => {
     const form = new FormData();
-    for (const [key, value] of Object.entries(body)) form.set(key, value);
+    // A multipart field is text: number_sections goes as "true" or "false".
+    for (const [key, value] of Object.entries(body)) form.set(key, String(value));
     form.set('response_format', 'json');
     // Each image's filename is its path relative to the markdown, which the server matches with the markdown's links.
     for (const [path, image] of images) form.append('images', image, path);

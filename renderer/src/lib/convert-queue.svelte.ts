@@ -78,6 +78,14 @@ function readText(file: File, onProgress: (fraction: number) => void): Promise<s
   });
 }
 
+/** What a conversion is asked with: the template, the mapping, and whether to number the headings. */
+export interface Choice {
+  templateId: string;
+  mappingId: string;
+  /** Number the headings (the API's number_sections; the front matter's says otherwise). */
+  numberSections?: boolean;
+}
+
 export class ConvertQueue {
   jobs = $state<Job[]>([]);
   running = $state(false);
@@ -88,12 +96,7 @@ export class ConvertQueue {
    * Adds files or pasted text and converts them with the given template and mapping, `concurrency` at a time (the
    * server's workers), starting them in the order given.
    */
-  async add(
-    sources: Source[],
-    choice: { templateId: string; mappingId: string },
-    onDone?: () => void,
-    concurrency = 1,
-  ): Promise<void> {
+  async add(sources: Source[], choice: Choice, onDone?: () => void, concurrency = 1): Promise<void> {
     const jobs = sources.map((s) => new Job(s));
     // Job keeps its own reactive fields ($state), so the instances themselves are updated as they run.
     this.jobs = [...jobs, ...this.jobs];
@@ -112,7 +115,7 @@ export class ConvertQueue {
     }
   }
 
-  private async run(job: Job, choice: { templateId: string; mappingId: string }): Promise<void> {
+  private async run(job: Job, choice: Choice): Promise<void> {
     try {
       job.startedAt = Date.now();
       let markdown = job.source.text ?? '';
@@ -138,6 +141,7 @@ export class ConvertQueue {
         template_id: choice.templateId,
         mapping_id: choice.mappingId,
         filename: job.source.name.slice(0, 200),
+        ...(choice.numberSections ? { number_sections: true } : {}),
       };
       const images = imagesToSend(markdown, job.source.images);
       job.result =

@@ -31,6 +31,8 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'subtitle', label: 'Subtitle', kind: 'paragraph' },
   { key: 'author', label: 'Author', kind: 'paragraph' },
   { key: 'date', label: 'Date', kind: 'paragraph' },
+  // The front matter abstract and keywords, after the title block (docs/elements.md).
+  { key: 'abstract', label: 'Abstract and keywords', kind: 'paragraph' },
   // Character styles: the runs of the element get them.
   { key: 'inline_code', label: 'Inline code', kind: 'character' },
   { key: 'link', label: 'Link', kind: 'character' },

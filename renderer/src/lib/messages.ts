@@ -101,6 +101,8 @@ export function describeWarning(warning: string): string {
       return `A font name with unsafe characters was cleaned (${detail}).`;
     case 'invalid_front_matter':
       return `The front matter could not be read (${detail}); the document properties were left empty.`;
+    case 'front_matter_truncated':
+      return `The front matter’s ${detail}; the rest was left out.`;
     default:
       return warning;
   }

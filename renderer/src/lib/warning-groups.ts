@@ -72,6 +72,8 @@ function sentence(code: string, count: number, details: string[], line: number |
       return `Lists nest deeper than Word’s 9 levels (${names(details)} levels); deeper items were kept at level 9.`;
     case 'footnote_not_printed':
       return `${plural(count, 'footnote', 'footnotes')} (${names(details)}${where}) ${count === 1 ? 'was' : 'were'} not printed: never referenced, defined twice, or referenced only from another footnote.`;
+    case 'front_matter_truncated':
+      return `The front matter’s ${names(details)}; the rest was left out.`;
     case 'invalid_front_matter':
     case 'front_matter_ignored':
       return `The front matter could not be used (${names(details)}${where}); the document properties were left empty.`;

@@ -16,6 +16,8 @@ export interface HeadingEntry {
   level: number;
   text: string;
   bookmark: string;
+  /** Its number (`1.2.`) when the headings are numbered by us (heading-numbers.ts). */
+  number?: string;
 }
 
 /** Word refuses bookmark names longer than this. */

@@ -113,6 +113,8 @@ export interface CompiledDocument {
   toc?: TocRequest;
   /** The bookmarks of notes' first references, by placeholder id (handlers/footnote-reference.ts). */
   noteMarks: ReadonlyMap<number, number | undefined>;
+  /** The heading styles by level (1–6) to number with a multilevel list (package/heading-numbering.ts), if asked. */
+  headingNumbering?: (string | undefined)[];
   /** The token kinds of the highlighted code (package/token-styles.ts adds their styles where the template lacks them). */
   tokenKinds: ReadonlySet<string>;
 }
@@ -138,6 +140,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     if (!state.printedFootnotes.has(id))
       state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
   }
+  const headingNumbering = state.headingNumbers.styleIds();
   return {
     children,
     footnotes: state.footnotes,
@@ -150,6 +153,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     noteMarks: noteMarks(state.noteSites),
     tokenKinds: state.tokenKinds,
     ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
+    ...(headingNumbering ? { headingNumbering } : {}),
   };
 }
 
@@ -169,7 +173,14 @@ function separateTables(children: FileChild[]): FileChild[] {
 /** The headings a table of contents lists: all but one that repeated the title and was not printed. */
 function tocHeadings(state: State): HeadingEntry[] {
   const left = state.titleHeading ? state.anchors.nameOf(state.titleHeading) : undefined;
-  return left === undefined ? state.anchors.headings : state.anchors.headings.filter((h) => h.bookmark !== left);
+  const listed =
+    left === undefined ? state.anchors.headings : state.anchors.headings.filter((h) => h.bookmark !== left);
+  const numbers = state.headingNumbers.numbers;
+  if (numbers.size === 0) return listed;
+  return listed.map((h) => {
+    const number = numbers.get(h.bookmark);
+    return number === undefined ? h : { ...h, number };
+  });
 }
 
 /** Collects link and footnote definitions anywhere in the tree, in document order: the first of a label wins. */

@@ -20,6 +20,7 @@ import { directed, type Direction } from '../bidi.ts';
 import type { TitleValues } from './title-block.ts';
 import { AnchorIndex } from './anchors.ts';
 import { TocState } from './toc.ts';
+import { HeadingNumbers } from './heading-numbers.ts';
 import { outputTooLarge } from '../errors.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 import type { CodeHighlighting } from '../highlight/index.ts';
@@ -132,6 +133,8 @@ export interface CompileOptions {
   texToOmml?: ((tex: string, display: boolean) => MathResult) | undefined;
   /** The template's styles, for the ones the markdown names itself (`custom-style`). */
   templateStyles?: readonly TemplateStyle[];
+  /** Number the headings (the convert option `number_sections`; the front matter may say otherwise). */
+  numberSections?: boolean;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -158,6 +161,8 @@ export class State {
   readonly anchors = new AnchorIndex();
   /** The table of contents asked for, if any (toc.ts). */
   readonly toc = new TocState();
+  /** Numbered headings, when asked for (heading-numbers.ts). */
+  readonly headingNumbers: HeadingNumbers;
   /** Document properties, filled from the front matter. */
   readonly properties: DocumentProperties = {};
   /** The front matter's title block values (title-block.ts). */
@@ -231,6 +236,7 @@ export class State {
     this.outputLimit = options.outputLimit ?? Infinity;
     this.highlighting = options.highlighting;
     this.numberedStyles = options.numberedStyles ?? new Map();
+    this.headingNumbers = new HeadingNumbers(options.numberSections ?? false, options.styles, this.numberedStyles);
     this.templateStyles = options.templateStyles ?? [];
     this.texToOmml = options.texToOmml;
   }

@@ -27,6 +27,7 @@ import { appendFootnotes, footnoteIdBase, pruneNotes, shiftFootnoteReferences } 
 import { drawingIds, moveMediaParts } from './media.ts';
 import { declaredOn, declareNamespaces, NS } from './namespaces.ts';
 import { mergeNumberingText, numberedStyles, numberingSites, type StyleIndent } from './numbering.ts';
+import { withHeadingNumbering } from './heading-numbering.ts';
 import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
 import { addSupportStyles, languageOf, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
@@ -169,11 +170,13 @@ export function templateLanguage(template: Template): string | undefined {
  * part: docx lays our content out (its parts), then each part of the package is merged in turn below.
  */
 export async function packageDocument(
-  template: Template,
+  original: Template,
   compiled: CompiledDocument,
   created: Date,
   { limit = Infinity }: { limit?: number } = {},
 ): Promise<Uint8Array> {
+  // Numbered headings: the template with its heading styles numbered (made once per template and styles).
+  const template = compiled.headingNumbering ? withHeadingNumbering(original, compiled.headingNumbering) : original;
   const ready = prepare(template);
   const { parts: generated, noteCount } = await docxPartsOf(compiled);
   const generatedPart = (path: string): XmlDocument | null => {

@@ -39,7 +39,7 @@ const ID_CEILING = 2 ** 31 - 1 - 2 ** 24;
  * broken template) is left out: ours stay plain decimals Word reads (counting past it would write 2147483648 or
  * `1e+23`), and never reach it.
  */
-const maxId = (els: Element[], attr: string): number =>
+export const maxId = (els: Element[], attr: string): number =>
   els.reduce((max, e) => {
     const id = Number(wAttr(e, attr));
     return Number.isInteger(id) && id > max && id <= ID_CEILING ? id : max;

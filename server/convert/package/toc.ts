@@ -156,7 +156,8 @@ function entryParagraph(doc: XmlDocument, ctx: TocContext, entry: HeadingEntry):
   if (style?.type !== 'paragraph') pPr.appendChild(wElement(doc, 'ind', { left: String(220 * (entry.level - 1)) }));
   p.appendChild(pPr);
   const link = wElement(doc, 'hyperlink', { anchor: entry.bookmark, history: '1' });
-  const text = textRun(doc, entry.text);
+  // A numbered heading's entry shows its number, as Word's updated TOC does.
+  const text = textRun(doc, entry.number === undefined ? entry.text : `${entry.number} ${entry.text}`);
   if (rightToLeft) {
     const rPr = wElement(doc, 'rPr');
     rPr.appendChild(wElement(doc, 'rtl'));

@@ -94,6 +94,12 @@ export const convertMarkdown = defineTool({
       .max(200)
       .optional()
       .describe('Output file name without extension; default: the name of the input_path file, else "document".'),
+    number_sections: z
+      .boolean()
+      .optional()
+      .describe(
+        "Number the headings 1, 1.1, 1.1.1 (as pandoc's --number-sections) with a multilevel list on the template's heading styles; a template whose heading styles number themselves keeps its own. The front matter's number_sections wins.",
+      ),
     output_path: z
       .string()
       .min(1)
@@ -167,6 +173,7 @@ export const convertMarkdown = defineTool({
       template_id: template.id,
       mapping_id: mapping.id,
       ...(filename !== undefined ? { filename } : {}),
+      ...(args.number_sections ? { number_sections: true } : {}),
       channel: 'mcp',
     });
     let savedTo: string | null = null;

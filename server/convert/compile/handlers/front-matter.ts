@@ -5,7 +5,9 @@ import { parse as parseYaml } from 'yaml';
 import { languageTag, printedDate, propertyDate } from '../dates.ts';
 import type { DocumentProperties, State } from '../state.ts';
 import { readTitleValues, titleBlock } from '../title-block.ts';
+import { abstractBlock, abstractText, keywordsText, MAX_ABSTRACT } from '../abstract.ts';
 import { tocFrontMatter } from '../toc.ts';
+import { numberSectionsFrontMatter } from '../heading-numbers.ts';
 
 /** The code block handler (handlers/code.ts), given by compile/index.ts: front matter that cannot be read is one. */
 export type CodeHandler = (state: State, node: Code) => FileChild[];
@@ -44,7 +46,7 @@ function keptAsText(state: State, node: Yaml, reason: string, code: CodeHandler)
 
 /**
  * YAML front matter: title, author, subject, keywords and description become document properties (on the state);
- * title, subtitle, author and date also make the title block; other keys are named in a warning; front matter that is
+ * title, subtitle, author and date also make the title block, abstract and keywords follow it; other keys are named in a warning; front matter that is
  * not a YAML mapping is kept as text.
  */
 export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileChild[] {
@@ -103,9 +105,21 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   if (repeated && block.printed.has('title')) state.titleHeading = repeated;
   for (const key of block.used) used.add(key);
   for (const warning of block.unstyled) state.warn(warning);
+  // The abstract and keywords after the title block; the abstract's text (not its markdown) is the description.
+  const abstract = abstractText(record.abstract);
+  if (typeof record.abstract === 'string' && record.abstract.trim().length > MAX_ABSTRACT)
+    state.warn(`front_matter_truncated: abstract (its first ${MAX_ABSTRACT} characters are printed)`);
+  const keywords = keywordsText(record.keywords);
+  const summary = abstractBlock(state, node, abstract, keywords, language);
+  if (abstract !== undefined) used.add('abstract');
+  if (keywords !== undefined) used.add('keywords');
+  if (summary.plain !== undefined && !used.has('description')) state.properties.description = summary.plain;
+  const sections = numberSectionsFrontMatter(record, (warning) => state.warn(warning));
+  for (const key of sections.used) used.add(key);
+  if (sections.value !== undefined) state.headingNumbers.asked = sections.value;
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
-  return [...block.paragraphs, ...toc.blocks];
+  return [...block.paragraphs, ...summary.blocks, ...toc.blocks];
 }

@@ -21,6 +21,8 @@ export function heading(state: State, node: Heading): FileChild[] {
   const { unnumbered, unlisted } = classes(state, node);
   // The heading's bookmark (its GitHub slug or `{#id}`, see anchors.ts) is what `#slug` links and the TOC jump to.
   if (style) {
+    // Counted as Word's list on the heading styles will number it (package/heading-numbering.ts), for the TOC.
+    if (!unnumbered) state.headingNumbers.count(level, state.anchors.nameOf(node));
     const options: IParagraphOptions = {
       style,
       // numId 0: no number, whatever the style's numbering (none: the same look).

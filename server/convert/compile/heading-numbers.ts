@@ -1,0 +1,62 @@
+import type { HeadingLevel, ResolvedStyles } from '../mapping.ts';
+import { HEADING_LEVELS } from '../mapping.ts';
+
+/**
+ * Numbered headings (front matter `number_sections` or `numbersections`, the convert option `number_sections`): the
+ * packaging step attaches a multilevel list to the heading styles (package/heading-numbering.ts); the compiler counts
+ * the headings as Word will, so the table of contents is pre-filled with their numbers.
+ */
+export class HeadingNumbers {
+  /** Asked for (the option, then the front matter). */
+  asked: boolean;
+  private readonly counters: number[] = [];
+  /** The number each numbered heading gets, by its bookmark name. */
+  readonly numbers = new Map<string, string>();
+
+  constructor(
+    asked: boolean,
+    private readonly styles: ResolvedStyles,
+    private readonly numberedStyles: ReadonlyMap<string, unknown>,
+  ) {
+    this.asked = asked;
+  }
+
+  /** The heading styles by level (1–6), when the numbering is ours to add: asked, and no heading style numbers itself. */
+  styleIds(): (string | undefined)[] | undefined {
+    if (!this.asked) return undefined;
+    const ids = HEADING_LEVELS.map((level) => this.styles.heading[level]);
+    if (ids.every((id) => id === undefined)) return undefined;
+    // A template whose heading styles carry numbering keeps its own: never a second number.
+    if (ids.some((id) => id !== undefined && this.numberedStyles.has(id))) return undefined;
+    return ids;
+  }
+
+  /** Counts a heading printed in its level's style (not `.unnumbered`), as Word's list will; its number, `1.2.`. */
+  count(level: HeadingLevel, bookmark: string | undefined): string | undefined {
+    if (this.styleIds() === undefined || this.styles.heading[level] === undefined) return undefined;
+    const depth = Number(level);
+    this.counters[depth - 1] = (this.counters[depth - 1] ?? 0) + 1;
+    this.counters.length = depth;
+    // A level skipped (a ### right under a #) shows its start, 1, as Word and LibreOffice print it, and stays uncounted.
+    const number = Array.from({ length: depth }, (_, k) => `${this.counters[k] || 1}.`).join('');
+    if (bookmark !== undefined) this.numbers.set(bookmark, number);
+    return number;
+  }
+}
+
+/** Reads `number_sections` (or pandoc's `numbersections`) from the front matter: true, false, or a warning. */
+export function numberSectionsFrontMatter(
+  record: Record<string, unknown>,
+  warn: (warning: string) => void,
+): { used: string[]; value: boolean | undefined } {
+  const used: string[] = [];
+  let value: boolean | undefined;
+  for (const key of ['number_sections', 'numbersections']) {
+    if (!(key in record)) continue;
+    used.push(key);
+    const v = record[key];
+    if (typeof v === 'boolean') value ??= v;
+    else warn(`invalid_front_matter: ${key} must be true or false (ignored)`);
+  }
+  return { used, value };
+}
