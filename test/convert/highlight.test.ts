@@ -115,6 +115,26 @@ describe('highlighting in a conversion', () => {
     expect(performance.now() - start).toBeLessThan(10_000);
   }, 60_000);
 
+  it("keeps code that reads as docx's page-number names as text, never a field (highlighted, plain, after a tab)", async () => {
+    // docx writes a run's child string CURRENT, TOTAL_PAGES, TOTAL_PAGES_IN_SECTION or SECTION as a PAGE, NUMPAGES,
+    // SECTIONPAGES or SECTION field: a code line (or token) of one of those words showed a number instead.
+    const words = ['CURRENT', 'TOTAL_PAGES', 'TOTAL_PAGES_IN_SECTION', 'SECTION'];
+    const code = words.join('\n');
+    const tabbed = words.map((w) => `\t${w}`).join('\n');
+    const markdown = [fence('sql', code), fence('', code), fence('go', tabbed), fence('text', tabbed)].join('\n');
+    for (const mapping of [DEFAULT_RULES, { ...DEFAULT_RULES, code_highlighting: 'off' as const }]) {
+      const result = await convert({ markdown, created: CREATED, mapping });
+      const xml = part(result.docx, 'word/document.xml');
+      expect(xml).not.toContain('w:fldChar');
+      expect(xml).not.toContain('w:instrText');
+      const text = [...xml.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>|<w:tab\/>/g)].map((m) => m[1] ?? '\t').join('');
+      const tabs = words.map((w) => `\t${w}`).join('');
+      expect(text).toBe(`${words.join('')}${words.join('')}${tabs}${tabs}`);
+      const { ok, report } = await validateDocx(result.docx);
+      expect(ok, report).toBe(true);
+    }
+  });
+
   it('keeps hostile code whole in each language (quotes, comments, brackets never closed)', async () => {
     const hostile = ['"'.repeat(2000), '/*'.repeat(1000), '\\'.repeat(2000), '(['.repeat(1000), '<a '.repeat(700)];
     const languages = Object.keys(LANGUAGES);

@@ -1,22 +1,31 @@
-import { AlignmentType, Tab, TextRun, type FileChild } from 'docx';
+import { AlignmentType, PageNumber, Tab, TextRun, type FileChild } from 'docx';
 import type { Code } from 'mdast';
 import { CODE_FALLBACK, CODE_SIZE, MONO_FONT, type State } from '../state.ts';
 import { docxText } from '../../braces.ts';
 
+/** The texts docx writes as a field when a run's child string is one of them (PageNumber: CURRENT, SECTION, …). */
+const FIELD_NAMES: ReadonlySet<string> = new Set(Object.values(PageNumber));
+
 /**
  * A run of code: tabs as real tabs, spaces kept, a line break before it when it starts a line but the first; in code's
  * font and size, given directly unless its token style is ours, which has them (a token run's XML is half as long).
+ * Text without a tab is the run's `text`, which docx writes as it is; between tabs, a piece that docx would read as a
+ * page-number field's name is given as two strings (two w:t, the same text).
  */
 function codeRun(text: string, lineBreak: boolean, style?: { id: string; own: boolean }): TextRun {
-  const children: (string | Tab)[] = [];
-  docxText(text)
-    .split('\t')
-    .forEach((part, i) => {
+  const escaped = docxText(text);
+  const content: { text?: string; children?: (string | Tab)[] } = {};
+  if (escaped.includes('\t')) {
+    const children: (string | Tab)[] = [];
+    escaped.split('\t').forEach((part, i) => {
       if (i > 0) children.push(new Tab());
-      if (part) children.push(part);
+      if (FIELD_NAMES.has(part)) children.push(part.slice(0, -1), part.slice(-1));
+      else if (part) children.push(part);
     });
+    content.children = children;
+  } else if (escaped !== '') content.text = escaped;
   return new TextRun({
-    children,
+    ...content,
     ...(style === undefined ? {} : { style: style.id }),
     ...(style === undefined || style.own ? { font: MONO_FONT, size: CODE_SIZE } : {}),
     ...(lineBreak ? { break: 1 } : {}),
