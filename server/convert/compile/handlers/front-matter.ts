@@ -103,6 +103,8 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   if (repeated && block.printed.has('title')) state.titleHeading = repeated;
   for (const key of block.used) used.add(key);
   for (const warning of block.unstyled) state.warn(warning);
+  // The dialect was read before parsing (parse/dialect.ts, which warns of a value it does not know).
+  if ('markdown' in record) used.add('markdown');
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));

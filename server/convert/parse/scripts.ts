@@ -1,0 +1,168 @@
+// pandoc's superscript `^sup^` and subscript `~sub~` (issue 33, item 6; docs/elements.md). A caret or a single tilde
+// is a sequence that pairs with the next one as GFM's strikethrough pairs its tildes (so code spans, links and raw HTML
+// bind more tightly), by pandoc's rule: the text between is not empty and holds no unescaped white space (`\ ` is a
+// space that does not break). Superscript is in both dialects (GFM gives a caret no meaning), subscript only in
+// pandoc's, where a single tilde is not strikethrough (dialect.ts).
+import type { CompileContext, Token as MdastToken } from 'mdast-util-from-markdown';
+import type { Parent, PhrasingContent } from 'mdast';
+import type { Construct, Event, Extension, Resolver, State, TokenizeContext } from 'micromark-util-types';
+
+declare module 'micromark-util-types' {
+  interface TokenTypeMap {
+    scriptSequenceTemporary: 'scriptSequenceTemporary';
+    scriptSequence: 'scriptSequence';
+    superscript: 'superscript';
+    subscript: 'subscript';
+    scriptText: 'scriptText';
+  }
+}
+
+const CARET = 94;
+const TILDE = 126;
+
+/** Events' splice, in pieces: a spread of a long list would overflow the stack. */
+export function spliceEvents(events: Event[], start: number, remove: number, items: Event[]): void {
+  if (items.length < 10_000) {
+    events.splice(start, remove, ...items);
+    return;
+  }
+  const rest = events.splice(start);
+  rest.splice(0, remove);
+  for (let i = 0; i < items.length; i += 10_000) events.push(...items.slice(i, i + 10_000));
+  for (let i = 0; i < rest.length; i += 10_000) events.push(...rest.slice(i, i + 10_000));
+}
+
+/** The `insideSpan` resolvers (attention, strikethrough, these) run on the events of a span's text. */
+export function resolveInsideSpan(events: Event[], context: TokenizeContext): Event[] {
+  let result = events;
+  const called: Resolver[] = [];
+  for (const construct of context.parser.constructs.insideSpan.null ?? []) {
+    const resolve = construct.resolveAll;
+    if (resolve && !called.includes(resolve)) {
+      result = resolve(result, context);
+      called.push(resolve);
+    }
+  }
+  return result;
+}
+
+/** Token types whose text counts for pandoc's no-space rule (code spans and raw HTML are one inline each). */
+const SPACED = new Set(['data', 'lineEnding', 'whitespace', 'lineSuffix', 'linePrefix']);
+
+/** Whether the events between two sequences are a script's text: not empty, no unescaped white space. */
+function isScriptText(events: Event[], from: number, to: number, context: TokenizeContext): boolean {
+  if (to <= from) return false;
+  let opaque = 0;
+  for (let i = from; i < to; i++) {
+    const [kind, token] = events[i] as Event;
+    if (token.type === 'codeText' || token.type === 'htmlText') opaque += kind === 'enter' ? 1 : -1;
+    else if (kind === 'enter' && opaque === 0 && SPACED.has(token.type)) {
+      if (/\s/.test(context.sliceSerialize(token).replace(/\\ /g, ''))) return false;
+    }
+  }
+  return true;
+}
+
+/** The syntax of one script: a single `marker` (not next to another) as a sequence that resolveAll pairs. */
+function scriptConstruct(marker: number, type: 'superscript' | 'subscript'): Construct {
+  const resolveAll: Resolver = (events, context) => {
+    for (let index = 0; index < events.length; index++) {
+      const close = events[index] as Event;
+      if (close[0] !== 'enter' || close[1].type !== 'scriptSequenceTemporary' || close[1]._marker !== marker) continue;
+      for (let open = index - 1; open >= 0; open--) {
+        const opener = events[open] as Event;
+        if (opener[0] !== 'exit' || opener[1].type !== 'scriptSequenceTemporary' || opener[1]._marker !== marker)
+          continue;
+        if (!isScriptText(events, open + 1, index, context)) break;
+        opener[1].type = 'scriptSequence';
+        close[1].type = 'scriptSequence';
+        const span = { type: type, start: { ...opener[1].start }, end: { ...close[1].end } };
+        const text = { type: 'scriptText' as const, start: { ...opener[1].end }, end: { ...close[1].start } };
+        const next: Event[] = [
+          ['enter', span, context],
+          ['enter', opener[1], context],
+          ['exit', opener[1], context],
+          ['enter', text, context],
+          ...resolveInsideSpan(events.slice(open + 1, index), context),
+          ['exit', text, context],
+          ['enter', close[1], context],
+          ['exit', close[1], context],
+          ['exit', span, context],
+        ];
+        spliceEvents(events, open - 1, index - open + 3, next);
+        index = open - 1 + next.length - 1;
+        break;
+      }
+    }
+    for (const event of events)
+      if (event[1].type === 'scriptSequenceTemporary' && event[1]._marker === marker) event[1].type = 'data';
+    return events;
+  };
+  function tokenize(this: TokenizeContext, effects: Parameters<Construct['tokenize']>[0], ok: State, nok: State) {
+    const previous = this.previous;
+    const last = this.events.at(-1);
+    const start: State = (code) => {
+      // Not right after the same marker (unless escaped): `~~` is strikethrough's, `^^` text.
+      if (previous === marker && last?.[1].type !== 'characterEscape') return nok(code);
+      effects.enter('scriptSequenceTemporary', { _marker: marker });
+      effects.consume(code);
+      return after;
+    };
+    const after: State = (code) => {
+      if (code === marker) return nok(code);
+      effects.exit('scriptSequenceTemporary');
+      return ok(code);
+    };
+    return start;
+  }
+  return { name: type, tokenize, resolveAll };
+}
+
+declare module 'micromark-util-types' {
+  interface Token {
+    /** The character of a script's sequence (scripts.ts). */
+    _marker?: number;
+  }
+}
+
+const superscriptConstruct = scriptConstruct(CARET, 'superscript');
+const subscriptConstruct = scriptConstruct(TILDE, 'subscript');
+
+/** Superscript's syntax: a caret. */
+export const superscriptSyntax: Extension = {
+  text: { [CARET]: superscriptConstruct },
+  insideSpan: { null: [superscriptConstruct] },
+};
+
+/** Subscript's syntax: a single tilde (strikethrough, asked for two only, fails on one: this one is tried next). */
+export const subscriptSyntax: Extension = {
+  text: { [TILDE]: subscriptConstruct },
+  insideSpan: { null: [subscriptConstruct] },
+};
+
+/** `\ ` in a script's text is pandoc's space that does not break (code keeps it as written). */
+function escapedSpaces(node: Parent): void {
+  const stack: Parent[] = [node];
+  for (let parent = stack.pop(); parent; parent = stack.pop())
+    for (const child of parent.children) {
+      if (child.type === 'text') child.value = child.value.replace(/\\ /g, '\u00a0');
+      else if ('children' in child) stack.push(child);
+    }
+}
+
+function enterScript(this: CompileContext, token: MdastToken): void {
+  const type = token.type === 'subscript' ? 'subscript' : 'superscript';
+  this.enter({ type, children: [] as PhrasingContent[] }, token);
+}
+function exitScript(this: CompileContext, token: MdastToken): void {
+  const node = this.stack.at(-1);
+  if (node && 'children' in node) escapedSpaces(node);
+  this.exit(token);
+}
+
+/** The `superscript` and `subscript` nodes (compile/handlers/script.ts). */
+export const scriptsFromMarkdown = {
+  canContainEols: ['superscript', 'subscript'],
+  enter: { superscript: enterScript, subscript: enterScript },
+  exit: { superscript: exitScript, subscript: exitScript },
+};
