@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError, ExitStatus } from './cli/errors.ts';
 import { parseMemoryLimit, parseTimeLimit } from './cli/convert-limits.ts';
+import { parseFrom } from './cli/dialect-option.ts';
 import { convertCommand, type ConvertOpts } from './cli/convert-command.ts';
 import { outputPath, readBytes, writeOutput } from './cli/files.ts';
 import { ConvertInputError } from './convert/errors.ts';
@@ -83,6 +84,11 @@ export function buildProgram(): Command {
     .option('-m, --mapping <file>', 'JSON file with a rules object, or a whole mapping object holding "rules"')
     .option('-q, --quiet', 'print nothing on success (warnings and errors still go to standard error)')
     .option('--no-images', 'keep images as placeholders instead of embedding the files beside INPUT (docs/images.md)')
+    .option(
+      '--from <dialect>',
+      "markdown dialect: gfm or pandoc (also markdown, pandoc's name for it); default: the front matter's markdown:, else gfm",
+      parseFrom,
+    )
     .option(
       '--time-limit <seconds>',
       "longest a conversion may take, in seconds of CPU (default: the server's, 30; converts in this process)",

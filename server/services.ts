@@ -4,6 +4,7 @@ import {
   checkRules,
   ConvertInputError,
   resolveStyles,
+  type Dialect,
   type ImageInput,
   type MappingRules,
   type TemplateStyle,
@@ -72,6 +73,8 @@ export interface ConvertRequest {
   signal?: AbortSignal;
   /** The document's images (docs/images.md); absent: placeholders, as SPEC.md says. */
   images?: ImageInput;
+  /** The markdown dialect (docs/api-extensions.md); absent: the front matter's, else GFM. */
+  dialect?: Dialect;
 }
 
 /** Refuses a name that breaks the rule of server/convert/names.ts (every channel: HTTP checks it in its schemas too). */
@@ -288,6 +291,7 @@ export class Services {
           output: this.store.outputPath(conversionId),
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.images ? { images: request.images } : {}),
+          ...(request.dialect ? { dialect: request.dialect } : {}),
         });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);

@@ -2,7 +2,7 @@
 // conversion pool (server/convert-pool/), worker threads with the server's time and memory limits (or those of
 // --time-limit and --memory-limit), so a document that would run for minutes or exhaust the memory stops with the
 // API's document_too_complex message instead (docs/cli.md, "Limits"; docs/security.md).
-import type { ConversionStats, MappingRules } from '../convert/index.ts';
+import type { ConversionStats, Dialect, MappingRules } from '../convert/index.ts';
 import {
   ConvertLimitError,
   ConvertPool,
@@ -50,6 +50,8 @@ export interface CliJob {
   mapping: MappingRules | { rules: MappingRules } | undefined;
   created: number;
   folder: string | undefined;
+  /** --from's dialect; absent: the front matter's, else GFM. */
+  dialect?: Dialect;
 }
 
 export interface CliResult {
@@ -81,6 +83,7 @@ export class BoundedConverter {
         created: new Date(input.created),
         template: input.template ? { key: 'cli', bytes: input.template } : { key: BUILTIN_TEMPLATE_KEY },
         ...(input.folder ? { images: { folder: input.folder } } : {}),
+        ...(input.dialect ? { dialect: input.dialect } : {}),
       });
       return {
         docx: result.docx,

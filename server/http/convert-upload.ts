@@ -9,7 +9,7 @@ import { multipartError } from './multipart-errors.ts';
 import { stemOf } from '../services.ts';
 
 /** The text fields a multipart conversion takes (the JSON body's fields); `markdown` may also be a file part. */
-const TEXT_FIELDS = new Set(['markdown', 'template_id', 'mapping_id', 'filename', 'response_format']);
+const TEXT_FIELDS = new Set(['markdown', 'template_id', 'mapping_id', 'filename', 'response_format', 'dialect']);
 /** Largest markdown, as in a JSON body (10 MiB). */
 const MARKDOWN_BYTES = 10 * 1024 * 1024;
 /** Largest multipart conversion: the markdown, its images and the other text fields. */

@@ -81,6 +81,12 @@ export const ConvertBodySchema = Type.Object(
     response_format: Type.Optional(
       Type.Union([Type.Literal('binary'), Type.Literal('json')], { description: '`binary` (default) or `json`' }),
     ),
+    dialect: Type.Optional(
+      Type.Union([Type.Literal('gfm'), Type.Literal('pandoc')], {
+        description:
+          "The markdown dialect: `gfm` (SPEC.md's) or `pandoc` (also `~sub~`); wins over the front matter's `markdown:`; default: the front matter's, else `gfm` (docs/api-extensions.md)",
+      }),
+    ),
   },
   { $id: 'ConvertRequest', additionalProperties: false },
 );

@@ -25,6 +25,8 @@ const CliConvertBody = Type.Object(
     mapping: Type.Optional(Type.Unknown()),
     /** The absolute folder images are read from; absent: placeholders. */
     folder: Type.Optional(Type.String({ minLength: 1 })),
+    /** --from's dialect; absent: the front matter's, else GFM. */
+    dialect: Type.Optional(Type.Union([Type.Literal('gfm'), Type.Literal('pandoc')])),
     /** The creation time written into the document, ms since the epoch (at most what a Date holds). */
     created: Type.Integer({ minimum: 0, maximum: 8.64e15 }),
   },
@@ -56,6 +58,7 @@ export async function cliConvertRoutes(app: FastifyInstance): Promise<void> {
             ? { key: `cli:${createHash('sha256').update(template).digest('hex')}`, bytes: new Uint8Array(template) }
             : { key: BUILTIN_TEMPLATE_KEY },
           ...(body.folder === undefined ? {} : { images: { folder: body.folder } }),
+          ...(body.dialect === undefined ? {} : { dialect: body.dialect }),
         });
         return {
           docx: Buffer.from(result.docx.buffer, result.docx.byteOffset, result.docx.byteLength).toString('base64'),
