@@ -3,7 +3,6 @@
 // becomes a footnote like a `[^1]` one (inlineNotes: a reference where it stands, its definition at the end), numbered
 // in the same sequence. GFM's reading wins where it has one: `^[text](url)`, `^[text][ref]`, `^[label]` of a defined
 // link and `^[^1]` stay a caret before a link or a footnote call.
-import type { CompileContext, Token as MdastToken } from 'mdast-util-from-markdown';
 import type {
   FootnoteDefinition,
   FootnoteReference,
@@ -15,6 +14,7 @@ import type {
   Root,
 } from 'mdast';
 import type { Code, Construct, Effects, Extension, State, Token, TokenizeContext } from 'micromark-util-types';
+import type { CompileContext } from './scripts.ts';
 
 declare module 'micromark-util-types' {
   interface TokenTypeMap {
@@ -193,12 +193,12 @@ export const inlineNoteFromMarkdown = {
   // Its text's line endings are kept, as a paragraph's.
   canContainEols: ['inlineNote'],
   enter: {
-    inlineNote(this: CompileContext, token: MdastToken): void {
+    inlineNote(this: CompileContext, token: Token): void {
       this.enter({ type: 'inlineNote', children: [] }, token);
     },
   },
   exit: {
-    inlineNote(this: CompileContext, token: MdastToken): void {
+    inlineNote(this: CompileContext, token: Token): void {
       this.exit(token);
     },
   },

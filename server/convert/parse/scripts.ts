@@ -3,9 +3,15 @@
 // bind more tightly), by pandoc's rule: the text between is not empty and holds no unescaped white space (`\ ` is a
 // space that does not break). Superscript is in both dialects (GFM gives a caret no meaning), subscript only in
 // pandoc's, where a single tilde is not strikethrough (dialect.ts).
-import type { CompileContext, Token as MdastToken } from 'mdast-util-from-markdown';
-import type { Parent, PhrasingContent } from 'mdast';
-import type { Construct, Event, Extension, Resolver, State, TokenizeContext } from 'micromark-util-types';
+import type { Nodes, Parent, PhrasingContent } from 'mdast';
+import type { Construct, Event, Extension, Resolver, State, Token, TokenizeContext } from 'micromark-util-types';
+
+/** What a from-markdown handler's `this` holds that the handlers here use (mdast-util-from-markdown's CompileContext). */
+export interface CompileContext {
+  stack: Nodes[];
+  enter(node: Nodes, token: Token): void;
+  exit(token: Token): void;
+}
 
 declare module 'micromark-util-types' {
   interface TokenTypeMap {
@@ -150,11 +156,11 @@ function escapedSpaces(node: Parent): void {
     }
 }
 
-function enterScript(this: CompileContext, token: MdastToken): void {
+function enterScript(this: CompileContext, token: Token): void {
   const type = token.type === 'subscript' ? 'subscript' : 'superscript';
   this.enter({ type, children: [] as PhrasingContent[] }, token);
 }
-function exitScript(this: CompileContext, token: MdastToken): void {
+function exitScript(this: CompileContext, token: Token): void {
   const node = this.stack.at(-1);
   if (node && 'children' in node) escapedSpaces(node);
   this.exit(token);
