@@ -55,18 +55,27 @@ export function resolveInsideSpan(events: Event[], context: TokenizeContext): Ev
 /** Token types whose text counts for pandoc's no-space rule (code spans and raw HTML are one inline each). */
 const SPACED = new Set(['data', 'lineEnding', 'whitespace', 'lineSuffix', 'linePrefix']);
 
-/** Whether the events between two sequences are a script's text: not empty, no unescaped white space. */
-function isScriptText(events: Event[], from: number, to: number, context: TokenizeContext): boolean {
-  if (to <= from) return false;
+/**
+ * The opener of the closing sequence at `index`: the nearest unpaired one, the text between not empty and holding no
+ * white space outside code spans and raw HTML; -1 for none. The scan stops at white space or a finished span of its
+ * kind, so a paragraph costs what its words do, not its length for each marker.
+ */
+function openerOf(events: Event[], index: number, marker: number, type: string, context: TokenizeContext): number {
   let opaque = 0;
-  for (let i = from; i < to; i++) {
+  for (let i = index - 1; i >= 0; i--) {
     const [kind, token] = events[i] as Event;
-    if (token.type === 'codeText' || token.type === 'htmlText') opaque += kind === 'enter' ? 1 : -1;
-    else if (kind === 'enter' && opaque === 0 && SPACED.has(token.type)) {
-      if (/\s/.test(context.sliceSerialize(token).replace(/\\ /g, ''))) return false;
+    if (token.type === 'codeText' || token.type === 'htmlText') {
+      opaque += kind === 'exit' ? 1 : -1;
+      continue;
     }
+    if (opaque > 0) continue;
+    if (kind === 'exit' && token.type === 'scriptSequenceTemporary' && token._marker === marker)
+      return i === index - 1 ? -1 : i;
+    if (kind === 'exit' && token.type === type) return -1;
+    if (kind === 'enter' && SPACED.has(token.type) && /\s/.test(context.sliceSerialize(token).replace(/\\ /g, '')))
+      return -1;
   }
-  return true;
+  return -1;
 }
 
 /** The syntax of one script: a single `marker` (not next to another) as a sequence that resolveAll pairs. */
@@ -75,30 +84,26 @@ function scriptConstruct(marker: number, type: 'superscript' | 'subscript'): Con
     for (let index = 0; index < events.length; index++) {
       const close = events[index] as Event;
       if (close[0] !== 'enter' || close[1].type !== 'scriptSequenceTemporary' || close[1]._marker !== marker) continue;
-      for (let open = index - 1; open >= 0; open--) {
-        const opener = events[open] as Event;
-        if (opener[0] !== 'exit' || opener[1].type !== 'scriptSequenceTemporary' || opener[1]._marker !== marker)
-          continue;
-        if (!isScriptText(events, open + 1, index, context)) break;
-        opener[1].type = 'scriptSequence';
-        close[1].type = 'scriptSequence';
-        const span = { type: type, start: { ...opener[1].start }, end: { ...close[1].end } };
-        const text = { type: 'scriptText' as const, start: { ...opener[1].end }, end: { ...close[1].start } };
-        const next: Event[] = [
-          ['enter', span, context],
-          ['enter', opener[1], context],
-          ['exit', opener[1], context],
-          ['enter', text, context],
-          ...resolveInsideSpan(events.slice(open + 1, index), context),
-          ['exit', text, context],
-          ['enter', close[1], context],
-          ['exit', close[1], context],
-          ['exit', span, context],
-        ];
-        spliceEvents(events, open - 1, index - open + 3, next);
-        index = open - 1 + next.length - 1;
-        break;
-      }
+      const open = openerOf(events, index, marker, type, context);
+      const opener = events[open];
+      if (!opener) continue;
+      opener[1].type = 'scriptSequence';
+      close[1].type = 'scriptSequence';
+      const span = { type: type, start: { ...opener[1].start }, end: { ...close[1].end } };
+      const text = { type: 'scriptText' as const, start: { ...opener[1].end }, end: { ...close[1].start } };
+      const next: Event[] = [
+        ['enter', span, context],
+        ['enter', opener[1], context],
+        ['exit', opener[1], context],
+        ['enter', text, context],
+        ...resolveInsideSpan(events.slice(open + 1, index), context),
+        ['exit', text, context],
+        ['enter', close[1], context],
+        ['exit', close[1], context],
+        ['exit', span, context],
+      ];
+      spliceEvents(events, open - 1, index - open + 3, next);
+      index = open - 1 + next.length - 1;
     }
     for (const event of events)
       if (event[1].type === 'scriptSequenceTemporary' && event[1]._marker === marker) event[1].type = 'data';
