@@ -44,7 +44,7 @@ const BACKSLASH = 92;
 const BACKTICK = 96;
 const PAREN = 40;
 /** At most this many `^[` inside one note (notes cannot nest in Word): each level would scan its text again. */
-export const MAX_INNER_NOTES = 32;
+export const MAX_INNER_NOTES = 8;
 
 const isLineEnding = (code: Code): boolean => code !== null && code < -2;
 /** A character of the label as micromark normalizes it (virtual spaces of a tab are spaces). */
