@@ -4,7 +4,16 @@
 // space that does not break). Superscript is in both dialects (GFM gives a caret no meaning), subscript only in
 // pandoc's, where a single tilde is not strikethrough (dialect.ts).
 import type { Nodes, Parent, PhrasingContent } from 'mdast';
-import type { Construct, Event, Extension, Resolver, State, Token, TokenizeContext } from 'micromark-util-types';
+import type {
+  Construct,
+  Effects,
+  Event,
+  Extension,
+  Resolver,
+  State,
+  Token,
+  TokenizeContext,
+} from 'micromark-util-types';
 
 /** What a from-markdown handler's `this` holds that the handlers here use (mdast-util-from-markdown's CompileContext). */
 export interface CompileContext {
@@ -109,7 +118,7 @@ function scriptConstruct(marker: number, type: 'superscript' | 'subscript'): Con
       if (event[1].type === 'scriptSequenceTemporary' && event[1]._marker === marker) event[1].type = 'data';
     return events;
   };
-  function tokenize(this: TokenizeContext, effects: Parameters<Construct['tokenize']>[0], ok: State, nok: State) {
+  function tokenize(this: TokenizeContext, effects: Effects, ok: State, nok: State): State {
     const previous = this.previous;
     const last = this.events.at(-1);
     const start: State = (code) => {
@@ -145,7 +154,7 @@ export const superscriptSyntax: Extension = {
   insideSpan: { null: [superscriptConstruct] },
 };
 
-/** Subscript's syntax: a single tilde (strikethrough, asked for two only, fails on one: this one is tried next). */
+/** Subscript's syntax: a single tilde (it fails on two, which strikethrough, asked for two only, takes). */
 export const subscriptSyntax: Extension = {
   text: { [TILDE]: subscriptConstruct },
   insideSpan: { null: [subscriptConstruct] },
