@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CliError, ExitStatus } from './cli/errors.ts';
 import { parseMemoryLimit, parseTimeLimit } from './cli/convert-limits.ts';
+import { parseFrom } from './cli/dialect-option.ts';
 import { convertCommand, type ConvertOpts } from './cli/convert-command.ts';
 import { outputPath, readBytes, writeOutput } from './cli/files.ts';
 import { ConvertInputError } from './convert/errors.ts';
@@ -86,6 +87,11 @@ export function buildProgram(): Command {
     .option(
       '--number-sections',
       "number the headings 1, 1.1, 1.1.1 (pandoc's --number-sections); the front matter's number_sections wins",
+    )
+    .option(
+      '--from <dialect>',
+      "markdown dialect: gfm or pandoc (also markdown, pandoc's name for it); default: the front matter's markdown:, else gfm",
+      parseFrom,
     )
     .option(
       '--time-limit <seconds>',

@@ -4,6 +4,7 @@ import {
   checkRules,
   ConvertInputError,
   resolveStyles,
+  type Dialect,
   type ImageInput,
   type MappingRules,
   type TemplateStyle,
@@ -74,6 +75,8 @@ export interface ConvertRequest {
   images?: ImageInput;
   /** Number the headings (docs/api-extensions.md); the front matter's `number_sections` wins. */
   number_sections?: boolean;
+  /** The markdown dialect (docs/api-extensions.md); absent: the front matter's, else GFM. */
+  dialect?: Dialect;
 }
 
 /** Refuses a name that breaks the rule of server/convert/names.ts (every channel: HTTP checks it in its schemas too). */
@@ -291,6 +294,7 @@ export class Services {
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.images ? { images: request.images } : {}),
           ...(request.number_sections ? { numberSections: true } : {}),
+          ...(request.dialect ? { dialect: request.dialect } : {}),
         });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);

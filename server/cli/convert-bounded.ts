@@ -2,7 +2,7 @@
 // conversion pool (server/convert-pool/), worker threads with the server's time and memory limits (or those of
 // --time-limit and --memory-limit), so a document that would run for minutes or exhaust the memory stops with the
 // API's document_too_complex message instead (docs/cli.md, "Limits"; docs/security.md).
-import type { ConversionStats, MappingRules } from '../convert/index.ts';
+import type { ConversionStats, Dialect, MappingRules } from '../convert/index.ts';
 import {
   ConvertLimitError,
   ConvertPool,
@@ -52,6 +52,8 @@ export interface CliJob {
   folder: string | undefined;
   /** --number-sections. */
   numberSections?: boolean;
+  /** --from's dialect; absent: the front matter's, else GFM. */
+  dialect?: Dialect;
 }
 
 export interface CliResult {
@@ -84,6 +86,7 @@ export class BoundedConverter {
         template: input.template ? { key: 'cli', bytes: input.template } : { key: BUILTIN_TEMPLATE_KEY },
         ...(input.folder ? { images: { folder: input.folder } } : {}),
         ...(input.numberSections ? { numberSections: true } : {}),
+        ...(input.dialect ? { dialect: input.dialect } : {}),
       });
       return {
         docx: result.docx,

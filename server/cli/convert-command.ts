@@ -6,7 +6,7 @@
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import type { ConversionStats, MappingRules } from '../convert/index.ts';
+import type { ConversionStats, Dialect, MappingRules } from '../convert/index.ts';
 import { ConvertInputError } from '../convert/errors.ts';
 import { dataFolder } from '../store/data-folder.ts';
 import type { BoundedConverter, CliJob, CliResult } from './convert-bounded.ts';
@@ -25,6 +25,8 @@ export interface ConvertOpts {
   numberSections?: boolean;
   timeLimit?: number;
   memoryLimit?: number;
+  /** --from: the markdown dialect (cli/dialect-option.ts). */
+  from?: Dialect;
 }
 
 /** A wrong command line: said in one sentence with where the help is, exit status 2 (commander's error). */
@@ -194,6 +196,7 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
           ...(job.mapping === undefined ? {} : { mapping: job.mapping }),
           ...(job.folder === undefined ? {} : { folder: job.folder }),
           ...(job.numberSections ? { number_sections: true } : {}),
+          ...(job.dialect === undefined ? {} : { dialect: job.dialect }),
           created: job.created,
         };
         // The server's own limits end a long conversion; this only notices a server that stopped answering.
@@ -308,10 +311,9 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       // Images are read from INPUT's folder only; standard input has no folder, so its images stay placeholders.
       const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
       const numberSections = opts.numberSections === true;
-      const result = await converter.convert(
-        { markdown, template, mapping, folder, created: Date.now(), numberSections },
-        label,
-      );
+      const dialect = opts.from ? { dialect: opts.from } : {};
+      const job = { markdown, template, mapping, folder, created: Date.now(), numberSections, ...dialect };
+      const result = await converter.convert(job, label);
       const lines = result.warnings.map((w) => warningLine(w, input === '-' && opts.images, batch ? label : undefined));
       writeOutput(output, result.docx);
       if (result.matched && !matchSaid && !opts.quiet) {

@@ -15,6 +15,7 @@ import {
 } from './render-launcher.ts';
 import type {
   ConversionStats,
+  Dialect,
   ImageInput,
   MappingRules,
   RenderRequest,
@@ -89,6 +90,8 @@ export interface PoolJob {
   images?: ImageInput;
   /** Number the headings (the convert option `number_sections`; docs/api-extensions.md). */
   numberSections?: boolean;
+  /** The markdown dialect asked for (docs/api-extensions.md); absent: the front matter's, else GFM. */
+  dialect?: Dialect;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
    * worker ended; a running small one's result dropped, its worker ended only if it runs past `cancelGraceMs`. */
   signal?: AbortSignal;
@@ -685,6 +688,7 @@ export class ConvertPool {
       ...(known >= 0 || bytes === undefined ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
       ...(task.job.numberSections ? { numberSections: true } : {}),
+      ...(task.job.dialect ? { dialect: task.job.dialect } : {}),
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };
     slot.writing = message.outputTemp;

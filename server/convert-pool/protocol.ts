@@ -1,4 +1,11 @@
-import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
+import type {
+  ConversionStats,
+  Dialect,
+  ImageInput,
+  MappingRules,
+  TemplateStyle,
+  WarningDetail,
+} from '../convert/index.ts';
 
 /** The key of the built-in template, which a job may send without its bytes: the worker has it prepared. */
 export const BUILTIN_TEMPLATE_KEY = 'builtin';
@@ -23,6 +30,8 @@ export interface JobMessage {
   images?: ImageInput;
   /** Number the headings (the convert option `number_sections`); absent: as the front matter says. */
   numberSections?: boolean;
+  /** The markdown dialect asked for; absent: the front matter's, else GFM. */
+  dialect?: Dialect;
   /** Where the worker stores the document (atomically, flushed to disk) before it answers; absent: nowhere. */
   output?: string;
   /** The temporary file it writes first (the pool names it, to remove it if the worker is ended mid-write). */

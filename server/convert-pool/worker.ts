@@ -129,6 +129,7 @@ async function run(job: JobMessage): Promise<ResultMessage> {
       created: job.created,
       ...(job.images ? { images: sourceOf(job.images), renderer } : {}),
       ...(job.numberSections ? { numberSections: true } : {}),
+      ...(job.dialect ? { dialect: job.dialect } : {}),
     });
     // Stored here, before the answer, where the pool asks (the server's outputs): this thread may block on the disk
     // for the ~0.5 ms a flush takes, where the event loop would wait for five trips through libuv's thread pool.

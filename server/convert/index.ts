@@ -11,7 +11,7 @@ import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
 import { renderHere, type Renderer } from './images/render.ts';
 import { packageDocument, templateLanguage, templateNumberedStyles, templateTitleFields } from './package/index.ts';
-import { parseMarkdown } from './parse/index.ts';
+import { isDialect, parseMarkdown, type Dialect } from './parse/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
@@ -28,6 +28,7 @@ export type { TemplateStyle } from './template/styles.ts';
 export { detailsOf, type WarningDetail } from './warning-list.ts';
 export { filesSource, type ImageInput, type ImageRead, type ImageSource } from './images/source.ts';
 export { IMAGE_LIMITS } from './images/limits.ts';
+export { DIALECTS, isDialect, type Dialect } from './parse/index.ts';
 export {
   renderHere,
   renderOptions,
@@ -55,6 +56,11 @@ export interface ConvertInput {
   renderer?: Renderer;
   /** Number the headings 1, 1.1, … (pandoc's `--number-sections`); the front matter's `number_sections` wins. */
   numberSections?: boolean;
+  /**
+   * The markdown dialect (docs/api-extensions.md): 'gfm' or 'pandoc'. Asked for, it wins over the front matter's
+   * `markdown:`; absent: the front matter's, else 'gfm'.
+   */
+  dialect?: Dialect;
 }
 
 export interface ConvertResult {
@@ -93,6 +99,8 @@ export function mappingRules(mapping: ConvertInput['mapping']): MappingRules {
 export async function convert(input: ConvertInput): Promise<ConvertResult> {
   rememberXmlRegexps();
   if (typeof input.markdown !== 'string') throw new ConvertInputError('markdown_invalid', 'markdown must be a string');
+  if (input.dialect !== undefined && !isDialect(input.dialect))
+    throw new ConvertInputError('dialect_invalid', 'dialect must be "gfm" or "pandoc"');
   // An empty document is still a valid one (as pandoc makes it), but the user hears about it, on every surface.
   const emptyWarnings = input.markdown.trim() === '' ? ['empty_document: the markdown has no content'] : [];
   // Binary data or a file that was not UTF-8 still converts (what could be read is kept), but never silently.
@@ -102,7 +110,10 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
   const options = elementOptions(rules);
-  const parsed = parseMarkdown(input.markdown, { math: options.math !== 'none' });
+  const parsed = parseMarkdown(input.markdown, {
+    math: options.math !== 'none',
+    ...(input.dialect ? { dialect: input.dialect } : {}),
+  });
   const compiled = toDocx(parsed, {
     styles,
     textWidthTwips: template.textWidthTwips,

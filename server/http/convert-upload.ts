@@ -16,6 +16,7 @@ const TEXT_FIELDS = new Set([
   'filename',
   'response_format',
   'number_sections',
+  'dialect',
 ]);
 /** Largest markdown, as in a JSON body (10 MiB). */
 const MARKDOWN_BYTES = 10 * 1024 * 1024;

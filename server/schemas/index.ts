@@ -88,6 +88,12 @@ export const ConvertBodySchema = Type.Object(
           'Number the headings 1, 1.1, 1.1.1 with a multilevel list on the heading styles (a template whose heading styles number themselves keeps its own); the front matter `number_sections` wins. Multipart: "true" or "false"',
       }),
     ),
+    dialect: Type.Optional(
+      Type.Union([Type.Literal('gfm'), Type.Literal('pandoc')], {
+        description:
+          "The markdown dialect: `gfm` (SPEC.md's) or `pandoc` (also `~sub~`); wins over the front matter's `markdown:`; default: the front matter's, else `gfm` (docs/api-extensions.md)",
+      }),
+    ),
   },
   { $id: 'ConvertRequest', additionalProperties: false },
 );

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gfmNeeds, parseTree, parseWithEveryConstruct } from '../../server/convert/parse/index.ts';
+import { gfmNeeds, parseTree, parseWithEveryConstruct, type Dialect } from '../../server/convert/parse/index.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
 
 const require = createRequire(import.meta.url);
@@ -20,16 +20,16 @@ const gfm = [...gfmSpec.matchAll(/^`{32} example[^\n]*\n([\s\S]*?)^\.$/gm)].map(
   (m[1] ?? '').replace(/→/g, '\t'),
 );
 
-/** Parsed whole with every GFM construct. */
-function fullTree(markdown: string): string {
-  return JSON.stringify(parseWithEveryConstruct(markdown));
+/** Parsed whole with every GFM construct (and pandoc's, in its dialect). */
+function fullTree(markdown: string, dialect: Dialect): string {
+  return JSON.stringify(parseWithEveryConstruct(markdown, dialect));
 }
 
 let reduced = 0;
-function expectSameTree(markdown: string, label: string): void {
-  if (gfmNeeds(markdown).size < 7) reduced += 1;
-  const ours = JSON.stringify(parseTree(markdown, Infinity));
-  const full = fullTree(markdown);
+function expectSameTree(markdown: string, label: string, dialect: Dialect = 'gfm'): void {
+  if (gfmNeeds(markdown).size < 8) reduced += 1;
+  const ours = JSON.stringify(parseTree(markdown, Infinity, { math: true, dialect }));
+  const full = fullTree(markdown, dialect);
   if (ours === full) return;
   let at = 0;
   while (ours[at] === full[at]) at += 1;
@@ -102,6 +102,12 @@ const TOKENS = [
   '[^',
   '[^1]',
   '[^1]: note',
+  '^[',
+  '^[a]',
+  '^a^',
+  '^[a `]` b]',
+  '~x~',
+  '\\ ',
   '[ ^',
   '^',
   '[',
@@ -152,7 +158,9 @@ describe('GFM constructs left out where the text cannot hold them give the same 
       'footnote',
       'strikethrough',
       'table',
+      'caret',
     ]);
+    expect([...gfmNeeds('2^10^ and ^[a note]')]).toEqual(['caret']);
     expect([...gfmNeeds('a\n:-\n')]).toEqual(['table']);
     expect([...gfmNeeds('[x](HTTPS://example.org)')]).toEqual(['protocol']);
     expect([...gfmNeeds('costs $5')]).toEqual(['math']);
@@ -197,5 +205,19 @@ describe('GFM constructs left out where the text cannot hold them give the same 
       expectSameTree(text, `random document ${doc}`);
     }
     expect(reduced - before).toBeGreaterThan(2000);
+  });
+
+  it("1,500 random documents in pandoc's dialect (subscript's single tilde, strikethrough's two)", () => {
+    const next = random(33);
+    const before = reduced;
+    for (let doc = 0; doc < 1500; doc++) {
+      const tokens = TOKENS.filter(() => next() < 0.35);
+      if (tokens.length === 0) continue;
+      let text = '';
+      const length = 5 + Math.floor(next() * 60);
+      for (let i = 0; i < length; i++) text += tokens[Math.floor(next() * tokens.length)] ?? '';
+      expectSameTree(text, `random pandoc document ${doc}`, 'pandoc');
+    }
+    expect(reduced - before).toBeGreaterThan(700);
   });
 });

@@ -22,6 +22,11 @@ import { tableColumnWeights } from './table-widths.ts';
 import { displayMathFromMarkdown, pandocMathText } from './math.ts';
 import { attributeBlocks, leftoverSyntax } from './attributes.ts';
 import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
+import { frontMatterDialect, type Dialect } from './dialect.ts';
+import { inlineNoteFromMarkdown, inlineNotes, inlineNoteSyntax } from './inline-notes.ts';
+import { scriptsFromMarkdown, subscriptSyntax, superscriptSyntax } from './scripts.ts';
+
+export { DIALECTS, isDialect, type Dialect } from './dialect.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -30,7 +35,10 @@ interface FromMarkdownExtension {
 }
 type Extensions = (FromMarkdownExtension | Extensions)[];
 
-/** The parser: CommonMark, GFM, YAML front matter and TeX math (math.ts: pandoc's rule for `$` in text). */
+/**
+ * The parser: CommonMark, GFM, YAML front matter, TeX math (math.ts: pandoc's rule for `$` in text), and the
+ * extensions of pandoc's markdown (pandocSyntax) of every construct, GFM's dialect.
+ */
 function newProcessor(): Processor<Root> {
   const made = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ['yaml']).use(remarkMath);
   made.freeze();
@@ -39,7 +47,9 @@ function newProcessor(): Processor<Root> {
   if (data.micromarkExtensions?.length !== 3 || !math?.flow || !math.text?.[36] || !data.fromMarkdownExtensions)
     throw new Error('remark-gfm, remark-frontmatter and remark-math no longer add the extensions Docwright expects');
   math.text = { 36: pandocMathText };
-  data.fromMarkdownExtensions.push(displayMathFromMarkdown);
+  data.fromMarkdownExtensions.push(displayMathFromMarkdown, scriptsFromMarkdown, inlineNoteFromMarkdown);
+  // pandocSyntax with every construct, in GFM's dialect.
+  data.micromarkExtensions.push(combineExtensions([superscriptSyntax, inlineNoteSyntax]));
   return made;
 }
 const processor = newProcessor();
@@ -82,6 +92,8 @@ const NEEDS = {
   table: (text: string) => /\||:-|-:/.test(text),
   /** TeX math (math.ts), inline or fenced, starts with a `$`. */
   math: (text: string) => text.includes('$'),
+  /** Superscript and inline notes (scripts.ts, inline-notes.ts) start with a `^` (subscript is strikethrough's `~`). */
+  caret: (text: string) => text.includes('^'),
 } as const;
 type Need = keyof typeof NEEDS;
 const NEED_NAMES = Object.keys(NEEDS) as Need[];
@@ -92,8 +104,11 @@ const AUTOLINK_NEED: Record<string, Need> = {
   protocolAutolink: 'protocol',
 };
 
-/** GFM's syntax (as micromark-extension-gfm combines it, in its order) with only the constructs `needed`. */
-function gfmSyntax(needed: ReadonlySet<Need>): SyntaxExtension {
+/**
+ * GFM's syntax (as micromark-extension-gfm combines it, in its order) with only the constructs `needed`; in pandoc's
+ * dialect strikethrough takes two tildes only (one is subscript's).
+ */
+function gfmSyntax(needed: ReadonlySet<Need>, dialect: Dialect): SyntaxExtension {
   const autolink: SyntaxExtension = { text: {} };
   for (const [code, value] of Object.entries(gfmAutolinkLiteral().text ?? {})) {
     const constructs: readonly Construct[] = value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -110,18 +125,34 @@ function gfmSyntax(needed: ReadonlySet<Need>): SyntaxExtension {
   return combineExtensions([
     autolink,
     ...(needed.has('footnote') ? [gfmFootnote()] : []),
-    ...(needed.has('strikethrough') ? [gfmStrikethrough()] : []),
+    ...(needed.has('strikethrough') ? [gfmStrikethrough({ singleTilde: dialect === 'gfm' })] : []),
     ...(needed.has('table') ? [gfmTable()] : []),
     gfmTaskListItem(),
   ]);
 }
 
-/** A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first), math too. */
-function processorWith(needed: ReadonlySet<Need>): Processor<Root> {
+/**
+ * pandoc's syntax beyond GFM's, with only the constructs `needed`: inline notes and superscript in both dialects (GFM
+ * reads a caret as text), subscript in pandoc's (GFM's single tilde is strikethrough).
+ */
+function pandocSyntax(needed: ReadonlySet<Need>, dialect: Dialect): SyntaxExtension {
+  return combineExtensions([
+    // combineExtensions puts a later extension's constructs first: an inline note is tried before a superscript.
+    ...(needed.has('caret') ? [superscriptSyntax, inlineNoteSyntax] : []),
+    ...(needed.has('strikethrough') && dialect === 'pandoc' ? [subscriptSyntax] : []),
+  ]);
+}
+
+/**
+ * A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first), math and
+ * pandoc's syntax (the last) too, in `dialect`.
+ */
+function processorWith(needed: ReadonlySet<Need>, dialect: Dialect): Processor<Root> {
   const variant = newProcessor();
   const data = variant.data() as { micromarkExtensions?: SyntaxExtension[]; fromMarkdownExtensions?: Extensions };
   if (!data.micromarkExtensions || !data.fromMarkdownExtensions) throw new Error('the parser has no extensions');
-  data.micromarkExtensions.splice(0, 1, gfmSyntax(needed));
+  data.micromarkExtensions.splice(0, 1, gfmSyntax(needed, dialect));
+  data.micromarkExtensions.splice(3, 1, pandocSyntax(needed, dialect));
   if (!needed.has('math')) data.micromarkExtensions.splice(2, 1);
   data.fromMarkdownExtensions.splice(0, data.fromMarkdownExtensions.length, ...extensions);
   return variant;
@@ -133,14 +164,15 @@ export function gfmNeeds(markdown: string, math = true): Set<Need> {
 }
 
 const variants = new Map<string, Processor<Root>>();
-/** The parser for `markdown`: the constructs it can hold (all of them: the usual processor). */
-function processorFor(markdown: string, math: boolean): Processor<Root> {
-  const needed = gfmNeeds(markdown, math);
-  if (needed.size === NEED_NAMES.length) return processor;
-  const key = [...needed].join(' ');
+/** The parser for `markdown`: the constructs it can hold (all of them in GFM's dialect: the usual processor). */
+function processorFor(markdown: string, options: ParseOptions): Processor<Root> {
+  const needed = gfmNeeds(markdown, options.math);
+  const dialect = options.dialect ?? 'gfm';
+  if (needed.size === NEED_NAMES.length && dialect === 'gfm') return processor;
+  const key = `${dialect}: ${[...needed].join(' ')}`;
   let variant = variants.get(key);
   if (!variant) {
-    variant = processorWith(needed);
+    variant = processorWith(needed, dialect);
     variants.set(key, variant);
   }
   return variant;
@@ -161,6 +193,8 @@ export interface ParsedMarkdown {
   warnings: string[];
   /** The same warnings with their first source line and count. */
   warningDetails: WarningDetail[];
+  /** The dialect it was read in (the request's, else the front matter's, else GFM). */
+  dialect: Dialect;
 }
 
 /** A line that opens or closes YAML front matter as remark-frontmatter sees it: the fence, then spaces or tabs. */
@@ -188,13 +222,24 @@ export function normalizeFrontMatterFence(markdown: string): string {
 /** Documents from this length are parsed in pieces of at least CHUNK_LENGTH characters (chunks.ts). */
 const CHUNKED_FROM = 32 * 1024;
 const CHUNK_LENGTH = 4 * 1024;
+let pandocProcessor: Processor<Root> | undefined;
 /** The tree of the whole markdown parsed with every construct (the proof in test/convert/parse-needs.test.ts). */
-export const parseWithEveryConstruct = (markdown: string): Root => processor.parse(markdown);
+export function parseWithEveryConstruct(markdown: string, dialect: Dialect = 'gfm'): Root {
+  if (dialect === 'gfm') return processor.parse(markdown);
+  pandocProcessor ??= processorWith(new Set(NEED_NAMES), 'pandoc');
+  return pandocProcessor.parse(markdown);
+}
 
 /** What parsing is asked for beyond CommonMark and GFM. */
 export interface ParseOptions {
   /** TeX math: `$…$`, `$$…$$` and the `$$` fence (math.ts); false: dollars are text, as GFM reads them. */
   math: boolean;
+  /**
+   * The markdown dialect (dialect.ts): 'gfm' (SPEC.md's, with the extensions GFM gives no other meaning) or 'pandoc'
+   * (also `~sub~`, and pandoc's other readings where GFM has its own). Absent: parseMarkdown takes the front matter's
+   * `markdown:`, else 'gfm'; every step below it sees the dialect decided.
+   */
+  dialect?: Dialect;
 }
 const MATH_ON: ParseOptions = { math: true };
 
@@ -203,16 +248,26 @@ const MATH_ON: ParseOptions = { math: true };
  * tree. `chunkLength` forces the pieces (the proof in test/convert/parse-chunks.test.ts cuts wherever it may).
  */
 export function parseTree(markdown: string, chunkLength?: number, options: ParseOptions = MATH_ON): Root {
-  const parseWhole = (text: string): Root => processorFor(text, options.math).parse(text);
+  const parseWhole = (text: string): Root => processorFor(text, options).parse(text);
   if (chunkLength === undefined && markdown.length < CHUNKED_FROM) return parseWhole(markdown);
   return parseInChunks(markdown, parseWhole, chunkLength ?? CHUNK_LENGTH) ?? parseWhole(markdown);
 }
 
-/** Parses markdown (CommonMark + GFM + YAML front matter + math) into an mdast tree, safely for any nesting depth. */
+/**
+ * Parses markdown (CommonMark + GFM + YAML front matter + math, pandoc's extensions in its dialect) into an mdast tree,
+ * safely for any nesting depth. The dialect asked for wins over the front matter's.
+ */
 export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON): ParsedMarkdown {
   const source = normalizeFrontMatterFence(markdown);
-  const tree = parseTree(source, undefined, options);
   const warnings = new WarningList();
+  const named = frontMatterDialect(source);
+  if (named.warning) warnings.add(named.warning.text, named.warning.line);
+  const dialect = options.dialect ?? named.dialect ?? 'gfm';
+  const tree = parseTree(source, undefined, { ...options, dialect });
+  if (source.includes('^['))
+    inlineNotes(tree, (line) => {
+      warnings.add('note_in_note: a note inside a note is printed in parentheses (Word has no notes in notes)', line);
+    });
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
   attributeBlocks(tree, source);
@@ -230,5 +285,5 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
-  return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list() };
+  return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list(), dialect };
 }

@@ -27,6 +27,8 @@ const CliConvertBody = Type.Object(
     folder: Type.Optional(Type.String({ minLength: 1 })),
     /** --number-sections. */
     number_sections: Type.Optional(Type.Boolean()),
+    /** --from's dialect; absent: the front matter's, else GFM. */
+    dialect: Type.Optional(Type.Union([Type.Literal('gfm'), Type.Literal('pandoc')])),
     /** The creation time written into the document, ms since the epoch (at most what a Date holds). */
     created: Type.Integer({ minimum: 0, maximum: 8.64e15 }),
   },
@@ -59,6 +61,7 @@ export async function cliConvertRoutes(app: FastifyInstance): Promise<void> {
             : { key: BUILTIN_TEMPLATE_KEY },
           ...(body.folder === undefined ? {} : { images: { folder: body.folder } }),
           ...(body.number_sections ? { numberSections: true } : {}),
+          ...(body.dialect === undefined ? {} : { dialect: body.dialect }),
         });
         return {
           docx: Buffer.from(result.docx.buffer, result.docx.byteOffset, result.docx.byteLength).toString('base64'),

@@ -53,7 +53,7 @@ export const convertMarkdown = defineTool({
     'output_path also writes the file to disk, but only inside the one folder the user allowed in the settings (mcp_output_dir); otherwise the call is refused before converting.',
     'input_path converts a markdown file from that same allowed folder instead of markdown text, and embeds the PNG, JPEG, GIF and SVG images it refers to from its own folder (never from outside it, never from the web).',
     'template_path lays the document out with a .docx or .dotx template from that same allowed folder: it is stored as an upload is (list_templates shows it, named after the file; the same file again reuses it) with the mapping an upload gets, its styles matched by name.',
-    'Markdown: headings, paragraphs, bold/italic/strikethrough, lists (3 levels), code blocks, inline code, blockquotes, tables, links, footnotes, YAML front matter (document title, author…); "---" is a page break; images in markdown text become a text placeholder.',
+    'Markdown: headings, paragraphs, bold/italic/strikethrough, lists (3 levels), code blocks, inline code, blockquotes, tables, links, footnotes, YAML front matter (document title, author…); "---" is a page break; ^superscript^ and inline notes ^[…] (as pandoc writes them), and with dialect pandoc ~subscript~; images in markdown text become a text placeholder.',
   ].join(' '),
   input: z.strictObject({
     markdown: z
@@ -112,6 +112,12 @@ export const convertMarkdown = defineTool({
       .boolean()
       .default(false)
       .describe('With output_path: replace an existing file (default false: refuse).'),
+    dialect: z
+      .enum(['gfm', 'pandoc'])
+      .optional()
+      .describe(
+        "Markdown dialect: gfm (GitHub's, the default) or pandoc (also H~2~O subscript, where gfm reads ~2~ as strikethrough). Wins over the front matter's markdown: key.",
+      ),
   }),
   output: Conversion.extend({
     template_name: z.string(),
@@ -174,6 +180,7 @@ export const convertMarkdown = defineTool({
       mapping_id: mapping.id,
       ...(filename !== undefined ? { filename } : {}),
       ...(args.number_sections ? { number_sections: true } : {}),
+      ...(args.dialect ? { dialect: args.dialect } : {}),
       channel: 'mcp',
     });
     let savedTo: string | null = null;
