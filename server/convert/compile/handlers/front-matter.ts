@@ -117,6 +117,8 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   const sections = numberSectionsFrontMatter(record, (warning) => state.warn(warning));
   for (const key of sections.used) used.add(key);
   if (sections.value !== undefined) state.headingNumbers.asked = sections.value;
+  // The dialect was read before parsing (parse/dialect.ts, which warns of a value it does not know).
+  if ('markdown' in record) used.add('markdown');
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
