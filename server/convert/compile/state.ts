@@ -575,7 +575,7 @@ const EAST_ASIAN = /^(?:zh|ja|ko)\b/i;
 const BIDI = /^(?:ar|he|fa|ur|yi|ps|sd|ug|dv)\b/i;
 
 /** w:lang for a BCP 47 tag: val always, and the script-specific attribute Word reads for East Asian and RTL text. */
-function runLanguage(lang: string): { value: string; eastAsia?: string; bidirectional?: string } {
+export function runLanguage(lang: string): { value: string; eastAsia?: string; bidirectional?: string } {
   return {
     value: lang,
     ...(EAST_ASIAN.test(lang) ? { eastAsia: lang } : {}),
