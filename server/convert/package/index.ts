@@ -42,6 +42,7 @@ import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { addTokenStyles } from './token-styles.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
 import { serializeAroundAll } from './serialize.ts';
+import { landingSectionProperties, landscapeBreaks } from './sections.ts';
 import { unescapeBraces } from '../braces.ts';
 import { docxParts, PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
@@ -214,6 +215,9 @@ export async function packageDocument(
   const bounds = bodyBounds(genText);
   const around = parseGeneratedPart(genText.slice(0, bounds.from) + genText.slice(bounds.to), main);
   const { document, marker, keptNodes, kept } = documentShell(ready.body, around);
+  // Landscape divs' sections (sections.ts): their breaks from the properties of the section our content ends with.
+  const landing = compiled.landscape ? landingSectionProperties(marker) : undefined;
+  const sectionBreaks = landing ? landscapeBreaks(landing) : undefined;
   // The template's title block places, in its kept body (never in our content) and its headers and footers.
   if (document.documentElement) fillTitleFields(keptNodes, compiled.titleValues);
   for (const path of ready.titleFieldParts) {
@@ -250,6 +254,7 @@ export async function packageDocument(
     supportStyles: new Map(SUPPORT_STYLE_IDS.map((id) => [id, supportStyleId(template.styles, id)])),
     rootDeclared: declaredOn(document.documentElement ?? document.createElement('x')),
     tocMarkers: compiled.toc !== undefined,
+    sectionBreaks,
   });
   // A place in the template's document for each stretch of our body between TOC markers.
   const places = [marker];
