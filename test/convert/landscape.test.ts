@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { afterAll, describe, expect, it } from 'vitest';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { convert, defaultTemplate } from '../../server/convert/index.ts';
+import { convert, defaultTemplate, filesSource } from '../../server/convert/index.ts';
 import { libreOfficePdfs, part, validateDocx } from '../helpers/docx.ts';
 
 const run = promisify(execFile);
@@ -82,6 +82,28 @@ describe('a landscape div', () => {
     expect(second).toMatch(/C1\s+C2\s+C3\s+C4\s+C5\s+C6\s+C7\s+C8\s+C9\s+C10\s+C11\s+C12\n/);
     expect(await page(3)).toContain('Portrait page after.');
   }, 180_000);
+
+  it('sizes a wide picture to the landscape text width, and one outside to the portrait one', async () => {
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="3000" height="300"><rect width="3000" height="300" fill="#369"/></svg>';
+    const result = await convert({
+      markdown: '![wide](wide.svg)\n\n::: {.landscape}\n![wide](wide.svg)\n:::\n\nAfter.\n',
+      images: filesSource(new Map([['wide.svg', strToU8(svg)]])),
+    });
+    const doc = new DOMParser().parseFromString(part(result.docx, 'word/document.xml'), 'text/xml');
+    const WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
+    // EMU: 635 a twip.
+    const widths = Array.from(doc.getElementsByTagNameNS(WP, 'extent')).map((e) => Number(e.getAttribute('cx')) / 635);
+    // Whole pixels (15 twips each) of the text width at each place.
+    const texts = [11906 - 2 * 1418, 16838 - 2 * 1418];
+    expect(widths).toHaveLength(2);
+    widths.forEach((width, k) => {
+      expect(width).toBeLessThanOrEqual(texts[k] ?? 0);
+      expect(width).toBeGreaterThan((texts[k] ?? 0) - 15);
+    });
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
 
   it('two with nothing between are two landscape sections, with no portrait one between', async () => {
     const result = await convert({
