@@ -117,6 +117,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const compiled = toDocx(parsed, {
     styles,
     textWidthTwips: template.textWidthTwips,
+    landscapeTextWidthTwips: template.landscapeTextWidthTwips,
     options,
     highlighting: options.code_highlighting === 'on' ? await codeHighlighting(parsed.tree, template) : undefined,
     texToOmml: hasMath(parsed.tree, input.markdown, options.math)

@@ -117,6 +117,8 @@ export interface CompiledDocument {
   headingNumbering?: (string | undefined)[];
   /** The token kinds of the highlighted code (package/token-styles.ts adds their styles where the template lacks them). */
   tokenKinds: ReadonlySet<string>;
+  /** True when the body has landscape divs' section markers (compile/sections.ts) for the packaging to replace. */
+  landscape: boolean;
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
@@ -152,6 +154,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     stats,
     noteMarks: noteMarks(state.noteSites),
     tokenKinds: state.tokenKinds,
+    landscape: state.landscapeUsed,
     ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
     ...(headingNumbering ? { headingNumbering } : {}),
   };

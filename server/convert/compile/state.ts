@@ -115,6 +115,8 @@ export type InlineHandler = (state: State, node: never) => ParagraphChild[];
 export interface CompileOptions {
   styles: ResolvedStyles;
   textWidthTwips: number;
+  /** The text width of a landscape section (`::: {.landscape}`); absent: textWidthTwips. */
+  landscapeTextWidthTwips?: number;
   /** The mapping's options (SPEC's behaviour when absent). */
   options?: ElementOptions;
   /** Embeds local images (docs/images.md); absent: every image is a placeholder (SPEC.md). */
@@ -140,7 +142,13 @@ export interface CompileOptions {
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
 export class State {
   readonly styles: ResolvedStyles;
-  readonly textWidthTwips: number;
+  /** The width of the text at the current place (tables and pictures fit it): a landscape section's inside one. */
+  textWidthTwips: number;
+  readonly landscapeTextWidthTwips: number;
+  /** Set while compiling a landscape div's content (a div inside it makes no section of its own). */
+  inLandscape = false;
+  /** Set once a landscape div has written its section markers. */
+  landscapeUsed = false;
   readonly options: ElementOptions;
   readonly images: ImageEmbedder | undefined;
   /** Blocks to write right after the current one (an image's caption after its paragraph). */
@@ -229,6 +237,7 @@ export class State {
   ) {
     this.styles = options.styles;
     this.textWidthTwips = options.textWidthTwips;
+    this.landscapeTextWidthTwips = options.landscapeTextWidthTwips ?? options.textWidthTwips;
     this.options = options.options ?? DEFAULT_ELEMENT_OPTIONS;
     this.images = options.images;
     this.templateFields = options.templateFields ?? new Set();
@@ -581,7 +590,7 @@ const EAST_ASIAN = /^(?:zh|ja|ko)\b/i;
 const BIDI = /^(?:ar|he|fa|ur|yi|ps|sd|ug|dv)\b/i;
 
 /** w:lang for a BCP 47 tag: val always, and the script-specific attribute Word reads for East Asian and RTL text. */
-function runLanguage(lang: string): { value: string; eastAsia?: string; bidirectional?: string } {
+export function runLanguage(lang: string): { value: string; eastAsia?: string; bidirectional?: string } {
   return {
     value: lang,
     ...(EAST_ASIAN.test(lang) ? { eastAsia: lang } : {}),

@@ -4,7 +4,9 @@
 // (package/serialize.ts over xmldom's reading of docx's text): docx's `&quot;` and `&apos;` where the serializer writes
 // the character, xmldom's line ends, an empty element closed at once. docx's text has a known, regular shape (no
 // comments, CDATA or processing instructions in the body, attributes in double quotes): anything else is an error.
+import { SECTION_MARKERS, type SectionKind } from '../compile/sections.ts';
 import { TOC_MARKER } from '../compile/toc.ts';
+import type { SectionBreaks } from './sections.ts';
 
 /** What the scan rewrites, decided before it from the other parts. */
 export interface BodyRewrites {
@@ -29,6 +31,8 @@ export interface BodyRewrites {
   readonly rootDeclared: ReadonlyMap<string, string>;
   /** The body may hold TOC marker paragraphs (compile/toc.ts): each is cut out, the body split there. */
   readonly tocMarkers: boolean;
+  /** The section breaks that replace landscape divs' marker paragraphs (compile/sections.ts); none: no such markers. */
+  readonly sectionBreaks?: SectionBreaks | undefined;
 }
 
 /** No rewrites: docx's text only written as the serializer would write it. */
@@ -158,7 +162,10 @@ export function rewriteBody(
   // A top-level paragraph, while TOC markers are looked for: where its output starts, whether it is a marker.
   let paragraphAt = -1;
   let marker = false;
+  let sectionMarker: SectionKind | undefined;
+  let afterLandscape = false;
   let hasText = false;
+  const markers = rw.tocMarkers || rw.sectionBreaks !== undefined;
   // The '>' of the last start tag, when nothing has been written since (an element closed at once is written `/>`).
   let openEnd = -1;
   const attrNames: string[] = [];
@@ -240,6 +247,10 @@ export function rewriteBody(
       }
       openEnd = -1;
       if (name === 'w:numPr') site = undefined;
+      // A landscape section's break as the last element of the body so far (after it, a section before the next
+      // landscape div would hold nothing: an empty page).
+      const landscapeBefore = afterLandscape;
+      if (names.length === 0) afterLandscape = false;
       if (names.length === 0 && paragraphAt >= 0) {
         if (marker && !hasText) {
           out.length = paragraphAt;
@@ -248,6 +259,17 @@ export function rewriteBody(
           out = [];
           used = new Map();
           sites = [];
+        } else if (sectionMarker && !hasText && rw.sectionBreaks) {
+          // The marker paragraph becomes the section break (docx's prefixes: w, and r for header references).
+          out.length = paragraphAt;
+          last = gt + 1;
+          if (sectionMarker === 'portrait' && landscapeBefore) afterLandscape = true;
+          else {
+            out.push(rw.sectionBreaks[sectionMarker]);
+            use('w:p');
+            use('r:id');
+            afterLandscape = sectionMarker === 'landscape';
+          }
         }
         paragraphAt = -1;
       }
@@ -302,13 +324,16 @@ export function rewriteBody(
       if (name === 'w:bookmarkStart' && paragraphAt >= 0 && depth === 1) {
         const n = find('w:name');
         if (n >= 0 && value(n) === TOC_MARKER) marker = true;
+        else if (n >= 0 && value(n) === SECTION_MARKERS.portrait) sectionMarker = 'portrait';
+        else if (n >= 0 && value(n) === SECTION_MARKERS.landscape) sectionMarker = 'landscape';
       }
     }
-    if (depth === 0 && rw.tocMarkers && name === 'w:p' && !selfClosing) {
+    if (depth === 0 && markers && name === 'w:p' && !selfClosing) {
       out.push(xml.slice(last, lt));
       last = lt;
       paragraphAt = out.length;
       marker = false;
+      sectionMarker = undefined;
       hasText = false;
     }
     if (name === 'w:t') hasText = true;

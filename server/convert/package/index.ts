@@ -30,11 +30,20 @@ import { mergeNumberingText, numberedStyles, numberingSites, type StyleIndent } 
 import { withHeadingNumbering } from './heading-numbering.ts';
 import { generatedRelationships, REL, Relationships, type GeneratedRelationship } from './relationships.ts';
 import { repairSettings } from './settings.ts';
-import { addSupportStyles, languageOf, pointSupportStyles, SUPPORT_STYLE_IDS, supportStyleId } from './styles.ts';
+import {
+  addSupportStyles,
+  languageOf,
+  pointSupportStyles,
+  setDocumentLanguage,
+  SUPPORT_STYLE_IDS,
+  supportStyleId,
+} from './styles.ts';
+import { runLanguage } from '../compile/state.ts';
 import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { addTokenStyles } from './token-styles.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
 import { serializeAroundAll } from './serialize.ts';
+import { landingSectionProperties, landscapeBreaks } from './sections.ts';
 import { unescapeBraces } from '../braces.ts';
 import { docxParts, PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
@@ -209,6 +218,9 @@ export async function packageDocument(
   const bounds = bodyBounds(genText);
   const around = parseGeneratedPart(genText.slice(0, bounds.from) + genText.slice(bounds.to), main);
   const { document, marker, keptNodes, kept } = documentShell(ready.body, around);
+  // Landscape divs' sections (sections.ts): their breaks from the properties of the section our content ends with.
+  const landing = compiled.landscape ? landingSectionProperties(marker) : undefined;
+  const sectionBreaks = landing ? landscapeBreaks(landing) : undefined;
   // The template's title block places, in its kept body (never in our content) and its headers and footers.
   if (document.documentElement) fillTitleFields(keptNodes, compiled.titleValues);
   for (const path of ready.titleFieldParts) {
@@ -245,6 +257,7 @@ export async function packageDocument(
     supportStyles: new Map(SUPPORT_STYLE_IDS.map((id) => [id, supportStyleId(template.styles, id)])),
     rootDeclared: declaredOn(document.documentElement ?? document.createElement('x')),
     tocMarkers: compiled.toc !== undefined,
+    sectionBreaks,
   });
   // A place in the template's document for each stretch of our body between TOC markers.
   const places = [marker];
@@ -310,13 +323,20 @@ export async function packageDocument(
   // The template's styles with those added depend on the set alone: parsed and written once per template and set.
   // Highlighted code's token styles (token-styles.ts) likewise, all of them once any is used.
   const tokens = compiled.tokenKinds.size > 0;
-  const key = [...SUPPORT_STYLE_IDS.filter((id) => referenced.has(id)), ...(tokens ? ['tokens'] : [])].join(' ');
+  // The front matter's language (`lang`) becomes the styles' default one (styles.ts setDocumentLanguage).
+  const language = compiled.properties.language;
+  const key = [
+    ...SUPPORT_STYLE_IDS.filter((id) => referenced.has(id)),
+    ...(tokens ? ['tokens'] : []),
+    ...(language === undefined ? [] : [`lang=${language}`]),
+  ].join(' ');
   let styles = ready.stylesWith.get(key);
   if (styles === undefined) {
     let part: XmlDocument | null | undefined;
     const open = () => (part === undefined ? (part = templatePart(siblingPath(main, 'styles.xml'))) : part);
     const supported = addSupportStyles(open, template.styles, referenced);
-    const added = (tokens ? addTokenStyles(open, template.styles) : null) ?? supported;
+    const tokened = (tokens ? addTokenStyles(open, template.styles) : null) ?? supported;
+    const added = (language === undefined ? null : setDocumentLanguage(open, wLang(language))) ?? tokened;
     styles = added ? encodeUtf8(serializePart(added)) : null;
     ready.stylesWith.set(key, styles);
     if (styles) ready.zipped.keep([styles]);
@@ -393,6 +413,12 @@ function documentText(document: XmlDocument, places: readonly Node[], texts: rea
     if (k < texts.length) out.push(texts[k] ?? '');
   });
   return withDeclaration(out.join(''));
+}
+
+/** w:lang's attributes for a BCP 47 tag (val, and eastAsia or bidi where Word reads those: compile/state.ts). */
+function wLang(tag: string): Record<string, string> {
+  const { value, eastAsia, bidirectional } = runLanguage(tag);
+  return { val: value, ...(eastAsia ? { eastAsia } : {}), ...(bidirectional ? { bidi: bidirectional } : {}) };
 }
 
 /** A part's length (characters or bytes: the bound is coarse), 0 when absent. */

@@ -1,7 +1,7 @@
 // The template's sections that stay around our content: those that hold something of the template's own, and the
 // one our content lands in. An earlier section with nothing in it would print as a page showing only its header.
 import type { Element, Node } from '@xmldom/xmldom';
-import { children, isW, wAttr, wChild } from './dom.ts';
+import { children, isW, setWAttr, wAttr, wChild } from './dom.ts';
 import { NS } from './namespaces.ts';
 
 /** A section of the template's body: its nodes in order (its break paragraph last), and its properties. */
@@ -121,4 +121,91 @@ export function keepSectionsWithContent(body: Element, marker: Node): void {
     body.replaceChild(lastKept.sectPr, final.sectPr);
     if (!holdsContent(paragraph)) body.removeChild(paragraph);
   }
+}
+
+/** The section properties our content ends with: the first section break from `marker` on (the body's own last). */
+export function landingSectionProperties(marker: Node): Element | undefined {
+  for (let n: Node | null = marker.nextSibling; n; n = n.nextSibling) {
+    if (isW(n, 'sectPr')) return n;
+    const sectPr = isW(n, 'p') ? wChild(wChild(n, 'pPr'), 'sectPr') : undefined;
+    if (sectPr) return sectPr;
+  }
+  return undefined;
+}
+
+/** The section properties that belong to a document's first section only: a first page's own header, a restart. */
+function dropFirstSectionOnly(sectPr: Element): void {
+  for (const c of children(sectPr)) {
+    if (c.namespaceURI !== NS.w) continue;
+    if (c.localName === 'titlePg' || c.localName === 'type') sectPr.removeChild(c);
+    else if (c.localName === 'pgNumType') c.removeAttributeNS(NS.w, 'start');
+  }
+}
+
+/** Turns section properties landscape: the page's sides swapped, its margins turned with it (top becomes left). */
+function turnLandscape(sectPr: Element): void {
+  const size = wChild(sectPr, 'pgSz');
+  const margins = wChild(sectPr, 'pgMar');
+  const w = size ? wAttr(size, 'w') : '';
+  const h = size ? wAttr(size, 'h') : '';
+  if (size && w !== '' && h !== '' && Number(h) > Number(w)) {
+    setWAttr(size, 'w', h);
+    setWAttr(size, 'h', w);
+    if (margins) {
+      const [top, right, bottom, left] = ['top', 'right', 'bottom', 'left'].map((side) => wAttr(margins, side));
+      const turned: [string, string | undefined][] = [
+        ['left', top],
+        ['right', bottom],
+        ['top', right],
+        ['bottom', left],
+      ];
+      for (const [side, value] of turned) if (value) setWAttr(margins, side, value);
+    }
+  }
+  if (size) setWAttr(size, 'orient', 'landscape');
+}
+
+/** Namespaces a section break paragraph may write, by the prefixes the body's text binds them to (docx's). */
+const SECTION_PREFIXES = new Map<string, string>([
+  [NS.w, 'w'],
+  [NS.r, 'r'],
+]);
+
+const escapeAttribute = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/>/g, '&gt;');
+
+/** An element of section properties as text, with docx's prefixes; what is in no namespace of theirs is left out. */
+function sectionXml(el: Element): string {
+  const prefix = SECTION_PREFIXES.get(el.namespaceURI ?? '');
+  if (prefix === undefined) return '';
+  const name = `${prefix}:${el.localName ?? ''}`;
+  let attributes = '';
+  for (let k = 0; k < el.attributes.length; k++) {
+    const attr = el.attributes.item(k);
+    const attrPrefix = attr ? SECTION_PREFIXES.get(attr.namespaceURI ?? '') : undefined;
+    if (attr && attrPrefix !== undefined)
+      attributes += ` ${attrPrefix}:${attr.localName ?? ''}="${escapeAttribute(attr.value)}"`;
+  }
+  const inner = children(el).map(sectionXml).join('');
+  return inner === '' ? `<${name}${attributes}/>` : `<${name}${attributes}>${inner}</${name}>`;
+}
+
+/** The paragraphs that end a landscape div's section and the section before it, as text (package/body.ts writes them). */
+export interface SectionBreaks {
+  portrait: string;
+  landscape: string;
+}
+
+/**
+ * Section breaks around landscape divs (compile/sections.ts), from the section properties `landing` our content ends
+ * with (changed in place): the section before a div ends with a copy of them, the div's with a copy turned landscape
+ * (no first-page header, numbering or start type of its own: it continues the document). The section after the
+ * last div ends with `landing` itself, which so loses those too: the first page, and its header, come before.
+ */
+export function landscapeBreaks(landing: Element): SectionBreaks {
+  const portrait = `<w:p><w:pPr>${sectionXml(landing)}</w:pPr></w:p>`;
+  dropFirstSectionOnly(landing);
+  const turned = landing.cloneNode(true) as Element;
+  turnLandscape(turned);
+  return { portrait, landscape: `<w:p><w:pPr>${sectionXml(turned)}</w:pPr></w:p>` };
 }

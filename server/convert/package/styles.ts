@@ -93,6 +93,51 @@ export function addSupportStyles(
   return styles;
 }
 
+/** Run properties that follow w:lang in CT_RPr (ECMA-376 Part 1, 17.3.2.28): w:lang goes before the first of them. */
+const AFTER_LANG = new Set(['eastAsianLayout', 'specVanish', 'oMath', 'rPrChange']);
+
+/** Sets w:lang's w:val (and the attributes `lang` names) on run properties, adding the element in its place. */
+function setRunLanguage(styles: XmlDocument, rPr: Element, lang: Record<string, string>): void {
+  let element = wChild(rPr, 'lang');
+  if (!element) {
+    element = wElement(styles, 'lang');
+    rPr.insertBefore(element, children(rPr).find((c) => AFTER_LANG.has(c.localName ?? '')) ?? null);
+  }
+  for (const [name, value] of Object.entries(lang)) setWAttr(element, name, value);
+}
+
+/**
+ * The document's language (front matter `lang`) as the styles' document defaults give it to text: w:lang of
+ * w:docDefaults (added with its parents where missing), and of the default paragraph style when it names one (it
+ * would override the defaults). `lang` holds w:lang's attributes (val, and eastAsia or bidi for such languages).
+ */
+export function setDocumentLanguage(open: () => XmlDocument | null, lang: Record<string, string>): XmlDocument | null {
+  const styles = open();
+  const root = styles?.documentElement;
+  if (!styles || !root) return null;
+  let defaults = wChild(root, 'docDefaults');
+  if (!defaults) {
+    defaults = wElement(styles, 'docDefaults');
+    root.insertBefore(defaults, root.firstChild);
+  }
+  let rPrDefault = wChild(defaults, 'rPrDefault');
+  if (!rPrDefault) {
+    rPrDefault = wElement(styles, 'rPrDefault');
+    defaults.insertBefore(rPrDefault, defaults.firstChild);
+  }
+  let rPr = wChild(rPrDefault, 'rPr');
+  if (!rPr) {
+    rPr = wElement(styles, 'rPr');
+    rPrDefault.appendChild(rPr);
+  }
+  setRunLanguage(styles, rPr, lang);
+  const normal = defaultStyleId(styles, 'paragraph');
+  const style = children(root).find((s) => isW(s, 'style') && normal !== undefined && wAttr(s, 'styleId') === normal);
+  const styleRPr = wChild(style, 'rPr');
+  if (styleRPr && wChild(styleRPr, 'lang')) setRunLanguage(styles, styleRPr, lang);
+  return styles;
+}
+
 /** ST_OnOff's values for on. */
 const ON = new Set(['1', 'true', 'on']);
 

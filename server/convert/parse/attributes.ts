@@ -225,39 +225,3 @@ export function bracketedSpans(children: PhrasingContent[], source: string): voi
     }
   }
 }
-
-/** `{…}` runs of a text, candidates for a block left as text. */
-const BLOCK_IN_TEXT = /\{[^{}\n]*\}/g;
-
-/**
- * Blocks and fences the passes above did not take, left in the text as written (issue 33, item 8: nothing printed as
- * literal syntax silently): each `{…}` that reads as an attribute block, and each line starting `:::`, unescaped in
- * the source. Returns them with their lines, for warnings; code is not text and is not looked at.
- */
-export function leftoverSyntax(tree: Root, source: string): { text: string; line: number }[] {
-  const found: { text: string; line: number }[] = [];
-  if (!source.includes('{') && !source.includes(':::')) return found;
-  const stack: Node[] = [tree];
-  for (let node = stack.pop(); node; node = stack.pop()) {
-    if (node.type === 'text') {
-      const text = node as Text;
-      const from = text.position?.start.offset;
-      const to = text.position?.end.offset;
-      if (from === undefined || to === undefined) continue;
-      const written = source.slice(from, to);
-      const line = text.position?.start.line ?? 0;
-      for (const match of text.value.matchAll(BLOCK_IN_TEXT)) {
-        const at = written.indexOf(match[0]);
-        if (!parseAttributes(match[0]) || at < 0 || backslashesBefore(written, at) % 2 === 1) continue;
-        // The span's `\[` or the fence's `\:::` escaped, the block is the text the writer meant.
-        const before = written.slice(written.lastIndexOf('\n', at) + 1, at);
-        if (!/\\\[/.test(before) && !/^\s*\\:/.test(before)) found.push({ text: match[0], line });
-      }
-      text.value.split('\n').forEach((valueLine, n) => {
-        if (/^:{3,}/.test(valueLine.trim()) && written.split('\n')[n]?.trim() === valueLine.trim())
-          found.push({ text: valueLine.trim().slice(0, 40), line: line + n });
-      });
-    } else if ('children' in node) for (const child of (node as Parents).children) stack.push(child);
-  }
-  return found;
-}

@@ -20,7 +20,8 @@ import { parseInChunks } from './chunks.ts';
 import { texPageBreaks } from './page-breaks.ts';
 import { tableColumnWeights } from './table-widths.ts';
 import { displayMathFromMarkdown, pandocMathText } from './math.ts';
-import { attributeBlocks, leftoverSyntax } from './attributes.ts';
+import { attributeBlocks } from './attributes.ts';
+import { leftoverSyntax } from './leftover-syntax.ts';
 import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
 import { frontMatterDialect, type Dialect } from './dialect.ts';
 import { inlineNoteFromMarkdown, inlineNotes, inlineNoteSyntax } from './inline-notes.ts';
@@ -277,8 +278,8 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   for (const line of fences.unmatched) warnings.add('fence_unmatched: a ::: with no div open stays text', line);
   for (const line of fences.tooDeep)
     warnings.add(`div_depth_exceeded: divs nest at most ${MAX_DIV_NESTING} deep (its content kept)`, line);
-  for (const { text, line } of leftoverSyntax(tree, source))
-    warnings.add(`syntax_as_text: ${text} (not read as pandoc's attributes or a fenced div)`, line);
+  for (const { text, line, reason } of leftoverSyntax(tree, source, options.math))
+    warnings.add(`syntax_as_text: ${text} (${reason})`, line);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);

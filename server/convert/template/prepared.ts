@@ -7,6 +7,7 @@ interface PreparedTemplate {
   mainPart: string;
   styles: { id: string; name: string; type: StyleType; aliases: string[]; look?: StyleLook }[];
   textWidthTwips: number;
+  landscapeTextWidthTwips: number;
   warnings: string[];
 }
 
@@ -23,6 +24,7 @@ export function templateToJson(template: Template): string {
       ...(look ? { look } : {}),
     })),
     textWidthTwips: template.textWidthTwips,
+    landscapeTextWidthTwips: template.landscapeTextWidthTwips,
     warnings: [...template.warnings],
   };
   return JSON.stringify(prepared);

@@ -44,6 +44,8 @@ export interface Template {
    * columns its narrowest column (tables and pictures are sized to it).
    */
   readonly textWidthTwips: number;
+  /** The text width of the template's last section turned landscape (a `::: {.landscape}` div's section). */
+  readonly landscapeTextWidthTwips: number;
   /** What sanitising removed or renamed (external relationships, style ids, font names); empty for a clean template. */
   readonly warnings: readonly string[];
 }
@@ -72,8 +74,10 @@ export function readTemplate(bytes: Uint8Array): Template {
           numberingXml === null ? undefined : numberingForStyles(numberingXml),
         );
   const doc = parseXml(documentXml, mainPart);
-  const textWidthTwips = landingTextWidth(doc, mainPart);
-  return { parts, mainPart, styles, textWidthTwips, warnings };
+  const landing = landingSection(doc, mainPart);
+  const textWidthTwips = textWidth(landing);
+  const landscapeTextWidthTwips = landscapeTextWidth(landing);
+  return { parts, mainPart, styles, textWidthTwips, landscapeTextWidthTwips, warnings };
 }
 
 /** numbering.xml for telling numbered styles apart; one that does not parse only leaves them untold (the packaging says why). */
@@ -197,8 +201,8 @@ function paragraphText(p: Element): string {
   return text;
 }
 
-/** The text width of the section the content lands in (the first section break from `{{content}}` on, else the last). */
-function landingTextWidth(doc: XmlDocument, mainPart: string): number {
+/** The properties of the section the content lands in (the first section break from `{{content}}` on, else the last). */
+function landingSection(doc: XmlDocument, mainPart: string): Element | undefined {
   const body = wChild(doc.documentElement ?? undefined, 'body');
   if (!body) throw new ConvertInputError('template_invalid', `The template's ${mainPart} has no w:body.`);
   const children = childElements(body);
@@ -208,12 +212,26 @@ function landingTextWidth(doc: XmlDocument, mainPart: string): number {
     (c) => c.namespaceURI === W_NS && c.localName === 'p' && paragraphText(c).trim() === PLACEHOLDER,
   );
   const from = placeholder ? children.indexOf(placeholder) : children.length;
-  const landing =
+  return (
     children
       .slice(from)
       .map((c) => wChild(wChild(c, 'pPr'), 'sectPr'))
-      .find((s) => s !== undefined) ?? sectPr;
-  return textWidth(landing);
+      .find((s) => s !== undefined) ?? sectPr
+  );
+}
+
+/**
+ * The text width of the landing section turned landscape (package/sections.ts landscapeBreaks): a portrait page's
+ * height less its top and bottom margins, which become the left and right ones; a column's in columns.
+ */
+function landscapeTextWidth(sectPr: Element | undefined): number {
+  const pgSz = wChild(sectPr, 'pgSz');
+  const pgMar = wChild(sectPr, 'pgMar');
+  const width = twips(pgSz, 'w', 11906);
+  const height = twips(pgSz, 'h', 16838);
+  if (height <= width) return textWidth(sectPr);
+  const across = twips(pgMar, 'top', 1440) + twips(pgMar, 'bottom', 1440);
+  return Math.max(1440, columnWidth(wChild(sectPr, 'cols'), height - across));
 }
 
 function twips(el: Element | undefined, attr: string, fallback: number): number {

@@ -44,6 +44,17 @@ function keptAsText(state: State, node: Yaml, reason: string, code: CodeHandler)
   return code(state, { type: 'code', value: `---\n${node.value}\n---` });
 }
 
+/** Warns, tied to the line of the front matter where `key` is written (else the front matter's first line). */
+function warnAtKey(state: State, node: Yaml, key: string, warning: string): void {
+  const at = node.value.split('\n').findIndex((line) => line.startsWith(`${key}:`));
+  const start = node.position?.start.line;
+  const saved = state.line;
+  // The front matter's text starts on the line after its opening `---`.
+  if (start !== undefined && at >= 0) state.line = start + 1 + at;
+  state.warn(warning);
+  state.line = saved;
+}
+
 /**
  * YAML front matter: title, author, subject, keywords and description become document properties (on the state);
  * title, subtitle, author and date also make the title block, abstract and keywords follow it; other keys are named in a warning; front matter that is
@@ -81,6 +92,14 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   const language = languageTag(record.lang);
   if (language !== undefined) {
     state.properties.language = language;
+    used.add('lang');
+  } else if (record.lang !== undefined && record.lang !== null) {
+    warnAtKey(
+      state,
+      node,
+      'lang',
+      `invalid_language: ${asText(record.lang) ?? ''} (not a BCP 47 tag; the template language is kept)`,
+    );
     used.add('lang');
   }
   // The date's value is the document's creation date (dcterms:created); its day is printed (dates.ts).
