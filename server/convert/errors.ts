@@ -2,7 +2,7 @@
 export class ConvertInputError extends Error {
   constructor(
     /** Machine-readable reason, e.g. `template_invalid`, `mapping_invalid`. */
-    readonly code: 'template_invalid' | 'mapping_invalid' | 'markdown_invalid',
+    readonly code: 'template_invalid' | 'mapping_invalid' | 'markdown_invalid' | 'bibliography_invalid',
     message: string,
   ) {
     super(message);

@@ -145,8 +145,8 @@ describe('auto-mapping on template upload (corpus templates)', () => {
       await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
     ).json<(Mapping & { matched: unknown })[]>();
     // Title, subtitle, author, date and caption included: all but strong and emphasis (APA has neither style).
-    expect(mapping?.matched).toEqual({ matched: 20, of: 22 });
-    const expected = [{ id: mapping?.id, name: 'Matched by style name', matched: { matched: 20, of: 22 } }];
+    expect(mapping?.matched).toEqual({ matched: 21, of: 23 });
+    const expected = [{ id: mapping?.id, name: 'Matched by style name', matched: { matched: 21, of: 23 } }];
     expect(template.mappings).toEqual(expected);
     const got = await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}`, headers: ADMIN });
     expect(got.json<{ mappings: unknown }>().mappings).toEqual(expected);

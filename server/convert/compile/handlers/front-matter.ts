@@ -6,6 +6,7 @@ import { languageTag, printedDate, propertyDate } from '../dates.ts';
 import type { DocumentProperties, State } from '../state.ts';
 import { readTitleValues, titleBlock } from '../title-block.ts';
 import { tocFrontMatter } from '../toc.ts';
+import { CITATION_KEYS } from '../../citations/index.ts';
 
 /** The code block handler (handlers/code.ts), given by compile/index.ts: front matter that cannot be read is one. */
 export type CodeHandler = (state: State, node: Code) => FileChild[];
@@ -105,6 +106,8 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   for (const warning of block.unstyled) state.warn(warning);
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
+  // Read before compiling (citations/index.ts), in a document that has citations.
+  if (state.citations) for (const key of CITATION_KEYS) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
   return [...block.paragraphs, ...toc.blocks];
