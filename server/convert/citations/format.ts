@@ -19,6 +19,9 @@ export interface FormattedCitations {
 /** A style: a bundled style's name, or a CSL file's XML. */
 export type StyleInput = { name: string } | { xml: string };
 
+/** What citeproc-js writes for an author-only citation in a style whose citations print no author. */
+const NO_AUTHOR = /^\[NO_PRINTED_FORM\]$/;
+
 /** citeproc-js's locales that citation-js bundles, by language. */
 const LOCALES: Record<string, string> = { en: 'en-US', de: 'de-DE', fr: 'fr-FR', es: 'es-ES', nl: 'nl-NL' };
 
@@ -51,7 +54,7 @@ function citeItem(item: CiteItem, extra: Record<string, unknown> = {}): Record<s
 /**
  * Formats the citations against the bibliography's items in a CSL style (citeproc-js through citation-js): the sources
  * are registered in the order they are first cited (numeric styles number them so), each citation is a cluster, a
- * narrative one (`@key`) the author alone then the rest (pandoc's "Doe (2020)"). A citation with a key the
+ * narrative one (`@key`) the author alone then the rest (pandoc's "Doe (2020)"; in a numeric style the number). A citation with a key the
  * bibliography lacks is left out (it stays as written) and warned.
  */
 export async function formatCitations(
@@ -113,7 +116,8 @@ export async function formatCitations(
   for (const citation of usable) {
     const [first] = citation.items;
     if (citation.mode === 'narrative' && first) {
-      const author = engine.makeCitationCluster([citeItem(first, { 'author-only': true })]);
+      // A style whose citations print no author (a numeric one) has none to give: the number alone, as pandoc does.
+      const author = engine.makeCitationCluster([citeItem(first, { 'author-only': true })]).replace(NO_AUTHOR, '');
       const rest = engine.makeCitationCluster([citeItem(first, { 'suppress-author': true })]);
       texts.set(citation, author && rest ? `${author} ${rest}` : author || rest);
     } else texts.set(citation, engine.makeCitationCluster(citation.items.map((item) => citeItem(item))));

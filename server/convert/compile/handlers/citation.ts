@@ -1,4 +1,5 @@
-import { Paragraph, type FileChild, type ParagraphChild } from 'docx';
+import { Paragraph, Tab, TextRun, type FileChild, type ParagraphChild } from 'docx';
+import { docxText } from '../../braces.ts';
 import { cslRuns } from '../../citations/html.ts';
 import type { Citation } from '../../citations/index.ts';
 import type { State } from '../state.ts';
@@ -7,7 +8,12 @@ import type { State } from '../state.ts';
 function formatted(state: State, html: string): ParagraphChild[] {
   return cslRuns(html).map((run) => {
     const { text, ...look } = run;
-    return state.withInline(look, () => state.run(text));
+    return state.withInline(look, () => {
+      if (!text.includes('\t')) return state.run(text);
+      // A numeric bibliography's label and its entry: a real tab (w:tab), as the hanging indent expects.
+      const children = text.split('\t').flatMap((piece, k) => [...(k > 0 ? [new Tab()] : []), docxText(piece)]);
+      return new TextRun({ children, ...state.runFormatting() });
+    });
   });
 }
 
