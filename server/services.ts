@@ -4,6 +4,7 @@ import {
   checkRules,
   ConvertInputError,
   resolveStyles,
+  type BibliographyFormat,
   type ImageInput,
   type MappingRules,
   type TemplateStyle,
@@ -19,6 +20,7 @@ import {
   type PoolResult,
   type TemplateInspection,
 } from './convert-pool/pool.ts';
+import type { CitationJobInput } from './convert-pool/protocol.ts';
 import type {
   ApiKeyRecord,
   ConversionRecord,
@@ -72,6 +74,24 @@ export interface ConvertRequest {
   signal?: AbortSignal;
   /** The document's images (docs/images.md); absent: placeholders, as SPEC.md says. */
   images?: ImageInput;
+  /** A bibliography (BibTeX, CSL JSON or YAML text) sent with the markdown (docs/citations.md); absent: the front matter's. */
+  bibliography?: string;
+  /** Its format; absent: told from its text. */
+  bibliography_format?: BibliographyFormat;
+  /** A bundled CSL style's name or a CSL style's XML; absent: the front matter's `csl`, else APA. */
+  csl?: string;
+}
+
+/** The bibliography and style a request sends, as a conversion job takes them. */
+function citationsOf(request: ConvertRequest): { citations?: CitationJobInput } {
+  const { bibliography, bibliography_format: format, csl } = request;
+  if (bibliography === undefined && csl === undefined) return {};
+  return {
+    citations: {
+      ...(bibliography !== undefined ? { bibliography: { text: bibliography, ...(format ? { format } : {}) } } : {}),
+      ...(csl !== undefined ? { csl } : {}),
+    },
+  };
 }
 
 /** Refuses a name that breaks the rule of server/convert/names.ts (every channel: HTTP checks it in its schemas too). */
@@ -288,6 +308,7 @@ export class Services {
           output: this.store.outputPath(conversionId),
           ...(request.signal ? { signal: request.signal } : {}),
           ...(request.images ? { images: request.images } : {}),
+          ...citationsOf(request),
         });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);

@@ -23,6 +23,7 @@ import type {
   WarningDetail,
 } from '../convert/index.ts';
 import type {
+  CitationJobInput,
   ForgetMessage,
   InspectMessage,
   InspectResultMessage,
@@ -87,6 +88,8 @@ export interface PoolJob {
   template: { key: string; bytes?: Uint8Array };
   /** Where the document's images come from (docs/images.md); absent: placeholders (SPEC.md). */
   images?: ImageInput;
+  /** The bibliography and style sent with the markdown (docs/citations.md); absent: the front matter's. */
+  citations?: CitationJobInput;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
    * worker ended; a running small one's result dropped, its worker ended only if it runs past `cancelGraceMs`. */
   signal?: AbortSignal;
@@ -682,6 +685,7 @@ export class ConvertPool {
       evict,
       ...(known >= 0 || bytes === undefined ? {} : { templateBytes: bytes }),
       ...(task.job.images ? { images: task.job.images } : {}),
+      ...(task.job.citations ? { citations: task.job.citations } : {}),
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };
     slot.writing = message.outputTemp;

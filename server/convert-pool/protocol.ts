@@ -1,4 +1,17 @@
-import type { ConversionStats, ImageInput, MappingRules, TemplateStyle, WarningDetail } from '../convert/index.ts';
+import type {
+  BibliographyInput,
+  ConversionStats,
+  ImageInput,
+  MappingRules,
+  TemplateStyle,
+  WarningDetail,
+} from '../convert/index.ts';
+
+/** A bibliography and a CSL style sent with the markdown (docs/citations.md). */
+export interface CitationJobInput {
+  bibliography?: BibliographyInput;
+  csl?: string;
+}
 
 /** The key of the built-in template, which a job may send without its bytes: the worker has it prepared. */
 export const BUILTIN_TEMPLATE_KEY = 'builtin';
@@ -21,6 +34,8 @@ export interface JobMessage {
   evict: string[];
   /** Where the document's images come from (docs/images.md); absent: placeholders. */
   images?: ImageInput;
+  /** The bibliography and style sent with the markdown; absent: the front matter's. */
+  citations?: CitationJobInput;
   /** Where the worker stores the document (atomically, flushed to disk) before it answers; absent: nowhere. */
   output?: string;
   /** The temporary file it writes first (the pool names it, to remove it if the worker is ended mid-write). */

@@ -16,6 +16,7 @@ import { citationsOf, findCitations } from './syntax.ts';
 export {
   BIBLIOGRAPHY_FORMATS,
   CITATION_LIMITS,
+  formatOfPath,
   type BibliographyFormat,
   type BibliographyInput,
 } from './bibliography.ts';
