@@ -1,6 +1,6 @@
 // `docwright convert` with citations (docs/citations.md): the front matter's bibliography and style are read beside
 // the markdown file, confined to its folder as images are; a bibliography that cannot be read is one sentence.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -76,4 +76,19 @@ describe('docwright convert with citations', () => {
     expect(second.stderr).toMatch(/the bibliography deep\.bib is not valid BibTeX/);
     expect(second.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('a bibliography under the size caps that takes too long is stopped by the conversion time limit', async () => {
+    const dir = folder('bibliography: big.bib');
+    // 3.9 MB: one entry of 250,000 authors, under the 4 MiB and 10,000-entry caps, seconds of parsing.
+    const authors = Array.from({ length: 250_000 }, (_, i) => `N${String(i)}, A.`).join(' and ');
+    writeFileSync(join(dir, 'big.bib'), `@book{doe2020, author = {${authors}}, title = {T}, year = {2000}}\n`);
+    const { code, stderr } = await runCli(['convert', join(dir, 'doc.md'), '-o', join(dir, 'out.docx')], {
+      env: { ...process.env, DOCWRIGHT_CONVERT_TIMEOUT_MS: '800' },
+      timeoutMs: 120_000,
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/the conversion took longer than 0\.8 s/);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(dir, 'out.docx'))).toBe(false);
+  }, 150_000);
 });
