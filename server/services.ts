@@ -5,6 +5,7 @@ import {
   ConvertInputError,
   resolveStyles,
   type Dialect,
+  type BibliographyFormat,
   type ImageInput,
   type MappingRules,
   type TemplateStyle,
@@ -20,6 +21,7 @@ import {
   type PoolResult,
   type TemplateInspection,
 } from './convert-pool/pool.ts';
+import type { CitationJobInput } from './convert-pool/protocol.ts';
 import type {
   ApiKeyRecord,
   ConversionRecord,
@@ -77,6 +79,24 @@ export interface ConvertRequest {
   number_sections?: boolean;
   /** The markdown dialect (docs/api-extensions.md); absent: the front matter's, else GFM. */
   dialect?: Dialect;
+  /** A bibliography (BibTeX, CSL JSON or YAML text) sent with the markdown (docs/citations.md); absent: the front matter's. */
+  bibliography?: string;
+  /** Its format; absent: told from its text. */
+  bibliography_format?: BibliographyFormat;
+  /** A bundled CSL style's name or a CSL style's XML; absent: the front matter's `csl`, else APA. */
+  csl?: string;
+}
+
+/** The bibliography and style a request sends, as a conversion job takes them. */
+function citationsOf(request: ConvertRequest): { citations?: CitationJobInput } {
+  const { bibliography, bibliography_format: format, csl } = request;
+  if (bibliography === undefined && csl === undefined) return {};
+  return {
+    citations: {
+      ...(bibliography !== undefined ? { bibliography: { text: bibliography, ...(format ? { format } : {}) } } : {}),
+      ...(csl !== undefined ? { csl } : {}),
+    },
+  };
 }
 
 /** Refuses a name that breaks the rule of server/convert/names.ts (every channel: HTTP checks it in its schemas too). */
@@ -295,6 +315,7 @@ export class Services {
           ...(request.images ? { images: request.images } : {}),
           ...(request.number_sections ? { numberSections: true } : {}),
           ...(request.dialect ? { dialect: request.dialect } : {}),
+          ...citationsOf(request),
         });
       } catch (error) {
         if (error instanceof ConvertInputError) throw new ApiError('validation_error', error.message);

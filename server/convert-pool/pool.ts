@@ -24,6 +24,7 @@ import type {
   WarningDetail,
 } from '../convert/index.ts';
 import type {
+  CitationJobInput,
   ForgetMessage,
   InspectMessage,
   InspectResultMessage,
@@ -92,6 +93,8 @@ export interface PoolJob {
   numberSections?: boolean;
   /** The markdown dialect asked for (docs/api-extensions.md); absent: the front matter's, else GFM. */
   dialect?: Dialect;
+  /** The bibliography and style sent with the markdown (docs/citations.md); absent: the front matter's. */
+  citations?: CitationJobInput;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
    * worker ended; a running small one's result dropped, its worker ended only if it runs past `cancelGraceMs`. */
   signal?: AbortSignal;
@@ -689,6 +692,7 @@ export class ConvertPool {
       ...(task.job.images ? { images: task.job.images } : {}),
       ...(task.job.numberSections ? { numberSections: true } : {}),
       ...(task.job.dialect ? { dialect: task.job.dialect } : {}),
+      ...(task.job.citations ? { citations: task.job.citations } : {}),
       ...(task.job.output !== undefined ? { output: task.job.output, outputTemp: tempPathFor(task.job.output) } : {}),
     };
     slot.writing = message.outputTemp;

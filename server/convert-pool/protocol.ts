@@ -1,4 +1,5 @@
 import type {
+  BibliographyInput,
   ConversionStats,
   Dialect,
   ImageInput,
@@ -6,6 +7,12 @@ import type {
   TemplateStyle,
   WarningDetail,
 } from '../convert/index.ts';
+
+/** A bibliography and a CSL style sent with the markdown (docs/citations.md). */
+export interface CitationJobInput {
+  bibliography?: BibliographyInput;
+  csl?: string;
+}
 
 /** The key of the built-in template, which a job may send without its bytes: the worker has it prepared. */
 export const BUILTIN_TEMPLATE_KEY = 'builtin';
@@ -32,6 +39,8 @@ export interface JobMessage {
   numberSections?: boolean;
   /** The markdown dialect asked for; absent: the front matter's, else GFM. */
   dialect?: Dialect;
+  /** The bibliography and style sent with the markdown; absent: the front matter's. */
+  citations?: CitationJobInput;
   /** Where the worker stores the document (atomically, flushed to disk) before it answers; absent: nowhere. */
   output?: string;
   /** The temporary file it writes first (the pool names it, to remove it if the worker is ended mid-write). */

@@ -130,6 +130,7 @@ async function run(job: JobMessage): Promise<ResultMessage> {
       ...(job.images ? { images: sourceOf(job.images), renderer } : {}),
       ...(job.numberSections ? { numberSections: true } : {}),
       ...(job.dialect ? { dialect: job.dialect } : {}),
+      ...job.citations,
     });
     // Stored here, before the answer, where the pool asks (the server's outputs): this thread may block on the disk
     // for the ~0.5 ms a flush takes, where the event loop would wait for five trips through libuv's thread pool.

@@ -22,6 +22,7 @@ type ParagraphKey =
   | 'code_block'
   | 'blockquote'
   | 'footnote_text'
+  | 'bibliography'
   | 'caption'
   | 'title'
   | 'subtitle'
@@ -39,6 +40,7 @@ const PARAGRAPH_KEYS: readonly ParagraphKey[] = [
   'code_block',
   'blockquote',
   'footnote_text',
+  'bibliography',
   'caption',
   ...TITLE_KEYS,
   'abstract',
@@ -62,6 +64,7 @@ const NAMES: Record<Exclude<Element, `heading ${HeadingLevel}`>, readonly string
   code_block: ['Source Code', 'Code Block', 'Code', 'HTML Preformatted', 'Preformatted Text', 'Plain Text', 'Verbatim'],
   blockquote: ['Quote', 'Block Text', 'Quotations', 'Intense Quote'],
   footnote_text: ['footnote text'],
+  bibliography: ['Bibliography', 'References', 'Reference List'],
   caption: ['Caption', 'Image Caption', 'Table Caption'],
   title: ['Title'],
   subtitle: ['Subtitle'],
@@ -187,6 +190,14 @@ const LOCALISED: Record<Exclude<Element, `heading ${HeadingLevel}`> | 'heading N
     '註腳文字',
     '脚注文字列',
     '각주 텍스트',
+  ],
+  bibliography: [
+    'Literaturverzeichnis',
+    'Bibliographie',
+    'Bibliografía',
+    'Bibliografia',
+    'Bibliografie',
+    'Библиография',
   ],
   caption: [
     'Beschriftung',
@@ -323,6 +334,10 @@ const ROLE_WORDS: Partial<Record<Element | 'heading N', { any: readonly string[]
   code_block: { any: ['code', 'listing', 'verbatim', 'preformatted', 'monospace'], not: ['char', 'inline', 'tok'] },
   blockquote: { any: ['quote', 'quotation', 'blockquote', 'citation', 'extract', 'epigraph'], not: ['char'] },
   footnote_text: { any: ['footnote'], not: ['reference', 'char'] },
+  bibliography: {
+    any: ['bibliography', 'references', 'bibliographie', 'literaturverzeichnis'],
+    not: ['char', 'heading'],
+  },
   caption: { any: ['caption', 'legend'], not: ['char'] },
   title: {
     any: ['title'],

@@ -2,7 +2,8 @@
 export class ConvertInputError extends Error {
   constructor(
     /** Machine-readable reason, e.g. `template_invalid`, `mapping_invalid`. */
-    readonly code: 'template_invalid' | 'mapping_invalid' | 'markdown_invalid' | 'dialect_invalid',
+    readonly code:
+      'template_invalid' | 'mapping_invalid' | 'markdown_invalid' | 'dialect_invalid' | 'bibliography_invalid',
     message: string,
   ) {
     super(message);

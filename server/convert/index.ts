@@ -12,6 +12,7 @@ import type { ImageSource } from './images/source.ts';
 import { renderHere, type Renderer } from './images/render.ts';
 import { packageDocument, templateLanguage, templateNumberedStyles, templateTitleFields } from './package/index.ts';
 import { isDialect, parseMarkdown, type Dialect } from './parse/index.ts';
+import { prepareCitations, type BibliographyInput } from './citations/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
@@ -29,6 +30,13 @@ export { detailsOf, type WarningDetail } from './warning-list.ts';
 export { filesSource, type ImageInput, type ImageRead, type ImageSource } from './images/source.ts';
 export { IMAGE_LIMITS } from './images/limits.ts';
 export { DIALECTS, isDialect, type Dialect } from './parse/index.ts';
+export {
+  BIBLIOGRAPHY_FORMATS,
+  BUNDLED_STYLES,
+  CITATION_LIMITS,
+  type BibliographyFormat,
+  type BibliographyInput,
+} from './citations/index.ts';
 export {
   renderHere,
   renderOptions,
@@ -61,6 +69,13 @@ export interface ConvertInput {
    * `markdown:`; absent: the front matter's, else 'gfm'.
    */
   dialect?: Dialect;
+  /**
+   * A bibliography sent with the markdown (docs/citations.md), used in place of the files its front matter names
+   * (which are read through `images`, the files beside the markdown).
+   */
+  bibliography?: BibliographyInput | undefined;
+  /** A CSL style: a bundled style's name (`apa`, `vancouver`, `harvard1`) or a CSL file's XML; else the front matter's. */
+  csl?: string | undefined;
 }
 
 export interface ConvertResult {
@@ -114,6 +129,11 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     math: options.math !== 'none',
     ...(input.dialect ? { dialect: input.dialect } : {}),
   });
+  const citations = await prepareCitations(parsed.tree, input.markdown, {
+    bibliography: input.bibliography,
+    csl: input.csl,
+    files: input.images,
+  });
   const compiled = toDocx(parsed, {
     styles,
     textWidthTwips: template.textWidthTwips,
@@ -130,10 +150,12 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     outputLimit: outputLimit(input.markdown.length),
     templateStyles: template.styles,
     numberSections: input.numberSections ?? false,
+    citations,
   });
   const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);
+  for (const { warning, line } of citations?.warnings ?? []) warnings.add(warning, line);
   return { docx, warnings: warnings.warnings, warningDetails: warnings.list(), stats: compiled.stats };
 }

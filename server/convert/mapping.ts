@@ -61,6 +61,9 @@ function rulesSchema(strict?: { characters: boolean }) {
       abstract: name('Style of the front matter abstract and keywords, printed after the title block'),
       // Beyond SPEC: the footnote text paragraph style and character styles for inline elements (w:rStyle on their runs).
       footnote_text: name('Paragraph style of footnote bodies'),
+      bibliography: name(
+        'Paragraph style of each bibliography entry (default: the template’s "Bibliography", added with a hanging indent where it has none)',
+      ),
       inline_code: name('Character style of inline code, e.g. "Verbatim Char"'),
       link: name('Character style of links (default: the template’s "Hyperlink")'),
       strong: name('Character style of **strong** text, e.g. "Strong"'),
@@ -152,7 +155,7 @@ export function checkRules(
       : undefined;
     if (property === undefined)
       return [
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, title, subtitle, author, date, abstract, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, bibliography, caption, title, subtitle, author, date, abstract, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
       ];
     if (Check(property, v)) return [];
     if (key === 'heading')
@@ -188,6 +191,8 @@ export interface ResolvedStyles {
   hyperlink?: string;
   /** The mapped footnote text style, else the template's "footnote text". */
   footnoteText?: string;
+  /** Each bibliography entry's style: the mapped one, else the support style "Bibliography" (package/styles.ts). */
+  bibliography: string;
   /** Supporting style used when the template has it (found by Word's name). */
   footnoteReference?: string;
   /** Title block (title-block.ts): the style of each key the mapping names, undefined when the template lacks it. */
@@ -240,6 +245,7 @@ export function resolveStyles(
     hyperlink: lookup(rules.link, 'character') ?? support('Hyperlink', 'character'),
     footnoteText: lookup(rules.footnote_text, 'paragraph') ?? support('footnote text', 'paragraph'),
     footnoteReference: support('footnote reference', 'character'),
+    bibliography: lookup(rules.bibliography, 'paragraph') ?? 'Bibliography',
     titleBlock: Object.fromEntries(
       TITLE_KEYS.filter((key) => rules[key] !== undefined).map((key) => [key, lookup(rules[key], 'paragraph')]),
     ),

@@ -7,6 +7,7 @@ import { ApiError } from '../errors.ts';
 import { upload } from './body-limits.ts';
 import { multipartError } from './multipart-errors.ts';
 import { stemOf } from '../services.ts';
+import { CITATION_LIMITS, formatOfPath } from '../convert/citations/index.ts';
 
 /** The text fields a multipart conversion takes (the JSON body's fields); `markdown` may also be a file part. */
 const TEXT_FIELDS = new Set([
@@ -17,7 +18,15 @@ const TEXT_FIELDS = new Set([
   'response_format',
   'number_sections',
   'dialect',
+  'bibliography',
+  'bibliography_format',
+  'csl',
 ]);
+/** Fields that may also come as a file part (docs/citations.md), with the most bytes each may be. */
+const CITATION_FILES: Record<string, number> = {
+  bibliography: CITATION_LIMITS.bibliographyChars,
+  csl: CITATION_LIMITS.styleChars,
+};
 /** Largest markdown, as in a JSON body (10 MiB). */
 const MARKDOWN_BYTES = 10 * 1024 * 1024;
 /** Largest multipart conversion: the markdown, its images and the other text fields. */
@@ -65,13 +74,14 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
   const images = new Map<string, Uint8Array>();
   let total = 0;
   let markdownName: string | undefined;
+  let bibliographyName: string | undefined;
   const parts = request.parts({
     // Paths are kept (busboy would cut `img/a.png` to `a.png`); the limits are checked per part below as well.
     preservePath: true,
     limits: {
       fields: TEXT_FIELDS.size,
       fieldSize: MARKDOWN_BYTES,
-      files: IMAGE_LIMITS.count + 1,
+      files: IMAGE_LIMITS.count + 3,
       fileSize: IMAGE_LIMITS.perImageBytes + 1,
       parts: IMAGE_LIMITS.count + TEXT_FIELDS.size + 1,
     },
@@ -105,8 +115,19 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
       markdownName = part.filename;
       continue;
     }
+    const citationLimit = CITATION_FILES[part.fieldname];
+    if (citationLimit !== undefined) {
+      if (part.fieldname in fields) throw new ApiError('validation_error', `${part.fieldname}: sent twice.`);
+      const bytes = await readPart(part.file, citationLimit, part.fieldname);
+      fields[part.fieldname] = new TextDecoder('utf-8').decode(bytes);
+      if (part.fieldname === 'bibliography') bibliographyName = part.filename;
+      continue;
+    }
     if (part.fieldname !== 'images')
-      throw new ApiError('validation_error', `${part.fieldname}: unexpected file field; send image files as "images".`);
+      throw new ApiError(
+        'validation_error',
+        `${part.fieldname}: unexpected file field; send image files as "images" (and a bibliography or csl file by its own name).`,
+      );
     const target = imageTarget(part.filename);
     if (target.kind !== 'local')
       throw new ApiError(
@@ -130,6 +151,9 @@ async function readParts(request: FastifyRequest): Promise<ConvertUpload> {
       );
     images.set(target.path, bytes);
   }
+  // A bibliography file's extension tells its format, unless the request says it.
+  const format = bibliographyName === undefined ? undefined : formatOfPath(bibliographyName);
+  if (!('bibliography_format' in fields) && format !== undefined) fields.bibliography_format = format;
   // A markdown file sent without a `filename` names the document after itself (report.md → report.docx), as the app does.
   const stem = stemOf(markdownName);
   if (!('filename' in fields) && stem !== undefined) fields.filename = stem;

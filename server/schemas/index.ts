@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { RulesSchema } from '../convert/mapping.ts';
+import { BIBLIOGRAPHY_FORMATS, BUNDLED_STYLES, CITATION_LIMITS } from '../convert/citations/index.ts';
 import { NAME_PATTERN, TEXT_PATTERN } from '../convert/names.ts';
 
 /** One schema per resource: the single source of validation, types, serialisation and the OpenAPI document. */
@@ -94,6 +95,30 @@ export const ConvertBodySchema = Type.Object(
           "The markdown dialect: `gfm` (SPEC.md's) or `pandoc` (also `~sub~`); wins over the front matter's `markdown:`; default: the front matter's, else `gfm` (docs/api-extensions.md)",
       }),
     ),
+    // Beyond SPEC (docs/citations.md): the sources the markdown's citations ([@key]) are formatted from.
+    bibliography: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CITATION_LIMITS.bibliographyChars,
+        description: `A bibliography for the markdown's citations ([@key]): BibTeX/BibLaTeX, CSL JSON or CSL YAML text, at most ${CITATION_LIMITS.bibliographyChars / 1024 / 1024} MiB and ${CITATION_LIMITS.entries} entries; used in place of the files the front matter's \`bibliography\` names`,
+      }),
+    ),
+    bibliography_format: Type.Optional(
+      Type.Union(
+        BIBLIOGRAPHY_FORMATS.map((format) => Type.Literal(format)),
+        {
+          description:
+            "The bibliography's format; default: told from its text (`[`/`{`: CSL JSON, `@type{`: BibTeX, else CSL YAML)",
+        },
+      ),
+    ),
+    csl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CITATION_LIMITS.styleChars,
+        description: `The citation style: a bundled one (${BUNDLED_STYLES.map((s) => `\`${s}\``).join(', ')}; default \`apa\`) or a CSL style's XML, at most ${CITATION_LIMITS.styleChars / 1024} KiB; in place of the front matter's \`csl\``,
+      }),
+    ),
   },
   { $id: 'ConvertRequest', additionalProperties: false },
 );
@@ -109,6 +134,15 @@ export const ConvertUploadSchema = Type.Object(
         description:
           'Image files, each a part named "images" whose filename is its path relative to the markdown (img/chart.png); PNG, JPEG, GIF or SVG; at most 200 files, 10 MiB each, 50 MiB together',
       }),
+    ),
+    bibliography: Type.Optional(
+      Type.String({
+        description:
+          'The bibliography as a text field or a file part (its extension, .bib, .json or .yaml, gives its format when bibliography_format does not)',
+      }),
+    ),
+    csl: Type.Optional(
+      Type.String({ description: "A bundled style's name, or a CSL style as a text field or a file part" }),
     ),
   },
   { $id: 'ConvertUpload', additionalProperties: false },

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convert } from '../../server/convert/index.ts';
 import { part, prettyXml, validateDocx } from '../helpers/docx.ts';
+import { fixtureOptions } from '../helpers/fixture-options.ts';
 
 const root = resolve(import.meta.dirname, '../fixtures/elements');
 const update = process.env.UPDATE === '1';
@@ -34,10 +35,7 @@ describe('elements (fixtures)', () => {
       const markdown = readFileSync(join(dir, 'input.md'), 'utf8');
       const mappingPath = join(dir, 'mapping.json');
       const mapping = existsSync(mappingPath) ? JSON.parse(readFileSync(mappingPath, 'utf8')) : undefined;
-      // options.json: what a request asks for beside its mapping (the dialect).
-      const optionsPath = join(dir, 'options.json');
-      const options = existsSync(optionsPath) ? (JSON.parse(readFileSync(optionsPath, 'utf8')) as object) : {};
-      const result = await convert({ markdown, mapping, created, ...options });
+      const result = await convert({ markdown, mapping, created, ...fixtureOptions(join(dir, 'input.md')) });
       const documentXml = part(result.docx, 'word/document.xml');
       expectFile(dir, 'document.xml', body(documentXml));
       expectFile(

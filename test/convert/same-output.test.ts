@@ -26,6 +26,7 @@ import {
   RECORD,
   type Outcome,
 } from './same-output.ts';
+import { fixtureOptions } from '../helpers/fixture-options.ts';
 
 const record = JSON.parse(readFileSync(RECORD, 'utf8')) as Record<string, Outcome & { docx?: string }>;
 const all = cases();
@@ -93,13 +94,16 @@ describe('the built-in template prepared at build time changes no output', () =>
   it('every fixture and the bench documents: the prepared template (as scripts/build.mjs embeds it) and the template read from its bytes', async () => {
     const prepared = templateFromJson(templateToJson(readTemplate(defaultTemplate())));
     const documents = [
-      ...fixtures.map((path) => [basename(path.slice(0, -'/input.md'.length)), readFileSync(path, 'utf8')] as const),
-      ...[10, 120].map((kb) => [`bench ${String(kb)} KB`, generateMarkdown(kb * 1024)] as const),
+      ...fixtures.map(
+        (path) =>
+          [basename(path.slice(0, -'/input.md'.length)), readFileSync(path, 'utf8'), fixtureOptions(path)] as const,
+      ),
+      ...[10, 120].map((kb) => [`bench ${String(kb)} KB`, generateMarkdown(kb * 1024), {}] as const),
     ];
-    for (const [label, markdown] of documents) {
-      const fast = Buffer.from((await convert({ markdown, template: prepared, created: CREATED })).docx);
+    for (const [label, markdown, citations] of documents) {
+      const fast = Buffer.from((await convert({ markdown, template: prepared, created: CREATED, ...citations })).docx);
       const plain = Buffer.from(
-        (await convert({ markdown, template: readTemplate(defaultTemplate()), created: CREATED })).docx,
+        (await convert({ markdown, template: readTemplate(defaultTemplate()), created: CREATED, ...citations })).docx,
       );
       expect(fast.equals(plain), `${label}: the same bytes`).toBe(true);
     }

@@ -13,6 +13,7 @@ import { convert, defaultTemplate, type ImageSource } from '../../server/convert
 import { folderSource } from '../../server/confined/image-folder.ts';
 import { generateMarkdown } from '../../bench/generate.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../corpus/run.ts';
+import { fixtureOptions } from '../helpers/fixture-options.ts';
 
 export const CREATED = new Date('2026-01-01T00:00:00Z');
 export const RECORD = join(import.meta.dirname, '../fixtures/same-output.json');
@@ -47,6 +48,8 @@ export interface Case {
   template: () => Uint8Array;
   mapping?: unknown;
   images?: ImageSource;
+  /** A fixture's bibliography and style (test/helpers/fixture-options.ts). */
+  citations?: ReturnType<typeof fixtureOptions>;
   /**
    * The drawings' ids (wp:docPr) numbered in order before hashing: docx takes them from a counter shared by the whole
    * process, so they depend on what was converted before.
@@ -150,7 +153,14 @@ export function cases(): Case[] {
   const builtIn = () => defaultTemplate();
   for (const path of fixtures) {
     const name = basename(join(path, '..'));
-    out.push({ name: `fixture ${name}`, group: 'fixtures', markdown: textOf(path), template: builtIn });
+    const citations = fixtureOptions(path);
+    out.push({
+      name: `fixture ${name}`,
+      group: 'fixtures',
+      markdown: textOf(path),
+      template: builtIn,
+      ...(Object.keys(citations).length > 0 ? { citations } : {}),
+    });
   }
   for (const doc of corpusDocs) {
     const group = `corpus ${basename(doc)}`;
@@ -250,6 +260,7 @@ export async function outcome(c: Case): Promise<Outcome & { docx?: string }> {
       mapping: c.mapping as never,
       created: CREATED,
       images: c.images,
+      ...c.citations,
     });
     const parts: Record<string, string> = {};
     for (const [path, data] of Object.entries(unzipSync(result.docx)))

@@ -35,6 +35,7 @@ describe('mapping form', () => {
       'blockquote',
       'table.style',
       'footnote_text',
+      'bibliography',
       'caption',
       'title',
       'subtitle',

@@ -24,6 +24,8 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'blockquote', label: 'Block quote', kind: 'paragraph' },
   { key: 'table.style', label: 'Table', kind: 'table' },
   { key: 'footnote_text', label: 'Footnote text', kind: 'paragraph' },
+  // Each entry of the bibliography a document's citations make (docs/citations.md).
+  { key: 'bibliography', label: 'Bibliography entry', kind: 'paragraph' },
   // An image's title printed under it (docs/images.md).
   { key: 'caption', label: 'Image caption', kind: 'paragraph' },
   // The title block: front matter printed at the top (docs/rtl-and-title.md).

@@ -2,6 +2,7 @@ import { AlignmentType, LevelFormat, Paragraph, Table, type FileChild, type INum
 import type { Code, List, ListItem, Nodes, Root, Yaml } from 'mdast';
 import type { Math } from 'mdast-util-math';
 import { blockquote } from './handlers/blockquote.ts';
+import { bibliography, bibliographyAtEnd, citation } from './handlers/citation.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
 import { strikethrough } from './handlers/delete.ts';
@@ -31,6 +32,7 @@ import type { Anchor } from '../parse/html-anchors.ts';
 import type { TocRequest } from './toc.ts';
 import type { HeadingEntry } from './anchors.ts';
 import type { ParsedMarkdown } from '../parse/index.ts';
+import type { FencedDiv } from '../parse/fenced-divs.ts';
 import type { WarningDetail } from '../warning-list.ts';
 
 import {
@@ -57,7 +59,7 @@ const blockHandlers: Record<string, BlockHandler | null> = {
   heading,
   thematicBreak,
   pageBreak,
-  fencedDiv,
+  fencedDiv: (state, node: FencedDiv) => fencedDiv(state, node, bibliography),
   blockquote,
   list: (state, node: List) => list(state, node, listItem),
   listItem: (state, node: ListItem) => listItem(state, node),
@@ -94,6 +96,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   superscript,
   subscript,
   span,
+  citation,
   anchor: (state, node: Anchor) => state.anchors.bookmark(node, []),
 };
 
@@ -132,6 +135,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
   const children = separateTables(state.blocks(tree.children));
+  children.push(...bibliographyAtEnd(state));
   // A page break at the very end: its own paragraph, as there is no block after it to start a page.
   if (state.breakBefore) children.push(state.pageBreak());
   const leftOver = state.anchors.leftOver();

@@ -27,6 +27,7 @@ import type { CodeHighlighting } from '../highlight/index.ts';
 import type { Token, TokenKind } from '../highlight/tokens.ts';
 import { findStyle, type StyleType, type TemplateStyle } from '../template/styles.ts';
 import type { MathResult } from '../math/index.ts';
+import type { CompileCitations } from '../citations/index.ts';
 
 /** Monospaced font for code; Word and LibreOffice substitute a metric-compatible one where it is missing. */
 export const MONO_FONT = 'Consolas';
@@ -64,6 +65,8 @@ export interface InlineContext {
   size?: number;
   superScript?: boolean;
   subScript?: boolean;
+  /** Small capitals (a CSL style's names). */
+  smallCaps?: boolean;
   /** The character style a bracketed span's `custom-style` names (handlers/span.ts). */
   customStyle?: string;
   /** The language a span's or div's `lang` gives the runs (w:lang). */
@@ -137,6 +140,8 @@ export interface CompileOptions {
   templateStyles?: readonly TemplateStyle[];
   /** Number the headings (the convert option `number_sections`; the front matter may say otherwise). */
   numberSections?: boolean;
+  /** The document's citations formatted and its bibliography (citations/index.ts); absent: it has none. */
+  citations?: CompileCitations | undefined;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -216,6 +221,10 @@ export class State {
   divStyle: string | undefined = undefined;
   /** Set while compiling a right-to-left paragraph: `w:bidi` on it, `w:rtl` on its right-to-left runs. */
   rtl = false;
+  /** CompileOptions.citations. */
+  readonly citations: CompileCitations | undefined;
+  /** The bibliography was printed at a `::: {#refs}` div (else it goes at the end). */
+  bibliographyPlaced = false;
 
   /** The template's paragraph styles that carry numbering (CompileOptions.numberedStyles), and those warned about. */
   private readonly numberedStyles: NonNullable<CompileOptions['numberedStyles']>;
@@ -248,6 +257,7 @@ export class State {
     this.headingNumbers = new HeadingNumbers(options.numberSections ?? false, options.styles, this.numberedStyles);
     this.templateStyles = options.templateStyles ?? [];
     this.texToOmml = options.texToOmml;
+    this.citations = options.citations;
   }
 
   /**
@@ -423,9 +433,11 @@ export class State {
     underline?: object;
     superScript?: true;
     subScript?: true;
+    smallCaps?: true;
     language?: { value: string; eastAsia?: string; bidirectional?: string };
   } {
-    const { bold, italics, strong, emphasis, strike, code, link, size, superScript, subScript, lang } = this.inline;
+    const { bold, italics, strong, emphasis, strike, code, link, size, superScript, subScript, smallCaps, lang } =
+      this.inline;
     const style = this.characterStyle();
     // The element whose character style the run carries takes its look from the style, not from direct formatting.
     const direct = {
@@ -441,6 +453,7 @@ export class State {
       ...(direct.code ? { font: MONO_FONT } : {}),
       ...(size ? { size } : {}),
       ...(superScript ? { superScript: true as const } : subScript ? { subScript: true as const } : {}),
+      ...(smallCaps ? { smallCaps: true as const } : {}),
       ...(style ? { style: style.id } : {}),
       ...(direct.link ? { color: '0563C1', underline: {} } : {}),
       ...(lang ? { language: runLanguage(lang) } : {}),

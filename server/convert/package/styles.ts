@@ -20,6 +20,13 @@ const SUPPORT_STYLES = [
     type: 'paragraph',
     xml: '<w:style w:type="paragraph" w:styleId="ListParagraph"><w:name w:val="List Paragraph"/><w:uiPriority w:val="34"/><w:qFormat/><w:pPr><w:ind w:left="720"/><w:contextualSpacing/></w:pPr></w:style>',
   },
+  {
+    // Bibliography entries (citations/): Word's built-in name; a hanging indent, as APA and pandoc's template set it.
+    id: 'Bibliography',
+    name: 'Bibliography',
+    type: 'paragraph',
+    xml: '<w:style w:type="paragraph" w:styleId="Bibliography"><w:name w:val="Bibliography"/><w:uiPriority w:val="37"/><w:unhideWhenUsed/><w:pPr><w:spacing w:after="120"/><w:ind w:left="720" w:hanging="720"/></w:pPr></w:style>',
+  },
 ] as const;
 
 /** The style ids docx writes by itself (see SUPPORT_STYLES). */

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { conversionOut, DOCX_TYPE } from '../../services/present.ts';
 import { outputFilename, stemOf } from '../../services.ts';
 import { matchedCount } from '../../convert/auto-mapping.ts';
+import { BIBLIOGRAPHY_FORMATS, CITATION_LIMITS } from '../../convert/citations/index.ts';
 import { templateFromFile } from '../../services/templates.ts';
 import { TEMPLATE_LIMIT } from '../../limits.ts';
 import { PathChangedError } from '../../confined/open.ts';
@@ -53,6 +54,7 @@ export const convertMarkdown = defineTool({
     'output_path also writes the file to disk, but only inside the one folder the user allowed in the settings (mcp_output_dir); otherwise the call is refused before converting.',
     'input_path converts a markdown file from that same allowed folder instead of markdown text, and embeds the PNG, JPEG, GIF and SVG images it refers to from its own folder (never from outside it, never from the web).',
     'template_path lays the document out with a .docx or .dotx template from that same allowed folder: it is stored as an upload is (list_templates shows it, named after the file; the same file again reuses it) with the mapping an upload gets, its styles matched by name.',
+    "Citations ([@key], [@key, p. 33], [-@key], @key: pandoc's syntax) are formatted from a bibliography: the bibliography argument (BibTeX, CSL JSON or YAML text), else the front matter's bibliography file beside an input_path file, or its references; in APA unless csl names vancouver or harvard1 (or gives a CSL style's XML); the bibliography is printed at a ::: {#refs} div or at the end.",
     'Markdown: headings, paragraphs, bold/italic/strikethrough, lists (3 levels), code blocks, inline code, blockquotes, tables, links, footnotes, YAML front matter (document title, author…); "---" is a page break; ^superscript^ and inline notes ^[…] (as pandoc writes them), and with dialect pandoc ~subscript~; images in markdown text become a text placeholder.',
   ].join(' '),
   input: z.strictObject({
@@ -107,6 +109,26 @@ export const convertMarkdown = defineTool({
       .optional()
       .describe(
         'Also save the .docx here: a file path or a folder (then the file is named after filename), absolute or relative to the allowed folder. Only inside the folder the user allowed (setting mcp_output_dir); refused otherwise.',
+      ),
+    bibliography: z
+      .string()
+      .min(1)
+      .max(CITATION_LIMITS.bibliographyChars)
+      .optional()
+      .describe(
+        "The sources the markdown's citations ([@key]) are formatted from: BibTeX/BibLaTeX, CSL JSON or CSL YAML text (at most 4 MiB, 10,000 entries). Default: the files the front matter's bibliography names beside an input_path file, and its references.",
+      ),
+    bibliography_format: z
+      .enum(BIBLIOGRAPHY_FORMATS)
+      .optional()
+      .describe('The format of bibliography: bibtex, csl-json or csl-yaml; default: told from its text.'),
+    csl: z
+      .string()
+      .min(1)
+      .max(CITATION_LIMITS.styleChars)
+      .optional()
+      .describe(
+        "The citation style: apa (default), vancouver (numeric) or harvard1, or a CSL style's XML. Default: the front matter's csl, else apa.",
       ),
     overwrite: z
       .boolean()
@@ -181,6 +203,9 @@ export const convertMarkdown = defineTool({
       ...(filename !== undefined ? { filename } : {}),
       ...(args.number_sections ? { number_sections: true } : {}),
       ...(args.dialect ? { dialect: args.dialect } : {}),
+      ...(args.bibliography !== undefined ? { bibliography: args.bibliography } : {}),
+      ...(args.bibliography_format !== undefined ? { bibliography_format: args.bibliography_format } : {}),
+      ...(args.csl !== undefined ? { csl: args.csl } : {}),
       channel: 'mcp',
     });
     let savedTo: string | null = null;

@@ -3,12 +3,16 @@ import type { FencedDiv } from '../../parse/fenced-divs.ts';
 import { sectionEnd } from '../sections.ts';
 import { isLanguageTag, type State } from '../state.ts';
 
+/** The bibliography's paragraphs (handlers/citation.ts), given by compile/index.ts. */
+export type BibliographyHandler = (state: State) => FileChild[];
+
 /**
  * A fenced div: its blocks, the paragraphs among them in the template's paragraph style `custom-style` names (by name
  * or id; a missing one is warned `missing_style` and the default style kept). The class `landscape` puts them in a
- * landscape section of their own (landscape()). Other attributes are warned.
+ * landscape section of their own (landscape()); `::: {#refs}` holds the bibliography, after its own blocks, in a
+ * document with citations. Other attributes are warned.
  */
-export function fencedDiv(state: State, node: FencedDiv): FileChild[] {
+export function fencedDiv(state: State, node: FencedDiv, bibliography: BibliographyHandler): FileChild[] {
   let style: string | undefined;
   let lang: string | undefined;
   for (const [key, value] of node.attributes.pairs) {
@@ -19,15 +23,21 @@ export function fencedDiv(state: State, node: FencedDiv): FileChild[] {
       if (style === undefined) state.warn(`missing_style: ${value}`);
     }
   }
-  if (node.attributes.id !== undefined) state.warn(`attribute_ignored: #${node.attributes.id} on a div`);
+  const refs = node.attributes.id === 'refs' && state.citations !== undefined && !state.bibliographyPlaced;
+  if (node.attributes.id !== undefined && !refs) state.warn(`attribute_ignored: #${node.attributes.id} on a div`);
   const landscape = node.attributes.classes.includes('landscape');
   for (const name of node.attributes.classes)
     if (name !== 'landscape') state.warn(`attribute_ignored: .${name} on a div`);
   const saved = state.divStyle;
   if (style !== undefined) state.divStyle = style;
   try {
-    const blocks = () =>
-      lang === undefined ? state.blocks(node.children) : state.withInline({ lang }, () => state.blocks(node.children));
+    const blocks = (): FileChild[] => {
+      const inner =
+        lang === undefined
+          ? state.blocks(node.children)
+          : state.withInline({ lang }, () => state.blocks(node.children));
+      return refs ? [...inner, ...bibliography(state)] : inner;
+    };
     return landscape ? inLandscape(state, blocks) : blocks();
   } finally {
     state.divStyle = saved;

@@ -8,6 +8,7 @@ import { readTitleValues, titleBlock } from '../title-block.ts';
 import { abstractBlock, abstractText, keywordsText, MAX_ABSTRACT } from '../abstract.ts';
 import { tocFrontMatter } from '../toc.ts';
 import { numberSectionsFrontMatter } from '../heading-numbers.ts';
+import { CITATION_KEYS } from '../../citations/index.ts';
 
 /** The code block handler (handlers/code.ts), given by compile/index.ts: front matter that cannot be read is one. */
 export type CodeHandler = (state: State, node: Code) => FileChild[];
@@ -140,6 +141,8 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   if ('markdown' in record) used.add('markdown');
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
+  // Read before compiling (citations/index.ts), in a document that has citations.
+  if (state.citations) for (const key of CITATION_KEYS) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
   return [...block.paragraphs, ...summary.blocks, ...toc.blocks];

@@ -1,0 +1,150 @@
+import type { Root } from 'mdast';
+import { parse as parseYaml } from 'yaml';
+import { ConvertInputError } from '../errors.ts';
+import type { ImageSource } from '../images/source.ts';
+import {
+  CITATION_LIMITS,
+  cslItems,
+  formatOfPath,
+  readBibliography,
+  type BibliographyInput,
+  type CslItem,
+} from './bibliography.ts';
+import { BUNDLED_STYLES, DEFAULT_STYLE, formatCitations, type FormattedCitations, type StyleInput } from './format.ts';
+import { citationsOf, findCitations } from './syntax.ts';
+
+export {
+  BIBLIOGRAPHY_FORMATS,
+  CITATION_LIMITS,
+  formatOfPath,
+  type BibliographyFormat,
+  type BibliographyInput,
+} from './bibliography.ts';
+export { BUNDLED_STYLES } from './format.ts';
+export type { Citation } from './syntax.ts';
+
+/** Front matter keys the citations read (front-matter.ts does not warn them as ignored). */
+export const CITATION_KEYS = ['bibliography', 'csl', 'references', 'reference-section-title', 'suppress-bibliography'];
+
+/** What the compiler needs to print citations and the bibliography. */
+export interface CompileCitations extends FormattedCitations {
+  /** The heading of a bibliography printed at the end (no `::: {#refs}` div); `reference-section-title`. */
+  title: string | undefined;
+  /** `suppress-bibliography: true`: citations only. */
+  suppressBibliography: boolean;
+}
+
+/** What a conversion is given besides its markdown for citations. */
+export interface CitationInput {
+  /** The bibliography sent with the request; in place of the front matter's `bibliography` files. */
+  bibliography?: BibliographyInput | undefined;
+  /** A CSL style sent with the request: a bundled style's name or a CSL file's XML; in place of the front matter's. */
+  csl?: string | undefined;
+  /** The files beside the markdown, where the front matter's `bibliography` and `csl` files are read. */
+  files?: ImageSource | undefined;
+}
+
+function refuse(message: string): ConvertInputError {
+  return new ConvertInputError('bibliography_invalid', message);
+}
+
+/** A front matter path as a relative one inside the markdown's folder; undefined: it leads out (absolute, `..`). */
+function relativePath(path: string): string | undefined {
+  const slashed = path.trim().replace(/\\/g, '/');
+  if (slashed === '' || slashed.startsWith('/') || /^[a-z]:/i.test(slashed) || slashed.includes('\0')) return undefined;
+  const parts: string[] = [];
+  for (const segment of slashed.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (parts.length === 0) return undefined;
+      parts.pop();
+    } else parts.push(segment);
+  }
+  return parts.length > 0 ? parts.join('/') : undefined;
+}
+
+/** Reads a file the front matter names beside the markdown (confined to its folder, like images), as text. */
+function readBeside(files: ImageSource | undefined, path: string, what: string, limit: number): string {
+  const relative = relativePath(path);
+  if (relative === undefined) throw refuse(`${what} ${path} is outside the markdown file's folder`);
+  if (!files)
+    throw refuse(
+      `${what} ${path} cannot be read here: send it with the request (docs/citations.md) or convert the file from disk`,
+    );
+  const read = files.read(relative, limit);
+  if (read.ok) return new TextDecoder().decode(read.bytes);
+  if (read.reason === 'outside') throw refuse(`${what} ${path} is outside the markdown file's folder`);
+  if (read.reason === 'too_large') throw refuse(`${what} ${path} is more than ${Math.round(limit / 1024)} KB`);
+  throw refuse(`${what} ${path} was not found beside the markdown file`);
+}
+
+/** The front matter as a mapping, if the tree starts with one that YAML reads as such. */
+function frontMatterOf(tree: Root): Record<string, unknown> {
+  const first = tree.children[0];
+  if (first?.type !== 'yaml') return {};
+  try {
+    const data: unknown = parseYaml(first.value, { maxAliasCount: 100, logLevel: 'error' });
+    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  } catch {
+    // front-matter.ts keeps it as text and warns.
+    return {};
+  }
+}
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
+
+/** The style to format with: the request's, the front matter's `csl` (a bundled name or a file beside), else APA. */
+function styleOf(input: CitationInput, value: unknown): StyleInput {
+  const given = input.csl ?? (typeof value === 'string' ? value : undefined);
+  if (given === undefined) return { name: DEFAULT_STYLE };
+  if ((BUNDLED_STYLES as readonly string[]).includes(given)) return { name: given };
+  if (input.csl !== undefined) {
+    if (given.trimStart().startsWith('<')) return { xml: given };
+    throw refuse(`csl must be one of ${BUNDLED_STYLES.join(', ')} or a CSL style's XML`);
+  }
+  const bundled = /^([a-z0-9]+)\.csl$/i.exec(given)?.[1];
+  try {
+    return { xml: readBeside(input.files, given, 'the CSL style', CITATION_LIMITS.styleChars) };
+  } catch (error) {
+    // `csl: apa.csl` where no such file is beside: the bundled style of that name.
+    if (bundled !== undefined && (BUNDLED_STYLES as readonly string[]).includes(bundled)) return { name: bundled };
+    throw error;
+  }
+}
+
+/**
+ * Finds the citations of a document that has a bibliography (the request's, the front matter's `bibliography` files or
+ * its `references`) and formats them; undefined when it has none (then `@word` stays text, as without `--citeproc`).
+ */
+export async function prepareCitations(
+  tree: Root,
+  source: string,
+  input: CitationInput,
+): Promise<CompileCitations | undefined> {
+  const front = frontMatterOf(tree);
+  const files = asList(front.bibliography);
+  const inline = front.references;
+  if (input.bibliography === undefined && files.length === 0 && inline === undefined) return undefined;
+  if (!source.includes('@') || findCitations(tree, source) === 0) return undefined;
+  const items: CslItem[] = [];
+  if (inline !== undefined) items.push(...cslItems(inline, 'the front matter references'));
+  if (input.bibliography !== undefined) items.push(...(await readBibliography(input.bibliography)));
+  else
+    for (const file of files) {
+      if (typeof file !== 'string')
+        throw refuse('bibliography in the front matter must be a file name or a list of them');
+      const text = readBeside(input.files, file, 'the bibliography', CITATION_LIMITS.bibliographyChars);
+      const format = formatOfPath(file);
+      items.push(...(await readBibliography({ text, ...(format ? { format } : {}) }, `the bibliography ${file}`)));
+    }
+  if (items.length > CITATION_LIMITS.entries)
+    throw refuse(`the bibliographies have ${items.length} entries, more than ${CITATION_LIMITS.entries}`);
+  const lang = typeof front.lang === 'string' ? front.lang : undefined;
+  const formatted = await formatCitations(citationsOf(tree), items, styleOf(input, front.csl), lang);
+  const title = front['reference-section-title'];
+  return {
+    ...formatted,
+    title: typeof title === 'string' && title.trim() !== '' ? title.trim() : undefined,
+    suppressBibliography: front['suppress-bibliography'] === true,
+  };
+}
