@@ -26,6 +26,7 @@ import { strong } from './handlers/strong.ts';
 import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
 import { pageBreak, thematicBreak } from './handlers/thematic-break.ts';
+import { crossReference } from './captions.ts';
 import type { ConversionStats } from '../parse/stats.ts';
 import type { Anchor } from '../parse/html-anchors.ts';
 import type { TocRequest } from './toc.ts';
@@ -95,6 +96,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   subscript,
   span,
   anchor: (state, node: Anchor) => state.anchors.bookmark(node, []),
+  crossReference,
 };
 
 /** What the compiler hands to the packaging step. */
@@ -124,6 +126,10 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.warningList.addAll(parsed.warningDetails);
   collectDefinitions(tree, state);
   state.anchors.collect(tree);
+  state.captions.collect(tree, state.anchors, state.definitions, {
+    language: options.language,
+    implicitFigures: options.images !== undefined,
+  });
   state.toc.findMarkers(tree);
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);

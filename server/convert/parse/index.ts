@@ -22,6 +22,8 @@ import { tableColumnWeights } from './table-widths.ts';
 import { displayMathFromMarkdown, pandocMathText } from './math.ts';
 import { attributeBlocks, leftoverSyntax } from './attributes.ts';
 import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
+import { captionSyntax } from './captions.ts';
+import { crossReferences } from './references.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -216,6 +218,7 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
   attributeBlocks(tree, source);
+  captionSyntax(tree, source);
   const fences = fencedDivs(tree, source);
   for (const line of fences.unclosed)
     warnings.add('fence_unclosed: a ::: div is never closed (it takes the rest)', line);
@@ -229,6 +232,8 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   for (const transform of targeted) transform(tree);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
+  // After GFM's transforms: an email address is a link by then, and a link's text holds no reference.
+  crossReferences(tree, source);
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
   return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list() };
 }

@@ -6,6 +6,7 @@ import { languageTag, printedDate, propertyDate } from '../dates.ts';
 import type { DocumentProperties, State } from '../state.ts';
 import { readTitleValues, titleBlock } from '../title-block.ts';
 import { tocFrontMatter } from '../toc.ts';
+import { captionFrontMatter } from '../captions.ts';
 
 /** The code block handler (handlers/code.ts), given by compile/index.ts: front matter that cannot be read is one. */
 export type CodeHandler = (state: State, node: Code) => FileChild[];
@@ -105,7 +106,9 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   for (const warning of block.unstyled) state.warn(warning);
   const toc = tocFrontMatter(state, record);
   for (const key of toc.used) used.add(key);
+  const lists = captionFrontMatter(state, record);
+  for (const key of lists.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
-  return [...block.paragraphs, ...toc.blocks];
+  return [...block.paragraphs, ...toc.blocks, ...lists.blocks];
 }
