@@ -138,4 +138,13 @@ describe('numbered captions and cross-references', () => {
     const placeholders = paragraphs(part((await convert({ markdown, created })).docx, 'word/document.xml'));
     expect(placeholders).toEqual(['[Image: A box]', '[Image: Labelled]', 'Figure 1: Labelled']);
   });
+
+  it('asks Word to update the fields on open where a list of figures is written (its page numbers), not otherwise', async () => {
+    const listed = await convert({ markdown: '[LOF]\n\n![A](a.png){#fig:a}\n', created });
+    expect(part(listed.docx, 'word/settings.xml')).toMatch(/<w:updateFields w:val="true"\/>/);
+    const { ok, report } = await validateDocx(listed.docx);
+    expect(ok, report).toBe(true);
+    const captioned = await convert({ markdown: '![A](a.png){#fig:a}\n\nSee @fig:a.\n', created });
+    expect(part(captioned.docx, 'word/settings.xml')).not.toMatch(/updateFields/);
+  });
 });

@@ -89,6 +89,8 @@ export class CaptionIndex {
   private readonly counts: Record<CaptionKind, number> = { figure: 0, table: 0, equation: 0, listing: 0 };
   /** The lists a `[LOF]`/`[LOT]` paragraph places (front matter's `lof`/`lot` then print nothing of their own). */
   readonly markers = new Set<'figure' | 'table'>();
+  /** Set once a list of figures or tables is written (the package step then asks Word to update fields on open). */
+  listed = false;
 
   /**
    * First pass: the label words (front matter `lang` or the template's language, then the front matter's own words)
@@ -323,6 +325,7 @@ export function listMarker(node: MdParagraph): 'figure' | 'table' | undefined {
  * the field, as for the table of contents (package/toc.ts).
  */
 export function listOf(state: State, kind: 'figure' | 'table'): FileChild[] {
+  state.captions.listed = true;
   const style = state.templateStyle('table of figures', 'paragraph');
   const entries = state.captions.entries.filter((entry) => entry.kind === kind);
   const begin = [fieldChar('begin'), fieldInstruction(` TOC \\h \\z \\c "${SEQ[kind]}" `), fieldChar('separate')];

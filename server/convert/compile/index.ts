@@ -113,6 +113,8 @@ export interface CompiledDocument {
   stats: ConversionStats;
   /** The table of contents to write at its marker paragraphs, when the document asks for one. */
   toc?: TocRequest;
+  /** Set when a list of figures or tables was written: Word is asked to fill its page numbers on open. */
+  updateFields?: true;
   /** The bookmarks of notes' first references, by placeholder id (handlers/footnote-reference.ts). */
   noteMarks: ReadonlyMap<number, number | undefined>;
   /** The token kinds of the highlighted code (package/token-styles.ts adds their styles where the template lacks them). */
@@ -156,6 +158,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     noteMarks: noteMarks(state.noteSites),
     tokenKinds: state.tokenKinds,
     ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
+    ...(state.captions.listed ? { updateFields: true as const } : {}),
   };
 }
 
