@@ -147,4 +147,20 @@ describe('numbered captions and cross-references', () => {
     const captioned = await convert({ markdown: '![A](a.png){#fig:a}\n\nSee @fig:a.\n', created });
     expect(part(captioned.docx, 'word/settings.xml')).not.toMatch(/updateFields/);
   });
+
+  it('numbers by chapter where the front matter asks (chapters: true): STYLEREF and SEQ \\s 1, pre-filled', async () => {
+    const markdown =
+      '---\nchapters: true\n---\n\n# One\n\n![A](a.png){#fig:a}\n\n# Two\n\n![B](b.png){#fig:b}\n\n' +
+      '![C](c.png){#fig:c}\n\nSee @fig:c.\n';
+    const result = await convert({ markdown, created });
+    const xml = part(result.docx, 'word/document.xml');
+    const texts = paragraphs(xml);
+    expect(texts.filter((t) => t.startsWith('Figure'))).toEqual(['Figure 1.1: A', 'Figure 2.1: B', 'Figure 2.2: C']);
+    expect(texts).toContain('See Figure 2.2.');
+    expect(instructions(xml).filter((i) => i.startsWith('SEQ'))).toEqual(Array(3).fill('SEQ Figure \\* ARABIC \\s 1'));
+    expect(instructions(xml).filter((i) => i.startsWith('STYLEREF'))).toEqual(Array(3).fill('STYLEREF 1 \\s'));
+    expect(result.warnings.filter((w) => !w.startsWith('image_placeholder'))).toEqual([]);
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
 });

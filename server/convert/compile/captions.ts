@@ -65,7 +65,7 @@ const TITLE_KEYS: Record<string, CaptionKind> = {
   listingTitle: 'listing',
 };
 /** The front matter keys this module reads. */
-export const CAPTION_FRONT_MATTER_KEYS = [...Object.keys(TITLE_KEYS), 'titleDelim', 'lof', 'lot'];
+export const CAPTION_FRONT_MATTER_KEYS = [...Object.keys(TITLE_KEYS), 'titleDelim', 'lof', 'lot', 'chapters'];
 
 /** What a caption's number separates from its text by, unless the front matter's `titleDelim` says otherwise. */
 const DEFAULT_DELIMITER = ': ';
@@ -74,6 +74,10 @@ const DEFAULT_DELIMITER = ': ';
 export interface Numbered {
   kind: CaptionKind;
   number: number;
+  /** The chapter (the count of level-1 headings so far) where numbers are chapter-prefixed (`2.3`). */
+  chapter?: number;
+  /** The number as printed: `3`, or `2.3` by chapter. */
+  label: string;
   bookmark: string;
   text: string;
 }
@@ -100,7 +104,7 @@ export class CaptionIndex {
     tree: Root,
     anchors: AnchorIndex,
     definitions: ReadonlyMap<string, Definition>,
-    options: { language?: string | undefined; implicitFigures: boolean },
+    options: { language?: string | undefined; implicitFigures: boolean; numberedChapters: boolean },
   ): void {
     const front = frontMatterRecord(tree);
     const lang = typeof front.lang === 'string' ? front.lang : options.language;
@@ -111,22 +115,50 @@ export class CaptionIndex {
       if (typeof value === 'string' && value.trim()) this.words[kind] = value.trim();
     }
     if (typeof front.titleDelim === 'string') this.delimiter = front.titleDelim;
+    // Chapter-prefixed numbers where the template numbers its Heading 1, or the front matter asks (`chapters`).
+    const chapters = typeof front.chapters === 'boolean' ? front.chapters : options.numberedChapters;
+    let chapter = 0;
     const stack: Nodes[] = [tree];
     for (let node = stack.pop(); node; node = stack.pop()) {
+      if (
+        chapters &&
+        node.type === 'heading' &&
+        node.depth === 1 &&
+        !node.data?.attributes?.classes.includes('unnumbered')
+      ) {
+        chapter += 1;
+        // SEQ's `\s 1` starts each sequence again at a Heading 1.
+        for (const kind of Object.keys(this.counts) as CaptionKind[]) this.counts[kind] = 0;
+      }
       const found = numberedOf(node, definitions, options.implicitFigures);
       const marker = node.type === 'paragraph' ? listMarker(node) : undefined;
       if (marker) this.markers.add(marker);
-      if (found) this.add(node, found.kind, found.label, found.text, anchors);
+      if (found) this.add(node, found.kind, found.label, found.text, anchors, chapters ? chapter : undefined);
       if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
     }
   }
 
-  private add(node: Nodes, kind: CaptionKind, label: string | undefined, text: string, anchors: AnchorIndex): void {
+  private add(
+    node: Nodes,
+    kind: CaptionKind,
+    label: string | undefined,
+    text: string,
+    anchors: AnchorIndex,
+    chapter: number | undefined,
+  ): void {
     this.counts[kind] += 1;
     const number = this.counts[kind];
-    const readable = (label ?? `${kind}_${String(number)}`).replace(/[^A-Za-z0-9]+/g, '_');
+    const printed = chapter === undefined ? String(number) : `${String(chapter)}.${String(number)}`;
+    const readable = (label ?? `${kind}_${printed}`).replace(/[^A-Za-z0-9]+/g, '_');
     const bookmark = anchors.reserve(`_Ref_${readable}`, label);
-    const entry: Numbered = { kind, number, bookmark, text: stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim() };
+    const entry: Numbered = {
+      kind,
+      number,
+      ...(chapter === undefined ? {} : { chapter }),
+      label: printed,
+      bookmark,
+      text: stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim(),
+    };
     this.byNode.set(node, entry);
     if (label !== undefined && !this.byLabel.has(label)) this.byLabel.set(label, entry);
     this.entries.push(entry);
@@ -222,8 +254,17 @@ function captionStyle(state: State): string | undefined {
 
 /** "Figure 3" as a caption writes it: the word, then the number's SEQ field in its bookmark. */
 function numberRuns(state: State, entry: Numbered): ParagraphChild[] {
-  const seq = field(` SEQ ${SEQ[entry.kind]} \\* ARABIC `, [state.run(String(entry.number))]);
-  return bookmarked(entry.bookmark, state.anchors.newId(), seq);
+  const number = [state.run(String(entry.number))];
+  // By chapter: the Heading 1's number (STYLEREF), a dot, and the sequence started again at each Heading 1.
+  const runs =
+    entry.chapter === undefined
+      ? field(` SEQ ${SEQ[entry.kind]} \\* ARABIC `, number)
+      : [
+          ...field(' STYLEREF 1 \\s ', [state.run(String(entry.chapter))]),
+          state.run('.'),
+          ...field(` SEQ ${SEQ[entry.kind]} \\* ARABIC \\s 1 `, number),
+        ];
+  return bookmarked(entry.bookmark, state.anchors.newId(), runs);
 }
 
 /** A caption paragraph: `Figure 3: text` in the caption style. */
@@ -302,7 +343,7 @@ function referenceRuns(state: State, written: string): ParagraphChild[] | undefi
   }
   const entry = state.captions.labelled(key);
   if (!entry || SEQ_PREFIX[entry.kind] !== prefix) return undefined;
-  const ref = field(` REF ${entry.bookmark} \\h `, [state.run(String(entry.number))]);
+  const ref = field(` REF ${entry.bookmark} \\h `, [state.run(entry.label)]);
   const children = [state.run(`${state.captions.words[entry.kind]} `), ...ref];
   return [new InternalHyperlink({ anchor: entry.bookmark, children })];
 }
@@ -330,7 +371,7 @@ export function listOf(state: State, kind: 'figure' | 'table'): FileChild[] {
   const entries = state.captions.entries.filter((entry) => entry.kind === kind);
   const begin = [fieldChar('begin'), fieldInstruction(` TOC \\h \\z \\c "${SEQ[kind]}" `), fieldChar('separate')];
   const paragraphs = entries.map((entry, i) => {
-    const label = `${state.captions.words[kind]} ${String(entry.number)}`;
+    const label = `${state.captions.words[kind]} ${entry.label}`;
     const text = entry.text ? `${label}${state.captions.delimiter}${entry.text}` : label;
     const link = new InternalHyperlink({ anchor: entry.bookmark, children: [new TextRun(text)] });
     const children = [...(i === 0 ? begin : []), link, ...(i === entries.length - 1 ? [fieldChar('end')] : [])];
@@ -347,6 +388,8 @@ export function captionFrontMatter(
   record: Record<string, unknown>,
 ): { used: string[]; blocks: FileChild[] } {
   const used = CAPTION_FRONT_MATTER_KEYS.filter((key) => key in record);
+  if ('chapters' in record && typeof record.chapters !== 'boolean')
+    state.warn('invalid_front_matter: chapters must be true or false (numbers by chapter where Heading 1 is numbered)');
   for (const key of [...Object.keys(TITLE_KEYS), 'titleDelim'])
     if (key in record && typeof record[key] !== 'string')
       state.warn(`invalid_front_matter: ${key} must be text (the default kept)`);

@@ -44,6 +44,7 @@ import {
   type ListDefinition,
 } from './state.ts';
 import type { TitleValues } from './title-block.ts';
+import { findStyle } from '../template/styles.ts';
 
 export type { DocumentProperties } from './state.ts';
 
@@ -131,6 +132,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.captions.collect(tree, state.anchors, state.definitions, {
     language: options.language,
     implicitFigures: options.images !== undefined,
+    numberedChapters: headingOneNumbered(options),
   });
   state.toc.findMarkers(tree);
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
@@ -160,6 +162,12 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
     ...(state.captions.listed ? { updateFields: true as const } : {}),
   };
+}
+
+/** Whether the template's Heading 1 numbers its paragraphs (captions are then numbered by chapter: captions.ts). */
+function headingOneNumbered(options: CompileOptions): boolean {
+  const id = findStyle(options.templateStyles ?? [], 'heading 1')?.id;
+  return id !== undefined && options.numberedStyles?.has(id) === true;
 }
 
 /**
