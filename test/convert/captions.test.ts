@@ -163,4 +163,11 @@ describe('numbered captions and cross-references', () => {
     const { ok, report } = await validateDocx(result.docx);
     expect(ok, report).toBe(true);
   });
+
+  it('warns a Table: paragraph that has no table next to it, with its line (it stays text)', async () => {
+    const result = await convert({ markdown: 'Intro.\n\nTable: Orphan caption\n\nMore text.\n', created });
+    expect(paragraphs(part(result.docx, 'word/document.xml'))).toContain('Table: Orphan caption');
+    const warning = result.warningDetails.find((w) => w.warning.startsWith('syntax_as_text: Table:'));
+    expect(warning?.line).toBe(3);
+  });
 });

@@ -39,10 +39,12 @@ const CAPTION_START = /^(?:table:|:)[ \t]+/i;
 /**
  * Takes the caption syntax out of the tree: table caption paragraphs next to a table, `{#eq:…}` after display math,
  * and a code fence's attribute block. Written as they read in `source` (an escaped `\:` or `\{` stays text).
+ * Returns the `Table:` paragraphs no table took, with their lines (they stay text, warned).
  */
-export function captionSyntax(tree: Root, source: string): void {
+export function captionSyntax(tree: Root, source: string): { text: string; line: number }[] {
+  const orphans: { text: string; line: number }[] = [];
   const tables = /(?:^|\n)[ \t]*(?:table)?:/i.test(source);
-  if (!tables && !source.includes('{')) return;
+  if (!tables && !source.includes('{')) return orphans;
   const stack: Parents[] = [tree];
   for (let parent = stack.pop(); parent; parent = stack.pop()) {
     const children = parent.children as Node[];
@@ -69,7 +71,22 @@ export function captionSyntax(tree: Root, source: string): void {
       } else if (child.type === 'code') codeAttributes(child as Code);
       if ('children' in child) stack.push(child as Parents);
     }
+    // A `Table:` paragraph no table took stays text, named (`: …` alone is too common a way to start a line).
+    if (tables)
+      for (const child of children) {
+        if (child.type !== 'paragraph' || !tableCaption(child, source)) continue;
+        const first = (child as Paragraph).children[0];
+        if (first?.type === 'text' && /^table:/i.test(first.value))
+          orphans.push({ text: quoted(first.value.split('\n')[0] ?? ''), line: child.position?.start.line ?? 0 });
+      }
   }
+  return orphans;
+}
+
+/** The start of a line a warning quotes: at most 40 characters, `…` where it was cut. */
+function quoted(line: string): string {
+  const chars = Array.from(line.trim());
+  return chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : chars.join('');
 }
 
 /** The caption a paragraph writes for a table next to it, when it opens with `Table:` or `:` as written. */

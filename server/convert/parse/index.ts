@@ -218,7 +218,8 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
   attributeBlocks(tree, source);
-  captionSyntax(tree, source);
+  for (const { text, line } of captionSyntax(tree, source))
+    warnings.add(`syntax_as_text: ${text} (a table caption with no table next to it)`, line);
   const fences = fencedDivs(tree, source);
   for (const line of fences.unclosed)
     warnings.add('fence_unclosed: a ::: div is never closed (it takes the rest)', line);
