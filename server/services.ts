@@ -79,7 +79,7 @@ export interface ConvertRequest {
   number_sections?: boolean;
   /** The markdown dialect (docs/api-extensions.md); absent: the front matter's, else GFM. */
   dialect?: Dialect;
-  /** A bibliography (BibTeX, CSL JSON or YAML text) sent with the markdown (docs/citations.md); absent: the front matter's. */
+  /** A bibliography (BibTeX, CSL JSON or YAML text) sent with the markdown (docs/captions-references.md); absent: the front matter's. */
   bibliography?: string;
   /** Its format; absent: told from its text. */
   bibliography_format?: BibliographyFormat;

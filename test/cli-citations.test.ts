@@ -1,4 +1,4 @@
-// `docwright convert` with citations (docs/citations.md): the front matter's bibliography and style are read beside
+// `docwright convert` with citations (docs/captions-references.md): the front matter's bibliography and style are read beside
 // the markdown file, confined to its folder as images are; a bibliography that cannot be read is one sentence.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

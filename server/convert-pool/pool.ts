@@ -93,7 +93,7 @@ export interface PoolJob {
   numberSections?: boolean;
   /** The markdown dialect asked for (docs/api-extensions.md); absent: the front matter's, else GFM. */
   dialect?: Dialect;
-  /** The bibliography and style sent with the markdown (docs/citations.md); absent: the front matter's. */
+  /** The bibliography and style sent with the markdown (docs/captions-references.md); absent: the front matter's. */
   citations?: CitationJobInput;
   /** Aborting it cancels the conversion (ConvertCancelledError at once): taken off the queue; a running large one's
    * worker ended; a running small one's result dropped, its worker ended only if it runs past `cancelGraceMs`. */

@@ -8,7 +8,7 @@ import type {
   WarningDetail,
 } from '../convert/index.ts';
 
-/** A bibliography and a CSL style sent with the markdown (docs/citations.md). */
+/** A bibliography and a CSL style sent with the markdown (docs/captions-references.md). */
 export interface CitationJobInput {
   bibliography?: BibliographyInput;
   csl?: string;

@@ -70,7 +70,7 @@ export interface ConvertInput {
    */
   dialect?: Dialect;
   /**
-   * A bibliography sent with the markdown (docs/citations.md), used in place of the files its front matter names
+   * A bibliography sent with the markdown (docs/captions-references.md), used in place of the files its front matter names
    * (which are read through `images`, the files beside the markdown).
    */
   bibliography?: BibliographyInput | undefined;

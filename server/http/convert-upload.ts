@@ -22,7 +22,7 @@ const TEXT_FIELDS = new Set([
   'bibliography_format',
   'csl',
 ]);
-/** Fields that may also come as a file part (docs/citations.md), with the most bytes each may be. */
+/** Fields that may also come as a file part (docs/captions-references.md), with the most bytes each may be. */
 const CITATION_FILES: Record<string, number> = {
   bibliography: CITATION_LIMITS.bibliographyChars,
   csl: CITATION_LIMITS.styleChars,

@@ -95,7 +95,7 @@ export const ConvertBodySchema = Type.Object(
           "The markdown dialect: `gfm` (SPEC.md's) or `pandoc` (also `~sub~`); wins over the front matter's `markdown:`; default: the front matter's, else `gfm` (docs/api-extensions.md)",
       }),
     ),
-    // Beyond SPEC (docs/citations.md): the sources the markdown's citations ([@key]) are formatted from.
+    // Beyond SPEC (docs/captions-references.md): the sources the markdown's citations ([@key]) are formatted from.
     bibliography: Type.Optional(
       Type.String({
         minLength: 1,

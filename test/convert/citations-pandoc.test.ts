@@ -1,6 +1,6 @@
 // Citations beside pandoc's (issue 34, item 4): the same markdown and BibTeX file through `pandoc --citeproc` with
 // the same APA style (citation-js's bundled apa.csl, written out for pandoc) and through Docwright; the citation
-// texts of both .docx files must be the same, but for the differences docs/citations.md lists ("Beside pandoc").
+// texts of both .docx files must be the same, but for the differences docs/captions-references.md lists ("Beside pandoc").
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

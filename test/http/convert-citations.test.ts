@@ -1,4 +1,4 @@
-// POST /api/v1/convert with a bibliography over a real server (docs/citations.md): the JSON body's `bibliography`,
+// POST /api/v1/convert with a bibliography over a real server (docs/captions-references.md): the JSON body's `bibliography`,
 // `bibliography_format` and `csl` fields, the multipart form's parts of the same names, and their refusals.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

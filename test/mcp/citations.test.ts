@@ -1,4 +1,4 @@
-// convert_markdown with citations (docs/citations.md): the `bibliography` and `csl` arguments, and an input_path
+// convert_markdown with citations (docs/captions-references.md): the `bibliography` and `csl` arguments, and an input_path
 // file whose front matter names a bibliography beside it (read from that folder, never outside it). Real store, real
 // services and conversion workers, the MCP server over an in-memory transport.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

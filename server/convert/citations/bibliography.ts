@@ -11,7 +11,7 @@ export interface BibliographyInput {
 export const BIBLIOGRAPHY_FORMATS = ['bibtex', 'csl-json', 'csl-yaml'] as const;
 export type BibliographyFormat = (typeof BIBLIOGRAPHY_FORMATS)[number];
 
-/** Bounds of what a conversion reads as a bibliography and a style (docs/citations.md, "Limits"). */
+/** Bounds of what a conversion reads as a bibliography and a style (docs/captions-references.md, "Limits"). */
 export const CITATION_LIMITS = {
   /** Characters of a bibliography (a Zotero export of 3,000 entries with abstracts is about 2 MB). */
   bibliographyChars: 4 * 1024 * 1024,

@@ -2,7 +2,7 @@ import { ConvertInputError } from '../errors.ts';
 import { CITATION_LIMITS, type CslItem } from './bibliography.ts';
 import type { Citation, CiteItem } from './syntax.ts';
 
-/** The CSL styles citation-js bundles (CC BY-SA 3.0, docs/citations.md); `apa` is the default. */
+/** The CSL styles citation-js bundles (CC BY-SA 3.0, docs/captions-references.md); `apa` is the default. */
 export const BUNDLED_STYLES = ['apa', 'vancouver', 'harvard1'] as const;
 export const DEFAULT_STYLE = 'apa';
 

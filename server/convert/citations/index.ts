@@ -69,7 +69,7 @@ function readBeside(files: ImageSource | undefined, path: string, what: string, 
   if (relative === undefined) throw refuse(`${what} ${path} is outside the markdown file's folder`);
   if (!files)
     throw refuse(
-      `${what} ${path} cannot be read here: send it with the request (docs/citations.md) or convert the file from disk`,
+      `${what} ${path} cannot be read here: send it with the request (docs/captions-references.md) or convert the file from disk`,
     );
   const read = files.read(relative, limit);
   if (read.ok) return new TextDecoder().decode(read.bytes);

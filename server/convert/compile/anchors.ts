@@ -84,6 +84,8 @@ export class AnchorIndex {
   private readonly nextSuffix = new Map<string, number>();
   /** Every heading a table of contents lists (all but `.unlisted` ones), in document order. */
   readonly headings: HeadingEntry[] = [];
+  /** Every heading's text by its bookmark (a cross-reference's pre-filled text: compile/captions.ts). */
+  readonly headingTexts = new Map<string, string>();
   private nextId = 0;
   private readonly pending: Anchor[] = [];
 
@@ -106,6 +108,7 @@ export class AnchorIndex {
     const name = this.add(node, attributes?.id ?? slugger.slug(text));
     // Its entry in a table of contents (package/toc.ts writes it as it is): characters XML forbids dropped.
     const entry = stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim();
+    this.headingTexts.set(name, entry);
     // `.unlisted` keeps it out of a table of contents.
     if (!attributes?.classes.includes('unlisted'))
       this.headings.push({ level: node.depth, text: entry, bookmark: name });
@@ -116,6 +119,21 @@ export class AnchorIndex {
     this.taken.add(name.toLowerCase());
     this.names.set(node, name);
     if (!this.targets.has(target)) this.targets.set(target, name);
+    return name;
+  }
+
+  /**
+   * A bookmark name of ours (a caption number's `_Ref…`), made unique (`_2`, `_3`, …) within MAX_BOOKMARK_NAME; a
+   * `#target` link (`#fig:cat`) jumps to it unless a heading or anchor took that target first.
+   */
+  reserve(wanted: string, target?: string): string {
+    let name = wanted.slice(0, MAX_BOOKMARK_NAME);
+    for (let n = 2; this.taken.has(name.toLowerCase()); n++) {
+      const tail = `_${String(n)}`;
+      name = `${wanted.slice(0, MAX_BOOKMARK_NAME - tail.length)}${tail}`;
+    }
+    this.taken.add(name.toLowerCase());
+    if (target !== undefined && !this.targets.has(target)) this.targets.set(target, name);
     return name;
   }
 

@@ -21,7 +21,8 @@ export function imageSize(state: State, attributes: Attributes | undefined, avai
     if ((key === 'width' || key === 'height') && Number.isFinite(px) && px > 0) size[key] = px;
     else state.warn(`attribute_ignored: ${key}=${value} on an image`);
   }
-  if (attributes.id !== undefined) state.warn(`attribute_ignored: #${attributes.id} on an image`);
+  // A figure's `#fig:` label numbers its caption (captions.ts).
+  if (attributes.id !== undefined && !state.inFigure) state.warn(`attribute_ignored: #${attributes.id} on an image`);
   for (const name of attributes.classes) state.warn(`attribute_ignored: .${name} on an image`);
   return size;
 }
@@ -47,7 +48,8 @@ export function embedInline(
 /** The image's title as a caption paragraph after the one it stands in, when the mapping names a caption style. */
 export function imageCaption(state: State, title: string | null | undefined): void {
   const style = state.styles.caption;
-  if (!style || !title?.trim()) return;
+  // A figure's caption is its numbered one (captions.ts), written by its paragraph.
+  if (!style || !title?.trim() || state.inFigure) return;
   const text = title.trim();
   // Made when written, after the image's paragraph took its list number.
   state.after.push(() => state.paragraph('paragraph', [state.run(text)], { style }));

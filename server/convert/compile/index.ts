@@ -27,6 +27,7 @@ import { strong } from './handlers/strong.ts';
 import { table } from './handlers/table.ts';
 import { text } from './handlers/text.ts';
 import { pageBreak, thematicBreak } from './handlers/thematic-break.ts';
+import { crossReference } from './captions.ts';
 import type { ConversionStats } from '../parse/stats.ts';
 import type { Anchor } from '../parse/html-anchors.ts';
 import type { TocRequest } from './toc.ts';
@@ -45,6 +46,7 @@ import {
   type ListDefinition,
 } from './state.ts';
 import type { TitleValues } from './title-block.ts';
+import { findStyle } from '../template/styles.ts';
 
 export type { DocumentProperties } from './state.ts';
 
@@ -98,6 +100,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   span,
   citation,
   anchor: (state, node: Anchor) => state.anchors.bookmark(node, []),
+  crossReference,
 };
 
 /** What the compiler hands to the packaging step. */
@@ -114,6 +117,8 @@ export interface CompiledDocument {
   stats: ConversionStats;
   /** The table of contents to write at its marker paragraphs, when the document asks for one. */
   toc?: TocRequest;
+  /** Set when a list of figures or tables was written: Word is asked to fill its page numbers on open. */
+  updateFields?: true;
   /** The bookmarks of notes' first references, by placeholder id (handlers/footnote-reference.ts). */
   noteMarks: ReadonlyMap<number, number | undefined>;
   /** The heading styles by level (1–6) to number with a multilevel list (package/heading-numbering.ts), if asked. */
@@ -131,6 +136,11 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.warningList.addAll(parsed.warningDetails);
   collectDefinitions(tree, state);
   state.anchors.collect(tree);
+  state.captions.collect(tree, state.anchors, state.definitions, {
+    language: options.language,
+    implicitFigures: options.images !== undefined,
+    numberedChapters: headingOneNumbered(options),
+  });
   state.toc.findMarkers(tree);
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
@@ -161,7 +171,14 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     landscape: state.landscapeUsed,
     ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
     ...(headingNumbering ? { headingNumbering } : {}),
+    ...(state.captions.listed ? { updateFields: true as const } : {}),
   };
+}
+
+/** Whether the template's Heading 1 numbers its paragraphs (captions are then numbered by chapter: captions.ts). */
+function headingOneNumbered(options: CompileOptions): boolean {
+  const id = findStyle(options.templateStyles ?? [], 'heading 1')?.id;
+  return id !== undefined && options.numberedStyles?.has(id) === true;
 }
 
 /**

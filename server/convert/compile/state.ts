@@ -21,6 +21,7 @@ import type { TitleValues } from './title-block.ts';
 import { AnchorIndex } from './anchors.ts';
 import { TocState } from './toc.ts';
 import { HeadingNumbers } from './heading-numbers.ts';
+import { CaptionIndex } from './captions.ts';
 import { outputTooLarge } from '../errors.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 import type { CodeHighlighting } from '../highlight/index.ts';
@@ -176,6 +177,10 @@ export class State {
   readonly toc = new TocState();
   /** Numbered headings, when asked for (heading-numbers.ts). */
   readonly headingNumbers: HeadingNumbers;
+  /** Numbered captions and their bookmarks, collected before compiling (captions.ts). */
+  readonly captions = new CaptionIndex();
+  /** Set while compiling a figure's paragraph: its caption is the numbered one, not the image's title (images.ts). */
+  inFigure = false;
   /** Document properties, filled from the front matter. */
   readonly properties: DocumentProperties = {};
   /** The front matter's title block values (title-block.ts). */

@@ -270,7 +270,9 @@ export async function packageDocument(
   if (compiled.toc && body.segments.length > 1) {
     const context = { request: compiled.toc, styles: template.styles };
     tocs = writeTocAt(document, places.slice(1), keptNodes, ready.tocShell, context);
-    // Word updates the TOC's page numbers on open.
+  }
+  // Word updates the page numbers of a TOC, or of a list of figures or tables (compile/captions.ts), on open.
+  if ((compiled.toc && body.segments.length > 1) || compiled.updateFields) {
     const settingsPath = siblingPath(main, 'settings.xml');
     const source = ready.fixed.get(settingsPath) ?? template.parts.get(settingsPath);
     const settings = parsePart(source ?? `<w:settings xmlns:w="${NS.w}"/>`, settingsPath);

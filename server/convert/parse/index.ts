@@ -28,6 +28,8 @@ import { inlineNoteFromMarkdown, inlineNotes, inlineNoteSyntax } from './inline-
 import { scriptsFromMarkdown, subscriptSyntax, superscriptSyntax } from './scripts.ts';
 
 export { DIALECTS, isDialect, type Dialect } from './dialect.ts';
+import { captionSyntax } from './captions.ts';
+import { crossReferences } from './references.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -272,6 +274,8 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
   attributeBlocks(tree, source);
+  for (const { text, line } of captionSyntax(tree, source))
+    warnings.add(`syntax_as_text: ${text} (a table caption with no table next to it)`, line);
   const fences = fencedDivs(tree, source);
   for (const line of fences.unclosed)
     warnings.add('fence_unclosed: a ::: div is never closed (it takes the rest)', line);
@@ -285,6 +289,8 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   for (const transform of targeted) transform(tree);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
+  // After GFM's transforms: an email address is a link by then, and a link's text holds no reference.
+  crossReferences(tree, source);
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
   return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list(), dialect };
 }

@@ -2,6 +2,7 @@ import { AlignmentType, PageNumber, Tab, TextRun, type FileChild } from 'docx';
 import type { Code } from 'mdast';
 import { CODE_FALLBACK, CODE_SIZE, MONO_FONT, type State } from '../state.ts';
 import { docxText } from '../../braces.ts';
+import { listingCaptionParagraph } from '../captions.ts';
 
 /** The texts docx writes as a field when a run's child string is one of them (PageNumber: CURRENT, SECTION, …). */
 const FIELD_NAMES: ReadonlySet<string> = new Set(Object.values(PageNumber));
@@ -50,5 +51,10 @@ export function code(state: State, node: Code): FileChild[] {
       ? node.value.split(/\r\n|\r|\n/).map((line, i) => codeRun(line, i > 0))
       : [];
   // Left-aligned whatever the style says: Word stretches a justified line that ends in a line break.
-  return [state.paragraph('code', runs, { ...(style ? { style } : CODE_FALLBACK), alignment: AlignmentType.LEFT })];
+  // A listing's numbered caption goes above its code (captions.ts).
+  const caption = listingCaptionParagraph(state, node);
+  return [
+    ...caption,
+    state.paragraph('code', runs, { ...(style ? { style } : CODE_FALLBACK), alignment: AlignmentType.LEFT }),
+  ];
 }

@@ -9,6 +9,7 @@ import { abstractBlock, abstractText, keywordsText, MAX_ABSTRACT } from '../abst
 import { tocFrontMatter } from '../toc.ts';
 import { numberSectionsFrontMatter } from '../heading-numbers.ts';
 import { CITATION_KEYS } from '../../citations/index.ts';
+import { captionFrontMatter } from '../captions.ts';
 
 /** The code block handler (handlers/code.ts), given by compile/index.ts: front matter that cannot be read is one. */
 export type CodeHandler = (state: State, node: Code) => FileChild[];
@@ -143,7 +144,9 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   for (const key of toc.used) used.add(key);
   // Read before compiling (citations/index.ts), in a document that has citations.
   if (state.citations) for (const key of CITATION_KEYS) used.add(key);
+  const lists = captionFrontMatter(state, record);
+  for (const key of lists.used) used.add(key);
   const ignored = Object.keys(record).filter((key) => !used.has(key));
   if (ignored.length > 0) state.warn(`front_matter_ignored: ${ignored.join(', ')}`);
-  return [...block.paragraphs, ...summary.blocks, ...toc.blocks];
+  return [...block.paragraphs, ...summary.blocks, ...toc.blocks, ...lists.blocks];
 }

@@ -4,6 +4,7 @@ import type { InlineMath, Math } from 'mdast-util-math';
 import type { MathResult, OmmlElement } from '../../math/index.ts';
 import { docxText } from '../../braces.ts';
 import type { State } from '../state.ts';
+import { equationTex, numberedEquation } from '../captions.ts';
 
 /** Structures that rise above a line of text: fractions, n-ary operators, matrices, roots, limits, braces. */
 const TALL = new Set(
@@ -71,9 +72,22 @@ export function inlineMath(state: State, node: InlineMath): ParagraphChild[] {
  */
 export function math(state: State, node: Math | Code, code: (state: State, node: Code) => FileChild[]): FileChild[] {
   const tex = node.type === 'math' && node.meta ? `${node.meta}\n${node.value}` : node.value;
+  const numbered = node.type === 'math' ? state.captions.of(node) : undefined;
+  if (numbered) return [numberedEquation(state, numbered, numberedFormula(state, tex))];
   const result = toOmml(state, tex, true);
   if ('omml' in result) return [state.paragraph('paragraph', [equation(state, result.omml)])];
   unsupported(state, tex);
   const source = node.type === 'math' ? `$$${node.meta ? ` ${node.meta}` : ''}\n${node.value}\n$$` : node.value;
   return code(state, { type: 'code', lang: node.type === 'code' ? node.lang : null, meta: null, value: source });
+}
+
+/**
+ * The formula of a numbered equation (`{#eq:label}`): inline math in display style, sharing its line with the number
+ * (captions.ts); TeX that cannot be converted stays as written, in code's font, warned.
+ */
+export function numberedFormula(state: State, tex: string): ParagraphChild[] {
+  const result = toOmml(state, equationTex(tex), false);
+  if ('omml' in result) return [equation(state, result.omml)];
+  unsupported(state, tex);
+  return state.withInline({ code: true }, () => [state.run(`$$${tex}$$`)]);
 }

@@ -1,6 +1,8 @@
 import type { FileChild } from 'docx';
 import type { Paragraph as MdParagraph } from 'mdast';
 import type { State } from '../state.ts';
+import { captionParagraph, listMarker, listOf, numberedEquation } from '../captions.ts';
+import { numberedFormula } from './math.ts';
 
 /**
  * A paragraph: a table of contents marker (toc.ts), an anchor-only paragraph (its bookmarks go to the next
@@ -8,6 +10,26 @@ import type { State } from '../state.ts';
  */
 export function paragraph(state: State, node: MdParagraph): FileChild[] {
   if (state.toc.markers.has(node)) return state.toc.marker(state);
+  const list = listMarker(node);
+  if (list) return listOf(state, list);
+  const numbered = state.captions.of(node);
+  if (numbered?.kind === 'equation') {
+    const formula = node.children.find((child) => child.type === 'inlineMath');
+    if (formula) return [numberedEquation(state, numbered, numberedFormula(state, formula.value))];
+  }
+  if (numbered?.kind === 'figure') {
+    // The figure's caption, numbered, right after it (and kept with it on its page).
+    state.inFigure = true;
+    let runs;
+    try {
+      runs = state.inlines(node.children);
+    } finally {
+      state.inFigure = false;
+    }
+    const text = numbered.text;
+    state.after.push(() => captionParagraph(state, numbered, text ? [state.run(text)] : []));
+    return [state.paragraph(state.container === 'quote' ? 'quote' : 'paragraph', runs, { keepNext: true })];
+  }
   if (
     node.children.length > 0 &&
     node.children.some((c) => c.type === 'anchor') &&

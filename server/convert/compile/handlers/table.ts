@@ -2,6 +2,7 @@ import { AlignmentType, Table, TableCell, TableRow, WidthType, type FileChild } 
 import type { AlignType, Table as MdTable, TableData } from 'mdast';
 import { directed, rightToLeftTable } from '../../bidi.ts';
 import type { State } from '../state.ts';
+import { captionParagraph } from '../captions.ts';
 
 const ALIGN: Record<NonNullable<AlignType>, (typeof AlignmentType)[keyof typeof AlignmentType]> = {
   left: AlignmentType.LEFT,
@@ -74,6 +75,11 @@ const HEADLESS_LOOK = {
  */
 export function table(state: State, node: MdTable): FileChild[] {
   const out = state.flushPendingItem();
+  // A numbered caption goes above the table, as Word places a table's (captions.ts).
+  const numbered = state.captions.of(node);
+  const caption = node.data?.caption;
+  if (numbered && caption)
+    out.push(captionParagraph(state, numbered, state.inlines(caption.children), { keepNext: true }));
   const columns = Math.max(1, ...node.children.map((row) => row.children.length));
   const indent = state.blockIndent('paragraph');
   const widths = columnWidths(Math.max(columns * MIN_COLUMN, state.textWidthTwips - indent), columns, node.data);

@@ -1,0 +1,29 @@
+import { BookmarkEnd, BookmarkStart, ImportedXmlComponent, TextRun, type ParagraphChild } from 'docx';
+import { docxText } from '../braces.ts';
+
+// Word's complex fields (w:fldChar begin / w:instrText / separate / result / end), as Word writes SEQ, REF and TOC
+// fields: the result pre-filled, so the document reads right before its fields are updated.
+
+/** A run holding one w:fldChar. */
+export function fieldChar(type: 'begin' | 'separate' | 'end'): TextRun {
+  return new TextRun({ children: [new ImportedXmlComponent('w:fldChar', { 'w:fldCharType': type })] });
+}
+
+/** A run holding a field's instruction (` SEQ Figure \* ARABIC `). */
+export function fieldInstruction(instruction: string): TextRun {
+  const text = new ImportedXmlComponent('w:instrText', { 'xml:space': 'preserve' });
+  text.push(docxText(instruction));
+  return new TextRun({ children: [text] });
+}
+
+/** A whole field: its instruction and its pre-filled result runs. */
+export function field(instruction: string, result: ParagraphChild[]): ParagraphChild[] {
+  return [fieldChar('begin'), fieldInstruction(instruction), fieldChar('separate'), ...result, fieldChar('end')];
+}
+
+/** Runs wrapped in a bookmark of `name` (a REF field's target). */
+export function bookmarked(name: string, id: number, runs: ParagraphChild[]): ParagraphChild[] {
+  const start = new BookmarkStart(name, id) as unknown as ParagraphChild;
+  const end = new BookmarkEnd(id) as unknown as ParagraphChild;
+  return [start, ...runs, end];
+}

@@ -1,0 +1,160 @@
+import type { Code, Node, Paragraph, Parents, PhrasingContent, Root, Table, Text } from 'mdast';
+import type { Math } from 'mdast-util-math';
+import { parseAttributes, trailingAttributes, type Attributes } from './attributes.ts';
+
+// What numbered captions read from the tree (issue 34, item 1; docs/captions-references.md): a table's caption
+// paragraph (`Table: …` or `: …` right before or after it, pandoc's table_captions), a display formula's `{#eq:…}`,
+// and a code fence's attributes (```` ```{#lst:label caption="…"} ````).
+
+/** A table's caption, taken out of the paragraph that wrote it. */
+export interface TableCaption {
+  children: PhrasingContent[];
+  attributes?: Attributes;
+}
+
+declare module 'mdast' {
+  interface TableData {
+    /** The `Table: …` paragraph next to the table (parse/captions.ts). */
+    caption?: TableCaption;
+  }
+  interface CodeData {
+    /** The fence's `{…}` block (```` ```{#lst:x .python caption="…"} ```` or ```` ```python {#lst:x} ````). */
+    attributes?: Attributes;
+  }
+}
+declare module 'mdast-util-math' {
+  interface MathData {
+    /** A `{#eq:label}` paragraph right after the `$$` fence. */
+    attributes?: Attributes;
+  }
+  interface InlineMathData {
+    /** A `{#eq:label}` after `$$…$$` in its paragraph. */
+    attributes?: Attributes;
+  }
+}
+
+/** `Table:` (any case) or a lone `:` opening a paragraph, then the caption. */
+const CAPTION_START = /^(?:table:|:)[ \t]+/i;
+
+/**
+ * Takes the caption syntax out of the tree: table caption paragraphs next to a table, `{#eq:…}` after display math,
+ * and a code fence's attribute block. Written as they read in `source` (an escaped `\:` or `\{` stays text).
+ * Returns the `Table:` paragraphs no table took, with their lines (they stay text, warned).
+ */
+export function captionSyntax(tree: Root, source: string): { text: string; line: number }[] {
+  const orphans: { text: string; line: number }[] = [];
+  const tables = /(?:^|\n)[ \t]*(?:table)?:/i.test(source);
+  if (!tables && !source.includes('{')) return orphans;
+  const stack: Parents[] = [tree];
+  for (let parent = stack.pop(); parent; parent = stack.pop()) {
+    const children = parent.children as Node[];
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as Node;
+      if (child.type === 'table' && tables) {
+        // pandoc reads a caption before the table or after it; after it first, as pandoc's writers print it there.
+        for (const at of [i + 1, i - 1]) {
+          const caption = tableCaption(children[at], source);
+          if (!caption) continue;
+          (child as Table).data = { ...(child as Table).data, caption };
+          children.splice(at, 1);
+          if (at < i) i -= 1;
+          break;
+        }
+      } else if (child.type === 'paragraph') equationInParagraph(child as Paragraph, source);
+      else if (child.type === 'math') {
+        const next = children[i + 1];
+        const attributes = next ? attributeParagraph(next, source) : undefined;
+        if (attributes) {
+          (child as Math).data = { ...(child as Math).data, attributes };
+          children.splice(i + 1, 1);
+        }
+      } else if (child.type === 'code') codeAttributes(child as Code);
+      if ('children' in child) stack.push(child as Parents);
+    }
+    // A `Table:` paragraph no table took stays text, named (`: …` alone is too common a way to start a line).
+    if (tables)
+      for (const child of children) {
+        if (child.type !== 'paragraph' || !tableCaption(child, source)) continue;
+        const first = (child as Paragraph).children[0];
+        if (first?.type === 'text' && /^table:/i.test(first.value))
+          orphans.push({ text: quoted(first.value.split('\n')[0] ?? ''), line: child.position?.start.line ?? 0 });
+      }
+  }
+  return orphans;
+}
+
+/** The start of a line a warning quotes: at most 40 characters, `…` where it was cut. */
+function quoted(line: string): string {
+  const chars = Array.from(line.trim());
+  return chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : chars.join('');
+}
+
+/** The caption a paragraph writes for a table next to it, when it opens with `Table:` or `:` as written. */
+function tableCaption(node: Node | undefined, source: string): TableCaption | undefined {
+  if (node?.type !== 'paragraph') return undefined;
+  const paragraph = node as Paragraph;
+  const first = paragraph.children[0];
+  const start = first?.position?.start.offset;
+  if (first?.type !== 'text' || start === undefined) return undefined;
+  const match = CAPTION_START.exec(first.value);
+  if (!match || source.slice(start, start + match[0].length) !== match[0]) return undefined;
+  const children = [...paragraph.children];
+  const rest = first.value.slice(match[0].length);
+  children[0] = { ...first, value: rest };
+  const last = children.at(-1);
+  let attributes: Attributes | undefined;
+  if (last?.type === 'text') {
+    // The block of the original node (its offsets are the source's); the first node's value is cut above.
+    const found = trailingAttributes(last === children[0] ? first : last, source);
+    if (found) {
+      attributes = found.attributes;
+      const kept = (last === children[0] ? found.rest.slice(match[0].length) : found.rest).trimEnd();
+      children[children.length - 1] = { ...last, value: kept };
+    }
+  }
+  return {
+    children: children.filter((c) => c.type !== 'text' || c.value !== ''),
+    ...(attributes ? { attributes } : {}),
+  };
+}
+
+/** A paragraph that is nothing but one `{…}` attribute block, written as it reads: its attributes. */
+function attributeParagraph(node: Node, source: string): Attributes | undefined {
+  if (node.type !== 'paragraph') return undefined;
+  const children = (node as Paragraph).children;
+  const only = children[0];
+  if (children.length !== 1 || only?.type !== 'text') return undefined;
+  const found = trailingAttributes(only, source);
+  return found && found.rest.trim() === '' ? found.attributes : undefined;
+}
+
+/** `$$…$$ {#eq:label}` in a paragraph: the block goes onto the formula (display math in text, math.ts). */
+function equationInParagraph(paragraph: Paragraph, source: string): void {
+  const children = paragraph.children;
+  const last = children.at(-1);
+  const before = children.at(-2);
+  if (last?.type !== 'text' || before?.type !== 'inlineMath' || before.data?.display !== true) return;
+  const found = trailingAttributes(last, source);
+  if (!found || found.rest.trim() !== '') return;
+  before.data = { ...before.data, attributes: found.attributes };
+  children.pop();
+}
+
+/** A fence's info string that is, or ends in, an attribute block: the block's attributes, the language its first class. */
+function codeAttributes(code: Code): void {
+  const info = `${code.lang ?? ''}${code.meta ? ` ${code.meta}` : ''}`.trim();
+  if (!info.endsWith('}')) return;
+  const open = info.startsWith('{') ? 0 : info.indexOf(' {');
+  if (open < 0) return;
+  const attributes = parseAttributes(info.slice(open).trim());
+  if (!attributes) return;
+  const lang = open === 0 ? (attributes.classes[0] ?? null) : info.slice(0, open);
+  code.lang = lang;
+  code.meta = null;
+  code.data = { ...code.data, attributes };
+}
+
+/** Whether a text node is only white space (around an image alone in its paragraph). */
+export function isBlank(node: Node): boolean {
+  return node.type === 'text' && (node as Text).value.trim() === '';
+}
