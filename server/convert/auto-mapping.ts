@@ -23,6 +23,8 @@ type ParagraphKey =
   | 'blockquote'
   | 'footnote_text'
   | 'caption'
+  | 'definition_term'
+  | 'definition'
   | 'title'
   | 'subtitle'
   | 'author'
@@ -39,6 +41,8 @@ const PARAGRAPH_KEYS: readonly ParagraphKey[] = [
   'blockquote',
   'footnote_text',
   'caption',
+  'definition_term',
+  'definition',
   ...TITLE_KEYS,
 ];
 const ELEMENTS: readonly Element[] = [
@@ -61,6 +65,9 @@ const NAMES: Record<Exclude<Element, `heading ${HeadingLevel}`>, readonly string
   blockquote: ['Quote', 'Block Text', 'Quotations', 'Intense Quote'],
   footnote_text: ['footnote text'],
   caption: ['Caption', 'Image Caption', 'Table Caption'],
+  // pandoc's reference.docx names; LibreOffice's "List Heading" and "List Contents" are its definition list styles.
+  definition_term: ['Definition Term', 'List Heading'],
+  definition: ['Definition', 'List Contents'],
   title: ['Title'],
   subtitle: ['Subtitle'],
   author: ['Author'],
@@ -198,6 +205,9 @@ const LOCALISED: Record<Exclude<Element, `heading ${HeadingLevel}`> | 'heading N
     '図表番号',
     '캡션',
   ],
+  // Word has no built-in styles for definition lists: nothing localised to match.
+  definition_term: [],
+  definition: [],
   title: ['Titel', 'Titre', 'Título', 'Titolo', 'Название', '标题', '標題', '表題', '제목'],
   subtitle: [
     'Untertitel',

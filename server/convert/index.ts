@@ -11,7 +11,7 @@ import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
 import { renderHere, type Renderer } from './images/render.ts';
 import { packageDocument, templateLanguage, templateNumberedStyles, templateTitleFields } from './package/index.ts';
-import { parseMarkdown } from './parse/index.ts';
+import { parseMarkdown, type Dialect } from './parse/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
 import { detailsOf, WarningList, type WarningDetail } from './warning-list.ts';
@@ -53,6 +53,8 @@ export interface ConvertInput {
    * runs somewhere it can be killed (server/convert-pool/render-child.ts); absent: in this thread (renderHere).
    */
   renderer?: Renderer;
+  /** The markdown's dialect: GFM (the default), or pandoc's (definition lists, line blocks: docs/elements.md). */
+  dialect?: Dialect;
 }
 
 export interface ConvertResult {
@@ -100,7 +102,10 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
   const options = elementOptions(rules);
-  const parsed = parseMarkdown(input.markdown, { math: options.math !== 'none' });
+  const parsed = parseMarkdown(input.markdown, {
+    math: options.math !== 'none',
+    ...(input.dialect ? { dialect: input.dialect } : {}),
+  });
   const compiled = toDocx(parsed, {
     styles,
     textWidthTwips: template.textWidthTwips,

@@ -1,4 +1,5 @@
-// Fixture tests per element: test/fixtures/elements/<case>/input.md (and optional mapping.json) in, the document
+// Fixture tests per element: test/fixtures/elements/<case>/input.md (and optional mapping.json, and options.json:
+// further options of convert(), e.g. the dialect) in, the document
 // body XML (pretty-printed), warnings and stats out. `UPDATE=1 npx vitest run test/convert/elements.test.ts`
 // rewrites the expected files for review.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,7 +35,9 @@ describe('elements (fixtures)', () => {
       const markdown = readFileSync(join(dir, 'input.md'), 'utf8');
       const mappingPath = join(dir, 'mapping.json');
       const mapping = existsSync(mappingPath) ? JSON.parse(readFileSync(mappingPath, 'utf8')) : undefined;
-      const result = await convert({ markdown, mapping, created });
+      const optionsPath = join(dir, 'options.json');
+      const options = existsSync(optionsPath) ? JSON.parse(readFileSync(optionsPath, 'utf8')) : {};
+      const result = await convert({ ...options, markdown, mapping, created });
       const documentXml = part(result.docx, 'word/document.xml');
       expectFile(dir, 'document.xml', body(documentXml));
       expectFile(

@@ -144,9 +144,10 @@ describe('auto-mapping on template upload (corpus templates)', () => {
     const [mapping] = (
       await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
     ).json<(Mapping & { matched: unknown })[]>();
-    // Title, subtitle, author, date and caption included: all but strong and emphasis (APA has neither style).
-    expect(mapping?.matched).toEqual({ matched: 20, of: 22 });
-    const expected = [{ id: mapping?.id, name: 'Matched by style name', matched: { matched: 20, of: 22 } }];
+    // Title, subtitle, author, date, caption and pandoc's definition list styles included: all but strong and emphasis
+    // (APA has neither style).
+    expect(mapping?.matched).toEqual({ matched: 22, of: 24 });
+    const expected = [{ id: mapping?.id, name: 'Matched by style name', matched: { matched: 22, of: 24 } }];
     expect(template.mappings).toEqual(expected);
     const got = await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}`, headers: ADMIN });
     expect(got.json<{ mappings: unknown }>().mappings).toEqual(expected);

@@ -36,6 +36,8 @@ describe('mapping form', () => {
       'table.style',
       'footnote_text',
       'caption',
+      'definition_term',
+      'definition',
       'title',
       'subtitle',
       'author',

@@ -26,6 +26,9 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'footnote_text', label: 'Footnote text', kind: 'paragraph' },
   // An image's title printed under it (docs/images.md).
   { key: 'caption', label: 'Image caption', kind: 'paragraph' },
+  // A definition list's terms and definitions (pandoc's markdown).
+  { key: 'definition_term', label: 'Definition term', kind: 'paragraph' },
+  { key: 'definition', label: 'Definition', kind: 'paragraph' },
   // The title block: front matter printed at the top (docs/rtl-and-title.md).
   { key: 'title', label: 'Title', kind: 'paragraph' },
   { key: 'subtitle', label: 'Subtitle', kind: 'paragraph' },

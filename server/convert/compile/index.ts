@@ -4,6 +4,7 @@ import type { Math } from 'mdast-util-math';
 import { blockquote } from './handlers/blockquote.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
+import { definitionList } from './handlers/definition-list.ts';
 import { strikethrough } from './handlers/delete.ts';
 import { emphasis } from './handlers/emphasis.ts';
 import { footnoteReference, noteMarks } from './handlers/footnote-reference.ts';
@@ -59,6 +60,10 @@ const blockHandlers: Record<string, BlockHandler | null> = {
   pageBreak,
   fencedDiv,
   blockquote,
+  // pandoc's dialect: a definition list's terms and definitions, all handled by `definitionList`.
+  defList: definitionList,
+  defListTerm: null,
+  defListDescription: null,
   list: (state, node: List) => list(state, node, listItem),
   listItem: (state, node: ListItem) => listItem(state, node),
   // A ```math fence is display math when the mapping asks for it (element-options.ts), else the code block it is.

@@ -69,7 +69,8 @@ export interface InlineContext {
   lang?: string;
 }
 
-export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
+export type ParagraphRole =
+  'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote' | 'term' | 'definition';
 
 /** A list the next paragraph belongs to as the first paragraph of an item. */
 export interface PendingItem {
@@ -96,9 +97,10 @@ export interface NoteSite {
 
 /** The block context a table cell or footnote replaces for its content. */
 export interface BlockContext {
-  container: 'quote' | 'list' | undefined;
+  container: 'quote' | 'list' | 'definition' | undefined;
   listDepth: number;
   quoteDepth: number;
+  definitionDepth: number;
   inFootnote: boolean;
   inHeaderCell: boolean;
   pendingItem: PendingItem | undefined;
@@ -180,8 +182,13 @@ export class State {
   listDepth = 0;
   /** Depth of blockquotes around the current block. */
   quoteDepth = 0;
-  /** The innermost container of the current block: a quote's paragraphs take the quote style, a list's do not. */
-  container: 'quote' | 'list' | undefined = undefined;
+  /** Depth of definitions (of definition lists) around the current block. */
+  definitionDepth = 0;
+  /**
+   * The innermost container of the current block: a quote's paragraphs take the quote style, a definition's the
+   * definition style, a list's none of its own.
+   */
+  container: 'quote' | 'list' | 'definition' | undefined = undefined;
   /** Set while compiling footnote content. */
   inFootnote = false;
   /** Set while compiling a table header cell. */
@@ -349,6 +356,7 @@ export class State {
       container: this.container,
       listDepth: this.listDepth,
       quoteDepth: this.quoteDepth,
+      definitionDepth: this.definitionDepth,
       inFootnote: this.inFootnote,
       inHeaderCell: this.inHeaderCell,
       pendingItem: this.pendingItem,
@@ -362,6 +370,7 @@ export class State {
         container: undefined,
         listDepth: 0,
         quoteDepth: 0,
+        definitionDepth: 0,
         pendingItem: undefined,
         breakBefore: false,
         cellAlignment: undefined,
@@ -464,13 +473,18 @@ export class State {
   }
 
   /**
-   * Left indentation of a block in the current list and quote context. A first-level quote in its mapped style keeps
-   * the style's own indentation; deeper ones, and quotes in lists, are indented one step per level.
+   * Left indentation of a block in the current list, quote and definition context. A first-level quote or definition
+   * in its mapped style keeps the style's own indentation; deeper ones, and those in lists, are indented one step per
+   * level.
    */
   blockIndent(role: ParagraphRole): number {
     const quotes = Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
-    if (role === 'quote' && this.styles.blockquote && this.listDepth === 0 && quotes === 1) return 0;
-    return INDENT_STEP * (this.listDepth + quotes);
+    const definitions = this.definitionDepth;
+    if (role === 'quote' && this.styles.blockquote && this.listDepth === 0 && quotes === 1 && definitions === 0)
+      return 0;
+    if (role === 'definition' && this.styles.definition && this.listDepth === 0 && quotes === 0 && definitions === 1)
+      return 0;
+    return INDENT_STEP * (this.listDepth + quotes + definitions);
   }
 
   /**
@@ -489,6 +503,9 @@ export class State {
     } else if (role === 'quote' && options.style === undefined) {
       if (this.styles.blockquote) options.style = this.styles.blockquote;
       else Object.assign(options, QUOTE_FALLBACK);
+    } else if (role === 'term' || role === 'definition') {
+      const style = role === 'term' ? this.styles.definitionTerm : this.styles.definition;
+      if (style && options.style === undefined) options.style = style;
     }
     if (this.breakBefore && role !== 'cell' && !this.inFootnote) {
       options.pageBreakBefore = true;
@@ -502,8 +519,8 @@ export class State {
     if (this.rtl && role !== 'code') options.bidirectional = true;
     if (pending) {
       options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
-      const quoteIndent = INDENT_STEP * Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
-      // Inside a quote the item's indentation moves right with the quote.
+      const quoteIndent = INDENT_STEP * (Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH) + this.definitionDepth);
+      // Inside a quote or a definition the item's indentation moves right with it.
       if (quoteIndent > 0)
         options.indent = { left: quoteIndent + INDENT_STEP * (pending.level + 1), hanging: INDENT_STEP / 2 };
     } else if (options.indent === undefined && role !== 'cell' && !this.inFootnote) {
@@ -567,6 +584,8 @@ const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
   quote: 'quotes',
   cell: 'table cells',
   footnote: 'footnotes',
+  term: 'definition terms',
+  definition: 'definitions',
   title: 'the title block',
 };
 

@@ -11,6 +11,9 @@ import { gfmFootnote } from 'micromark-extension-gfm-footnote';
 import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
+import { defList } from 'micromark-extension-definition-list';
+// Its module alone: the package's index declares its nodes into mdast's content maps (handlers/definition-list.ts).
+import { defListFromMarkdown } from 'mdast-util-definition-list/lib/from-markdown.js';
 import { boundNesting } from './flatten.ts';
 import { rawHtmlToMdast } from './raw-html.ts';
 import { measure, type ConversionStats } from './stats.ts';
@@ -22,6 +25,7 @@ import { tableColumnWeights } from './table-widths.ts';
 import { displayMathFromMarkdown, pandocMathText } from './math.ts';
 import { attributeBlocks, leftoverSyntax } from './attributes.ts';
 import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
+import { lineBlocks } from './line-blocks.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -116,14 +120,21 @@ function gfmSyntax(needed: ReadonlySet<Need>): SyntaxExtension {
   ]);
 }
 
-/** A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first), math too. */
-function processorWith(needed: ReadonlySet<Need>): Processor<Root> {
+/**
+ * A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first), math too;
+ * `pandoc`: with pandoc's definition lists (micromark-extension-definition-list), which GFM reads as paragraphs.
+ */
+function processorWith(needed: ReadonlySet<Need>, pandoc = false): Processor<Root> {
   const variant = newProcessor();
   const data = variant.data() as { micromarkExtensions?: SyntaxExtension[]; fromMarkdownExtensions?: Extensions };
   if (!data.micromarkExtensions || !data.fromMarkdownExtensions) throw new Error('the parser has no extensions');
   data.micromarkExtensions.splice(0, 1, gfmSyntax(needed));
   if (!needed.has('math')) data.micromarkExtensions.splice(2, 1);
   data.fromMarkdownExtensions.splice(0, data.fromMarkdownExtensions.length, ...extensions);
+  if (pandoc) {
+    data.micromarkExtensions.push(defList);
+    data.fromMarkdownExtensions.push(defListFromMarkdown);
+  }
   return variant;
 }
 
@@ -133,14 +144,18 @@ export function gfmNeeds(markdown: string, math = true): Set<Need> {
 }
 
 const variants = new Map<string, Processor<Root>>();
-/** The parser for `markdown`: the constructs it can hold (all of them: the usual processor). */
-function processorFor(markdown: string, math: boolean): Processor<Root> {
+/**
+ * The parser for `markdown`: the constructs it can hold (all of them: the usual processor); in pandoc's dialect its
+ * definition lists where the text has a `:` at all.
+ */
+function processorFor(markdown: string, math: boolean, dialect: Dialect): Processor<Root> {
   const needed = gfmNeeds(markdown, math);
-  if (needed.size === NEED_NAMES.length) return processor;
-  const key = [...needed].join(' ');
+  const pandoc = dialect === 'pandoc' && markdown.includes(':');
+  if (needed.size === NEED_NAMES.length && !pandoc) return processor;
+  const key = [...needed, ...(pandoc ? ['pandoc'] : [])].join(' ');
   let variant = variants.get(key);
   if (!variant) {
-    variant = processorWith(needed);
+    variant = processorWith(needed, pandoc);
     variants.set(key, variant);
   }
   return variant;
@@ -191,10 +206,15 @@ const CHUNK_LENGTH = 4 * 1024;
 /** The tree of the whole markdown parsed with every construct (the proof in test/convert/parse-needs.test.ts). */
 export const parseWithEveryConstruct = (markdown: string): Root => processor.parse(markdown);
 
+/** The markdown a document is read as: GFM (the default), or pandoc's where the two disagree. */
+export type Dialect = 'gfm' | 'pandoc';
+
 /** What parsing is asked for beyond CommonMark and GFM. */
 export interface ParseOptions {
   /** TeX math: `$…$`, `$$…$$` and the `$$` fence (math.ts); false: dollars are text, as GFM reads them. */
   math: boolean;
+  /** pandoc's: definition lists and line blocks too (docs/elements.md); absent: GFM. */
+  dialect?: Dialect;
 }
 const MATH_ON: ParseOptions = { math: true };
 
@@ -203,7 +223,8 @@ const MATH_ON: ParseOptions = { math: true };
  * tree. `chunkLength` forces the pieces (the proof in test/convert/parse-chunks.test.ts cuts wherever it may).
  */
 export function parseTree(markdown: string, chunkLength?: number, options: ParseOptions = MATH_ON): Root {
-  const parseWhole = (text: string): Root => processorFor(text, options.math).parse(text);
+  const dialect = options.dialect ?? 'gfm';
+  const parseWhole = (text: string): Root => processorFor(text, options.math, dialect).parse(text);
   if (chunkLength === undefined && markdown.length < CHUNKED_FROM) return parseWhole(markdown);
   return parseInChunks(markdown, parseWhole, chunkLength ?? CHUNK_LENGTH) ?? parseWhole(markdown);
 }
@@ -215,6 +236,7 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   const warnings = new WarningList();
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
+  if (options.dialect === 'pandoc') lineBlocks(tree, source);
   attributeBlocks(tree, source);
   const fences = fencedDivs(tree, source);
   for (const line of fences.unclosed)
