@@ -10,7 +10,13 @@ import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
 import { renderHere, type Renderer } from './images/render.ts';
-import { packageDocument, templateLanguage, templateNumberedStyles, templateTitleFields } from './package/index.ts';
+import {
+  packageDocument,
+  templateCommentBase,
+  templateLanguage,
+  templateNumberedStyles,
+  templateTitleFields,
+} from './package/index.ts';
 import { parseMarkdown, type Dialect } from './parse/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
@@ -105,6 +111,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const parsed = parseMarkdown(input.markdown, {
     math: options.math !== 'none',
     ...(input.dialect ? { dialect: input.dialect } : {}),
+    ...(options.comments === 'word' ? { comments: true } : {}),
   });
   const compiled = toDocx(parsed, {
     styles,
@@ -120,6 +127,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     language: templateLanguage(template),
     outputLimit: outputLimit(input.markdown.length),
     templateStyles: template.styles,
+    commentIdBase: templateCommentBase(template),
   });
   const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();

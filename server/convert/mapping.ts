@@ -91,6 +91,12 @@ function rulesSchema(strict?: { characters: boolean }) {
             'Fenced code in a known language: `on` (default: a character style per token kind, `KeywordTok`, … as pandoc names them) or `off` (plain)',
         }),
       ),
+      comments: Type.Optional(
+        Type.Union([Type.Literal('drop'), Type.Literal('word')], {
+          description:
+            'An HTML comment `<!-- … -->`: `drop` (default: not printed, as a rendered markdown shows it) or `word` (a Word comment where it stood)',
+        }),
+      ),
     },
     { $id: 'Rules', additionalProperties: false },
   );
@@ -154,7 +160,7 @@ export function checkRules(
       : undefined;
     if (property === undefined)
       return [
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, definition_term, definition, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, definition_term, definition, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting, comments`,
       ];
     if (Check(property, v)) return [];
     if (key === 'heading')

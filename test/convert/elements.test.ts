@@ -48,6 +48,8 @@ describe('elements (fixtures)', () => {
       if (/<w:footnoteReference /.test(documentXml))
         expectFile(dir, 'footnotes.xml', prettyXml(part(result.docx, 'word/footnotes.xml')));
       if (markdown.startsWith('---\n')) expectFile(dir, 'core.xml', prettyXml(part(result.docx, 'docProps/core.xml')));
+      if (/<w:commentReference /.test(documentXml))
+        expectFile(dir, 'comments.xml', prettyXml(part(result.docx, 'word/comments.xml')));
       if (/<w:numId /.test(documentXml))
         expectFile(dir, 'numbering.xml', prettyXml(part(result.docx, 'word/numbering.xml')));
       const { ok, report } = await validateDocx(result.docx);

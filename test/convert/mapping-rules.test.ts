@@ -9,7 +9,7 @@ import { RulesSchema } from '../../server/schemas/index.ts';
 // the policy's seed warnings), word for word.
 
 const LIST =
-  'heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, definition_term, definition, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting';
+  'heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, caption, definition_term, definition, title, subtitle, author, date, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting, comments';
 
 describe('checkRules', () => {
   it('is the REST API’s Rules schema', () => {

@@ -157,4 +157,19 @@ describe('HTML comments', () => {
     expect(paragraphs(body).map((p) => p.text)).toEqual(['Text  more.', 'After  end.']);
     expect(partNames(docx)).not.toContain('word/comments.xml');
   });
+
+  it('become Word comments anchored where they stood with `comments: "word"`', async () => {
+    const { body, warnings, docx } = await converted(COMMENTS, {
+      mapping: { paragraph: 'Body Text', comments: 'word' },
+    });
+    expect(warnings).toEqual([]);
+    const comments = part(docx, 'word/comments.xml');
+    expect(comments).toContain('an inline note');
+    expect(comments).toMatch(/a block comment[\s\S]*over two lines/);
+    expect(comments).toMatch(/two[\s\S]*lines/);
+    expect(body.match(/<w:commentReference /g)).toHaveLength(3);
+    // The inline one between "Text " and " more.", the block one at the start of the paragraph after it.
+    expect(body).toMatch(/Text <\/w:t><\/w:r><w:commentRangeStart w:id="(\d+)"\/>/);
+    expect(paragraphs(body).map((p) => p.text)).toEqual(['Text  more.', 'After  end.']);
+  });
 });

@@ -43,7 +43,7 @@ export const RULE_FIELDS: readonly RuleField[] = [
 
 /** An option where SPEC fixes one behaviour (server/convert/element-options.ts): SPEC's choice comes first. */
 export interface OptionField {
-  key: 'thematic_break' | 'task_list' | 'code_highlighting' | 'math';
+  key: 'thematic_break' | 'task_list' | 'code_highlighting' | 'math' | 'comments';
   label: string;
   choices: readonly { value: string; label: string }[];
 }
@@ -82,6 +82,14 @@ export const OPTION_FIELDS: readonly OptionField[] = [
       { value: 'dollars', label: 'Word equations' },
       { value: 'dollars_and_fences', label: 'Word equations, ```math fences too' },
       { value: 'none', label: 'Text, as written' },
+    ],
+  },
+  {
+    key: 'comments',
+    label: 'HTML comments (<!-- … -->)',
+    choices: [
+      { value: 'drop', label: 'Left out' },
+      { value: 'word', label: 'Word comments' },
     ],
   },
 ];

@@ -13,6 +13,7 @@ import { heading } from './handlers/heading.ts';
 import { fencedDiv } from './handlers/fenced-div.ts';
 import { span } from './handlers/span.ts';
 import { htmlBlock, htmlInline } from './handlers/html.ts';
+import { htmlCommentBlock, htmlCommentInline } from './handlers/html-comment.ts';
 import { image, imageReference } from './handlers/image.ts';
 import { inlineCode } from './handlers/inline-code.ts';
 import { link, linkReference } from './handlers/link.ts';
@@ -42,6 +43,7 @@ import {
   type CompileOptions,
   type InlineHandler,
   type ListDefinition,
+  type WordComment,
 } from './state.ts';
 import type { TitleValues } from './title-block.ts';
 
@@ -71,6 +73,7 @@ const blockHandlers: Record<string, BlockHandler | null> = {
     node.lang === 'math' && state.options.math === 'dollars_and_fences' ? math(state, node, code) : code(state, node),
   math: (state, node: Math) => math(state, node, code),
   html: htmlBlock,
+  htmlComment: htmlCommentBlock,
   table,
   yaml: (state, node: Yaml) => frontMatter(state, node, code),
   // Used through references, or printed as footnotes.
@@ -96,6 +99,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   imageReference,
   footnoteReference,
   html: htmlInline,
+  htmlComment: htmlCommentInline,
   superscript,
   subscript,
   span,
@@ -120,6 +124,8 @@ export interface CompiledDocument {
   noteMarks: ReadonlyMap<number, number | undefined>;
   /** The token kinds of the highlighted code (package/token-styles.ts adds their styles where the template lacks them). */
   tokenKinds: ReadonlySet<string>;
+  /** The Word comments (`comments: "word"`), their ids past the template's own. */
+  comments: WordComment[];
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
@@ -137,6 +143,9 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   if (state.breakBefore) children.push(state.pageBreak());
   const leftOver = state.anchors.leftOver();
   if (leftOver.length > 0) children.push(new Paragraph({ children: leftOver }));
+  // Comments after the last paragraph: a paragraph of their own.
+  const lastComments = state.takePendingComments();
+  if (lastComments.length > 0) children.push(new Paragraph({ children: lastComments }));
   for (const [id, definition] of state.footnoteDefinitions) {
     // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
     state.line = definition.position?.start.line ?? null;
@@ -154,6 +163,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     stats,
     noteMarks: noteMarks(state.noteSites),
     tokenKinds: state.tokenKinds,
+    comments: state.comments,
     ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
   };
 }

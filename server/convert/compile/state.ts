@@ -1,6 +1,9 @@
 import {
   AlignmentType,
   BorderStyle,
+  CommentRangeEnd,
+  CommentRangeStart,
+  CommentReference,
   LineRuleType,
   PageBreak,
   Paragraph,
@@ -134,6 +137,14 @@ export interface CompileOptions {
   texToOmml?: ((tex: string, display: boolean) => MathResult) | undefined;
   /** The template's styles, for the ones the markdown names itself (`custom-style`). */
   templateStyles?: readonly TemplateStyle[];
+  /** The first id free for our Word comments: the template's own kept comments have lower ones. */
+  commentIdBase?: number;
+}
+
+/** An HTML comment to write as a Word comment (`comments: "word"`): its id and text. */
+export interface WordComment {
+  id: number;
+  text: string;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -171,6 +182,11 @@ export class State {
   readonly tokenKinds = new Set<TokenKind>();
   /** The template's language (CompileOptions.language). */
   readonly templateLanguage: string | undefined;
+  /** The Word comments written (handlers/html-comment.ts), in document order. */
+  readonly comments: WordComment[] = [];
+  /** Comments that stood between blocks: anchored at the start of the next paragraph written. */
+  private pendingComments: number[] = [];
+  private readonly commentIdBase: number;
   /** The document's first heading, when there is one (a repeat of the printed title is not printed: front-matter.ts). */
   firstHeading: Heading | undefined = undefined;
   /** The first heading when it repeats the printed title: its bookmark is on the title line, it prints nothing. */
@@ -240,6 +256,26 @@ export class State {
     this.numberedStyles = options.numberedStyles ?? new Map();
     this.templateStyles = options.templateStyles ?? [];
     this.texToOmml = options.texToOmml;
+    this.commentIdBase = options.commentIdBase ?? 0;
+  }
+
+  /** Adds a Word comment of `text`; returns its id. */
+  addComment(text: string): number {
+    const id = this.commentIdBase + this.comments.length;
+    this.comments.push({ id, text });
+    return id;
+  }
+
+  /** Anchors a comment at the start of the next paragraph (one that stood between blocks). */
+  deferComment(id: number): void {
+    this.pendingComments.push(id);
+  }
+
+  /** The comments still waiting for a paragraph, taken. */
+  takePendingComments(): ParagraphChild[] {
+    const ids = this.pendingComments;
+    this.pendingComments = [];
+    return ids.flatMap((id) => commentMarks(id));
   }
 
   /**
@@ -492,7 +528,11 @@ export class State {
    * and the indentation of surrounding lists and quotes.
    */
   paragraph(role: ParagraphRole, children: ParagraphChild[], extra: IParagraphOptions = {}): Paragraph {
-    const options: Record<string, unknown> = { children: this.anchors.withDeferred(children), ...extra };
+    const marks = this.pendingComments.length > 0 ? this.takePendingComments() : [];
+    const options: Record<string, unknown> = {
+      children: this.anchors.withDeferred(marks.length > 0 ? [...marks, ...children] : children),
+      ...extra,
+    };
     const pending = this.pendingItem;
     this.pendingItem = undefined;
     if (this.inFootnote) {
@@ -573,6 +613,11 @@ export class State {
   private listStyle(reference: string): string | undefined {
     return reference === 'bullet' ? this.styles.list_bullet : this.styles.list_ordered;
   }
+}
+
+/** A comment's place in a paragraph: an empty range and the reference run (Word shows the comment there). */
+export function commentMarks(id: number): ParagraphChild[] {
+  return [new CommentRangeStart(id), new CommentRangeEnd(id), new TextRun({ children: [new CommentReference(id)] })];
 }
 
 /** What the paragraphs of each role are, for the warning of a numbered style (State.unnumbered). */

@@ -26,6 +26,7 @@ import { displayMathFromMarkdown, pandocMathText } from './math.ts';
 import { attributeBlocks, leftoverSyntax } from './attributes.ts';
 import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
 import { lineBlocks } from './line-blocks.ts';
+import { htmlComments } from './html-comments.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -215,6 +216,8 @@ export interface ParseOptions {
   math: boolean;
   /** pandoc's: definition lists and line blocks too (docs/elements.md); absent: GFM. */
   dialect?: Dialect;
+  /** HTML comments kept for Word comments (html-comments.ts); absent: dropped with the raw HTML. */
+  comments?: boolean;
 }
 const MATH_ON: ParseOptions = { math: true };
 
@@ -249,6 +252,7 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
+  if (options.comments === true) htmlComments(tree, source);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];

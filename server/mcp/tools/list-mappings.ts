@@ -8,7 +8,7 @@ export const listMappings = defineTool({
   name: 'list_mappings',
   title: 'List style mappings',
   description:
-    'List style mappings, optionally only those of one template. A mapping\'s rules give, per markdown element (heading levels "1"–"6", paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, definition_term, definition, inline_code, link, strong, emphasis; title, subtitle, author, date for the title block from front matter), the template style it gets, and the thematic_break, task_list, code_highlighting and math options. Pass a mapping\'s id or name to convert_markdown.',
+    'List style mappings, optionally only those of one template. A mapping\'s rules give, per markdown element (heading levels "1"–"6", paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, definition_term, definition, inline_code, link, strong, emphasis; title, subtitle, author, date for the title block from front matter), the template style it gets, and the thematic_break, task_list, code_highlighting, math and comments options. Pass a mapping\'s id or name to convert_markdown.',
   input: z.strictObject({
     template: IdOrName('template').optional().describe('Only the mappings of this template (id or name).'),
   }),
