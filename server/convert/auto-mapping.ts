@@ -498,7 +498,7 @@ export function suggestRules(styles: readonly TemplateStyle[]): MappingRules {
   return rules;
 }
 
-/** How many elements of the rules name a style (headings count one each): "matched 17 of 22". */
+/** How many elements of the rules name a style (headings count one each): "matched 17 of 24". */
 export function matchedCount(rules: MappingRules): { matched: number; of: number } {
   const headings = Object.keys(rules.heading ?? {}).length;
   const others = [...PARAGRAPH_KEYS, ...CHARACTER_KEYS].filter((k) => rules[k] !== undefined).length;
