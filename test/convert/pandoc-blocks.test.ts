@@ -2,6 +2,9 @@
 // GFM reads ordinary lines) and HTML comments (dropped, or Word comments when the mapping asks: `comments: "word"`).
 import { describe, expect, it } from 'vitest';
 import { convert, defaultTemplateRead, suggestRules } from '../../server/convert/index.ts';
+import type { Root } from 'mdast';
+import { toDocx } from '../../server/convert/compile/index.ts';
+import { boundNesting } from '../../server/convert/parse/flatten.ts';
 import { part, partNames, validateDocx } from '../helpers/docx.ts';
 
 const created = new Date('2026-01-02T03:04:05Z');
@@ -95,6 +98,36 @@ describe('definition lists', () => {
       mapping: { definition_term: 'No Such Term', definition: 'No Such Definition' },
     });
     expect(warnings).toEqual(['missing_style: No Such Term', 'missing_style: No Such Definition']);
+  });
+
+  it('nested 5,000 deep: the nesting bounded as for quotes and lists, compiled without a stack overflow', () => {
+    // The tree a definition holding a quote holding the next list gives, 5,000 times (parsing that much takes minutes).
+    const root: Root = { type: 'root', children: [] };
+    let blocks = root.children as unknown[];
+    for (let i = 0; i < 5000; i++) {
+      const description = { type: 'defListDescription', spread: false, children: [] as unknown[] };
+      blocks.push({
+        type: 'defList',
+        children: [{ type: 'defListTerm', children: [{ type: 'text', value: `term ${i}` }] }, description],
+      });
+      blocks = description.children;
+    }
+    blocks.push({ type: 'paragraph', children: [{ type: 'text', value: 'the innermost text' }] });
+    boundNesting(root);
+    // The lists nested in one another, counted through their definitions.
+    let depth = 0;
+    for (let node: { type?: string; children?: unknown[] } | undefined = root; node;) {
+      if (node.type === 'defList') depth += 1;
+      node = (node.children ?? []).find((c) => /^defList(Description)?$/.test((c as { type: string }).type)) as
+        typeof node | undefined;
+    }
+    expect(depth).toBeLessThan(60);
+    const stats = { headings: 0, paragraphs: 0, lists: 0, tables: 0, code_blocks: 0, images: 0 };
+    const compiled = toDocx(
+      { tree: root, stats, maxListDepth: 0, warnings: [], warningDetails: [] },
+      { styles: { heading: {}, tableHeaderRow: true, titleBlock: {} }, textWidthTwips: 9000 },
+    );
+    expect(compiled.children).toHaveLength(5001);
   });
 
   it("the automatic mapping finds pandoc's style names", () => {

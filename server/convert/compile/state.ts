@@ -515,7 +515,8 @@ export class State {
    */
   blockIndent(role: ParagraphRole): number {
     const quotes = Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
-    const definitions = this.definitionDepth;
+    // Indented like quotes: at most MAX_QUOTE_INDENT_DEPTH steps, so deep nesting stays on the page.
+    const definitions = Math.min(this.definitionDepth, MAX_QUOTE_INDENT_DEPTH);
     if (role === 'quote' && this.styles.blockquote && this.listDepth === 0 && quotes === 1 && definitions === 0)
       return 0;
     if (role === 'definition' && this.styles.definition && this.listDepth === 0 && quotes === 0 && definitions === 1)
@@ -559,7 +560,9 @@ export class State {
     if (this.rtl && role !== 'code') options.bidirectional = true;
     if (pending) {
       options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
-      const quoteIndent = INDENT_STEP * (Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH) + this.definitionDepth);
+      const quoteIndent =
+        INDENT_STEP *
+        (Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH) + Math.min(this.definitionDepth, MAX_QUOTE_INDENT_DEPTH));
       // Inside a quote or a definition the item's indentation moves right with it.
       if (quoteIndent > 0)
         options.indent = { left: quoteIndent + INDENT_STEP * (pending.level + 1), hanging: INDENT_STEP / 2 };
