@@ -130,6 +130,19 @@ describe('definition lists', () => {
     expect(compiled.children).toHaveLength(5001);
   });
 
+  it("pandoc's `~` marker, which is not read, stays text with a warning and its line", async () => {
+    const result = await convert({ markdown: 'Intro.\n\nTerm\n~ Its definition.\n', created, dialect: 'pandoc' });
+    expect(result.warningDetails).toEqual([
+      {
+        warning: "syntax_as_text: ~ definition (pandoc's ~ marker is not read; a definition starts with :)",
+        line: 4,
+        count: 1,
+      },
+    ]);
+    const gfm = await convert({ markdown: 'Term\n~ Its definition.\n', created });
+    expect(gfm.warnings).toEqual([]);
+  });
+
   it("the automatic mapping finds pandoc's style names", () => {
     const rules = suggestRules(defaultTemplateRead().styles);
     expect(rules).toMatchObject({ definition_term: 'Definition Term', definition: 'Definition' });

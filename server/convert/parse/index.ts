@@ -26,6 +26,7 @@ import { displayMathFromMarkdown, pandocMathText } from './math.ts';
 import { attributeBlocks, leftoverSyntax } from './attributes.ts';
 import { fencedDivs, MAX_DIV_NESTING } from './fenced-divs.ts';
 import { lineBlocks } from './line-blocks.ts';
+import { tildeDefinitions } from './definition-markers.ts';
 import { htmlComments } from './html-comments.ts';
 
 type Transform = (tree: Root) => Root | undefined;
@@ -239,7 +240,11 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   const warnings = new WarningList();
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
-  if (options.dialect === 'pandoc') lineBlocks(tree, source);
+  if (options.dialect === 'pandoc') {
+    lineBlocks(tree, source);
+    for (const line of tildeDefinitions(tree, source))
+      warnings.add("syntax_as_text: ~ definition (pandoc's ~ marker is not read; a definition starts with :)", line);
+  }
   attributeBlocks(tree, source);
   const fences = fencedDivs(tree, source);
   for (const line of fences.unclosed)
