@@ -24,6 +24,8 @@ type ParagraphKey =
   | 'footnote_text'
   | 'bibliography'
   | 'caption'
+  | 'definition_term'
+  | 'definition'
   | 'title'
   | 'subtitle'
   | 'author'
@@ -42,6 +44,8 @@ const PARAGRAPH_KEYS: readonly ParagraphKey[] = [
   'footnote_text',
   'bibliography',
   'caption',
+  'definition_term',
+  'definition',
   ...TITLE_KEYS,
   'abstract',
 ];
@@ -66,6 +70,9 @@ const NAMES: Record<Exclude<Element, `heading ${HeadingLevel}`>, readonly string
   footnote_text: ['footnote text'],
   bibliography: ['Bibliography', 'References', 'Reference List'],
   caption: ['Caption', 'Image Caption', 'Table Caption'],
+  // pandoc's reference.docx names; LibreOffice's "List Heading" and "List Contents" are its definition list styles.
+  definition_term: ['Definition Term', 'List Heading'],
+  definition: ['Definition', 'List Contents'],
   title: ['Title'],
   subtitle: ['Subtitle'],
   author: ['Author'],
@@ -212,6 +219,9 @@ const LOCALISED: Record<Exclude<Element, `heading ${HeadingLevel}`> | 'heading N
     '図表番号',
     '캡션',
   ],
+  // Word has no built-in styles for definition lists: nothing localised to match.
+  definition_term: [],
+  definition: [],
   title: ['Titel', 'Titre', 'Título', 'Titolo', 'Название', '标题', '標題', '表題', '제목'],
   subtitle: [
     'Untertitel',
@@ -509,7 +519,7 @@ export function suggestRules(styles: readonly TemplateStyle[]): MappingRules {
   return rules;
 }
 
-/** How many elements of the rules name a style (headings count one each): "matched 17 of 22". */
+/** How many elements of the rules name a style (headings count one each): "matched 17 of 24". */
 export function matchedCount(rules: MappingRules): { matched: number; of: number } {
   const headings = Object.keys(rules.heading ?? {}).length;
   const others = [...PARAGRAPH_KEYS, ...CHARACTER_KEYS].filter((k) => rules[k] !== undefined).length;

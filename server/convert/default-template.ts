@@ -45,6 +45,8 @@ export const DEFAULT_RULES: MappingRules = {
   date: 'Date',
   abstract: 'Abstract',
   caption: 'Caption',
+  definition_term: 'Definition Term',
+  definition: 'Definition',
 };
 
 const FONT = 'Calibri';
@@ -156,6 +158,21 @@ const styles: IStylesOptions = {
       quickFormat: true,
       run: { size: 18, italics: true, color: '44546A' },
       paragraph: { spacing: { before: 60, after: 200 } },
+    },
+    // A definition list's terms and definitions (pandoc's dialect), named as in pandoc's reference document.
+    {
+      id: 'DefinitionTerm',
+      name: 'Definition Term',
+      basedOn: 'Normal',
+      next: 'Definition',
+      run: { bold: true },
+      paragraph: { spacing: { before: 120, after: 0 }, keepNext: true },
+    },
+    {
+      id: 'Definition',
+      name: 'Definition',
+      basedOn: 'Normal',
+      paragraph: { indent: { left: 720 }, spacing: { after: 120 } },
     },
     {
       id: 'Footer',

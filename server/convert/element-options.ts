@@ -11,6 +11,8 @@ export const ELEMENT_OPTIONS = {
   math: ['dollars', 'dollars_and_fences', 'none'],
   /** Fenced code in a known language: highlighted, a character style per token kind (SPEC's monospace kept), or plain. */
   code_highlighting: ['on', 'off'],
+  /** An HTML comment `<!-- … -->`: dropped (what a reader of the rendered markdown sees), or a Word comment there. */
+  comments: ['drop', 'word'],
 } as const;
 
 export type ElementOptionKey = keyof typeof ELEMENT_OPTIONS;
@@ -18,6 +20,7 @@ export type ThematicBreak = (typeof ELEMENT_OPTIONS.thematic_break)[number];
 export type TaskList = (typeof ELEMENT_OPTIONS.task_list)[number];
 export type MathOption = (typeof ELEMENT_OPTIONS.math)[number];
 export type CodeHighlighting = (typeof ELEMENT_OPTIONS.code_highlighting)[number];
+export type CommentsOption = (typeof ELEMENT_OPTIONS.comments)[number];
 
 /** The options a conversion applies, each resolved to a value. */
 export interface ElementOptions {
@@ -25,6 +28,7 @@ export interface ElementOptions {
   task_list: TaskList;
   math: MathOption;
   code_highlighting: CodeHighlighting;
+  comments: CommentsOption;
 }
 
 /** SPEC.md's behaviour, for a mapping that names no option. */
@@ -33,6 +37,7 @@ export const DEFAULT_ELEMENT_OPTIONS: ElementOptions = {
   task_list: 'plain',
   math: 'dollars',
   code_highlighting: 'on',
+  comments: 'drop',
 };
 
 /** Whether a rules key is one of the options. */
@@ -54,5 +59,6 @@ export function elementOptions(rules: Partial<ElementOptions>): ElementOptions {
     task_list: rules.task_list ?? DEFAULT_ELEMENT_OPTIONS.task_list,
     math: rules.math ?? DEFAULT_ELEMENT_OPTIONS.math,
     code_highlighting: rules.code_highlighting ?? DEFAULT_ELEMENT_OPTIONS.code_highlighting,
+    comments: rules.comments ?? DEFAULT_ELEMENT_OPTIONS.comments,
   };
 }

@@ -10,7 +10,13 @@ import { checkRules, resolveStyles, type MappingRules } from './mapping.ts';
 import { ImageEmbedder } from './images/embed.ts';
 import type { ImageSource } from './images/source.ts';
 import { renderHere, type Renderer } from './images/render.ts';
-import { packageDocument, templateLanguage, templateNumberedStyles, templateTitleFields } from './package/index.ts';
+import {
+  packageDocument,
+  templateCommentBase,
+  templateLanguage,
+  templateNumberedStyles,
+  templateTitleFields,
+} from './package/index.ts';
 import { isDialect, parseMarkdown, type Dialect } from './parse/index.ts';
 import { prepareCitations, type BibliographyInput } from './citations/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
@@ -128,6 +134,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const parsed = parseMarkdown(input.markdown, {
     math: options.math !== 'none',
     ...(input.dialect ? { dialect: input.dialect } : {}),
+    ...(options.comments === 'word' ? { comments: true } : {}),
   });
   const citations = await prepareCitations(parsed.tree, input.markdown, {
     bibliography: input.bibliography,
@@ -151,6 +158,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     templateStyles: template.styles,
     numberSections: input.numberSections ?? false,
     citations,
+    commentIdBase: templateCommentBase(template),
   });
   const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
   const warnings = new WarningList();

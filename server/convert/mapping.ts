@@ -50,6 +50,9 @@ function rulesSchema(strict?: { characters: boolean }) {
       code_block: name(),
       blockquote: name(),
       caption: name("Paragraph style of an image's title shown as a caption (docs/images.md)"),
+      // pandoc's dialect: a definition list's terms and definitions (pandoc's reference.docx names them so).
+      definition_term: name('Paragraph style of a definition list’s terms, e.g. "Definition Term"'),
+      definition: name('Paragraph style of a definition list’s definitions, e.g. "Definition"'),
       table: Type.Optional(
         Type.Object({ style: name(), header_row: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       ),
@@ -90,6 +93,12 @@ function rulesSchema(strict?: { characters: boolean }) {
         Type.Union([Type.Literal('on'), Type.Literal('off')], {
           description:
             'Fenced code in a known language: `on` (default: a character style per token kind, `KeywordTok`, … as pandoc names them) or `off` (plain)',
+        }),
+      ),
+      comments: Type.Optional(
+        Type.Union([Type.Literal('drop'), Type.Literal('word')], {
+          description:
+            'An HTML comment `<!-- … -->`: `drop` (default: not printed, as a rendered markdown shows it) or `word` (a Word comment where it stood)',
         }),
       ),
     },
@@ -155,7 +164,7 @@ export function checkRules(
       : undefined;
     if (property === undefined)
       return [
-        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, bibliography, caption, title, subtitle, author, date, abstract, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
+        `${field} is not a known key; use heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, bibliography, caption, definition_term, definition, title, subtitle, author, date, abstract, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting`,
       ];
     if (Check(property, v)) return [];
     if (key === 'heading')
@@ -188,6 +197,9 @@ export interface ResolvedStyles {
   strong?: string;
   emphasis?: string;
   caption?: string;
+  /** A definition list's terms and definitions (pandoc's dialect). */
+  definitionTerm?: string;
+  definition?: string;
   hyperlink?: string;
   /** The mapped footnote text style, else the template's "footnote text". */
   footnoteText?: string;
@@ -239,6 +251,8 @@ export function resolveStyles(
     table: lookup(rules.table?.style, 'table'),
     tableHeaderRow: rules.table?.header_row ?? true,
     caption: lookup(rules.caption, 'paragraph'),
+    definitionTerm: lookup(rules.definition_term, 'paragraph'),
+    definition: lookup(rules.definition, 'paragraph'),
     inlineCode: lookup(rules.inline_code, 'character'),
     strong: lookup(rules.strong, 'character'),
     emphasis: lookup(rules.emphasis, 'character'),

@@ -223,7 +223,7 @@ const mappingFields = {
   managed: Type.Boolean({
     description: "Seeded by the organisation's policy: read-only (PATCH and DELETE answer 403)",
   }),
-  // Beyond SPEC (docs/mappings.md): what "20 of 22" says beside the mapping on every surface.
+  // Beyond SPEC (docs/mappings.md): what "22 of 24" says beside the mapping on every surface.
   matched: Matched,
 };
 

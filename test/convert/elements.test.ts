@@ -1,4 +1,5 @@
-// Fixture tests per element: test/fixtures/elements/<case>/input.md (and optional mapping.json, options.json) in, the document
+// Fixture tests per element: test/fixtures/elements/<case>/input.md (and optional mapping.json, and options.json:
+// further options of convert(), e.g. the dialect) in, the document
 // body XML (pretty-printed), warnings and stats out. `UPDATE=1 npx vitest run test/convert/elements.test.ts`
 // rewrites the expected files for review.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,6 +47,8 @@ describe('elements (fixtures)', () => {
       if (/<w:footnoteReference /.test(documentXml))
         expectFile(dir, 'footnotes.xml', prettyXml(part(result.docx, 'word/footnotes.xml')));
       if (markdown.startsWith('---\n')) expectFile(dir, 'core.xml', prettyXml(part(result.docx, 'docProps/core.xml')));
+      if (/<w:commentReference /.test(documentXml))
+        expectFile(dir, 'comments.xml', prettyXml(part(result.docx, 'word/comments.xml')));
       if (/<w:numId /.test(documentXml))
         expectFile(dir, 'numbering.xml', prettyXml(part(result.docx, 'word/numbering.xml')));
       const { ok, report } = await validateDocx(result.docx);

@@ -9,7 +9,7 @@ import { RulesSchema } from '../../server/schemas/index.ts';
 // the policy's seed warnings), word for word.
 
 const LIST =
-  'heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, bibliography, caption, title, subtitle, author, date, abstract, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting';
+  'heading, paragraph, list_bullet, list_ordered, code_block, blockquote, table, footnote_text, bibliography, caption, definition_term, definition, title, subtitle, author, date, abstract, inline_code, link, strong, emphasis, thematic_break, task_list, math, code_highlighting';
 
 describe('checkRules', () => {
   it('is the REST API’s Rules schema', () => {

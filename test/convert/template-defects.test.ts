@@ -196,6 +196,25 @@ describe("a template's own notes and comments", async () => {
   });
 });
 
+describe('HTML comments as Word comments (`comments: "word"`) in a template with comments of its own', () => {
+  it("take the part's place of the template's comments its text no longer anchors", async () => {
+    const result = await convert({
+      markdown: 'Our text <!-- our comment --> here.\n',
+      template: templateWithLeftovers(),
+      mapping: { comments: 'word' },
+      created,
+    });
+    const comments = all(parse(part(result.docx, 'word/comments.xml')), 'comment');
+    expect(comments.map((c) => [c.getAttributeNS(W, 'id'), c.getAttributeNS(W, 'author'), text(c).trim()])).toEqual([
+      ['0', 'Markdown', 'our comment'],
+    ]);
+    const body = part(result.docx, 'word/document.xml');
+    expect(body).toContain('<w:commentReference w:id="0"/>');
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
+});
+
 /** A two-section template: `{{content}}` in the first, landscape section; an appendix in the second, portrait one. */
 function landscapeFirstTemplate(): Uint8Array {
   const margins =

@@ -144,9 +144,9 @@ describe('auto-mapping on template upload (corpus templates)', () => {
     const [mapping] = (
       await app.inject({ method: 'GET', url: `/api/v1/mappings?template_id=${template.id}`, headers: ADMIN })
     ).json<(Mapping & { matched: unknown })[]>();
-    // Title, subtitle, author, date, abstract, bibliography and caption included: all but strong and emphasis (APA has neither).
-    expect(mapping?.matched).toEqual({ matched: 21, of: 23 });
-    const expected = [{ id: mapping?.id, name: 'Matched by style name', matched: { matched: 21, of: 23 } }];
+    // Title, subtitle, author, date, abstract, bibliography, caption and the definition list styles included: all but strong and emphasis (APA has neither).
+    expect(mapping?.matched).toEqual({ matched: 23, of: 25 });
+    const expected = [{ id: mapping?.id, name: 'Matched by style name', matched: { matched: 23, of: 25 } }];
     expect(template.mappings).toEqual(expected);
     const got = await app.inject({ method: 'GET', url: `/api/v1/templates/${template.id}`, headers: ADMIN });
     expect(got.json<{ mappings: unknown }>().mappings).toEqual(expected);

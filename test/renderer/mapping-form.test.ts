@@ -37,6 +37,8 @@ describe('mapping form', () => {
       'footnote_text',
       'bibliography',
       'caption',
+      'definition_term',
+      'definition',
       'title',
       'subtitle',
       'author',
@@ -97,15 +99,18 @@ describe('mapping form', () => {
       task_list: 'plain',
       code_highlighting: 'on',
       math: 'dollars',
+      comments: 'drop',
     });
     form.options.task_list = 'checkbox';
     form.options.code_highlighting = 'off';
+    form.options.comments = 'word';
     expect(rulesOf(form)).toEqual({
       strong: 'Strong',
       table: { header_row: true },
       thematic_break: 'rule',
       task_list: 'checkbox',
       code_highlighting: 'off',
+      comments: 'word',
     });
     form.options.thematic_break = 'page_break';
     expect(rulesOf(form)).not.toHaveProperty('thematic_break');

@@ -28,6 +28,9 @@ export const RULE_FIELDS: readonly RuleField[] = [
   { key: 'bibliography', label: 'Bibliography entry', kind: 'paragraph' },
   // An image's title printed under it (docs/images.md).
   { key: 'caption', label: 'Image caption', kind: 'paragraph' },
+  // A definition list's terms and definitions (pandoc's markdown).
+  { key: 'definition_term', label: 'Definition term', kind: 'paragraph' },
+  { key: 'definition', label: 'Definition', kind: 'paragraph' },
   // The title block: front matter printed at the top (docs/rtl-and-title.md).
   { key: 'title', label: 'Title', kind: 'paragraph' },
   { key: 'subtitle', label: 'Subtitle', kind: 'paragraph' },
@@ -44,7 +47,7 @@ export const RULE_FIELDS: readonly RuleField[] = [
 
 /** An option where SPEC fixes one behaviour (server/convert/element-options.ts): SPEC's choice comes first. */
 export interface OptionField {
-  key: 'thematic_break' | 'task_list' | 'code_highlighting' | 'math';
+  key: 'thematic_break' | 'task_list' | 'code_highlighting' | 'math' | 'comments';
   label: string;
   choices: readonly { value: string; label: string }[];
 }
@@ -83,6 +86,14 @@ export const OPTION_FIELDS: readonly OptionField[] = [
       { value: 'dollars', label: 'Word equations' },
       { value: 'dollars_and_fences', label: 'Word equations, ```math fences too' },
       { value: 'none', label: 'Text, as written' },
+    ],
+  },
+  {
+    key: 'comments',
+    label: 'HTML comments (<!-- … -->)',
+    choices: [
+      { value: 'drop', label: 'Left out' },
+      { value: 'word', label: 'Word comments' },
     ],
   },
 ];

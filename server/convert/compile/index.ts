@@ -5,6 +5,7 @@ import { blockquote } from './handlers/blockquote.ts';
 import { bibliography, bibliographyAtEnd, citation } from './handlers/citation.ts';
 import { hardBreak } from './handlers/break.ts';
 import { code } from './handlers/code.ts';
+import { definitionList } from './handlers/definition-list.ts';
 import { strikethrough } from './handlers/delete.ts';
 import { emphasis } from './handlers/emphasis.ts';
 import { footnoteReference, noteMarks } from './handlers/footnote-reference.ts';
@@ -13,6 +14,7 @@ import { heading } from './handlers/heading.ts';
 import { fencedDiv } from './handlers/fenced-div.ts';
 import { span } from './handlers/span.ts';
 import { htmlBlock, htmlInline } from './handlers/html.ts';
+import { htmlCommentBlock, htmlCommentInline } from './handlers/html-comment.ts';
 import { image, imageReference } from './handlers/image.ts';
 import { inlineCode } from './handlers/inline-code.ts';
 import { link, linkReference } from './handlers/link.ts';
@@ -44,6 +46,7 @@ import {
   type CompileOptions,
   type InlineHandler,
   type ListDefinition,
+  type WordComment,
 } from './state.ts';
 import type { TitleValues } from './title-block.ts';
 import { findStyle } from '../template/styles.ts';
@@ -63,6 +66,10 @@ const blockHandlers: Record<string, BlockHandler | null> = {
   pageBreak,
   fencedDiv: (state, node: FencedDiv) => fencedDiv(state, node, bibliography),
   blockquote,
+  // pandoc's dialect: a definition list's terms and definitions, all handled by `definitionList`.
+  defList: definitionList,
+  defListTerm: null,
+  defListDescription: null,
   list: (state, node: List) => list(state, node, listItem),
   listItem: (state, node: ListItem) => listItem(state, node),
   // A ```math fence is display math when the mapping asks for it (element-options.ts), else the code block it is.
@@ -70,6 +77,7 @@ const blockHandlers: Record<string, BlockHandler | null> = {
     node.lang === 'math' && state.options.math === 'dollars_and_fences' ? math(state, node, code) : code(state, node),
   math: (state, node: Math) => math(state, node, code),
   html: htmlBlock,
+  htmlComment: htmlCommentBlock,
   table,
   yaml: (state, node: Yaml) => frontMatter(state, node, code),
   // Used through references, or printed as footnotes.
@@ -95,6 +103,7 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
   imageReference,
   footnoteReference,
   html: htmlInline,
+  htmlComment: htmlCommentInline,
   superscript,
   subscript,
   span,
@@ -127,6 +136,8 @@ export interface CompiledDocument {
   tokenKinds: ReadonlySet<string>;
   /** True when the body has landscape divs' section markers (compile/sections.ts) for the packaging to replace. */
   landscape: boolean;
+  /** The Word comments (`comments: "word"`), their ids past the template's own. */
+  comments: WordComment[];
 }
 
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
@@ -150,6 +161,9 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   if (state.breakBefore) children.push(state.pageBreak());
   const leftOver = state.anchors.leftOver();
   if (leftOver.length > 0) children.push(new Paragraph({ children: leftOver }));
+  // Comments after the last paragraph: a paragraph of their own.
+  const lastComments = state.takePendingComments();
+  if (lastComments.length > 0) children.push(new Paragraph({ children: lastComments }));
   for (const [id, definition] of state.footnoteDefinitions) {
     // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
     state.line = definition.position?.start.line ?? null;
@@ -169,6 +183,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     noteMarks: noteMarks(state.noteSites),
     tokenKinds: state.tokenKinds,
     landscape: state.landscapeUsed,
+    comments: state.comments,
     ...(state.toc.written ? { toc: state.toc.request(tocHeadings(state)) } : {}),
     ...(headingNumbering ? { headingNumbering } : {}),
     ...(state.captions.listed ? { updateFields: true as const } : {}),

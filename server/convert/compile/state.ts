@@ -1,6 +1,9 @@
 import {
   AlignmentType,
   BorderStyle,
+  CommentRangeEnd,
+  CommentRangeStart,
+  CommentReference,
   LineRuleType,
   PageBreak,
   Paragraph,
@@ -74,7 +77,8 @@ export interface InlineContext {
   lang?: string;
 }
 
-export type ParagraphRole = 'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote';
+export type ParagraphRole =
+  'paragraph' | 'heading' | 'code' | 'list' | 'quote' | 'cell' | 'footnote' | 'term' | 'definition';
 
 /** A list the next paragraph belongs to as the first paragraph of an item. */
 export interface PendingItem {
@@ -101,9 +105,10 @@ export interface NoteSite {
 
 /** The block context a table cell or footnote replaces for its content. */
 export interface BlockContext {
-  container: 'quote' | 'list' | undefined;
+  container: 'quote' | 'list' | 'definition' | undefined;
   listDepth: number;
   quoteDepth: number;
+  definitionDepth: number;
   inFootnote: boolean;
   inHeaderCell: boolean;
   pendingItem: PendingItem | undefined;
@@ -143,6 +148,14 @@ export interface CompileOptions {
   numberSections?: boolean;
   /** The document's citations formatted and its bibliography (citations/index.ts); absent: it has none. */
   citations?: CompileCitations | undefined;
+  /** The first id free for our Word comments: the template's own kept comments have lower ones. */
+  commentIdBase?: number;
+}
+
+/** An HTML comment to write as a Word comment (`comments: "word"`): its id and text. */
+export interface WordComment {
+  id: number;
+  text: string;
 }
 
 /** The one object every handler receives: options, collected definitions, context stacks and results. */
@@ -192,6 +205,11 @@ export class State {
   readonly tokenKinds = new Set<TokenKind>();
   /** The template's language (CompileOptions.language). */
   readonly templateLanguage: string | undefined;
+  /** The Word comments written (handlers/html-comment.ts), in document order. */
+  readonly comments: WordComment[] = [];
+  /** Comments that stood between blocks: anchored at the start of the next paragraph written. */
+  private pendingComments: number[] = [];
+  private readonly commentIdBase: number;
   /** The document's first heading, when there is one (a repeat of the printed title is not printed: front-matter.ts). */
   firstHeading: Heading | undefined = undefined;
   /** The first heading when it repeats the printed title: its bookmark is on the title line, it prints nothing. */
@@ -203,8 +221,13 @@ export class State {
   listDepth = 0;
   /** Depth of blockquotes around the current block. */
   quoteDepth = 0;
-  /** The innermost container of the current block: a quote's paragraphs take the quote style, a list's do not. */
-  container: 'quote' | 'list' | undefined = undefined;
+  /** Depth of definitions (of definition lists) around the current block. */
+  definitionDepth = 0;
+  /**
+   * The innermost container of the current block: a quote's paragraphs take the quote style, a definition's the
+   * definition style, a list's none of its own.
+   */
+  container: 'quote' | 'list' | 'definition' | undefined = undefined;
   /** Set while compiling footnote content. */
   inFootnote = false;
   /** Set while compiling a table header cell. */
@@ -263,6 +286,26 @@ export class State {
     this.templateStyles = options.templateStyles ?? [];
     this.texToOmml = options.texToOmml;
     this.citations = options.citations;
+    this.commentIdBase = options.commentIdBase ?? 0;
+  }
+
+  /** Adds a Word comment of `text`; returns its id. */
+  addComment(text: string): number {
+    const id = this.commentIdBase + this.comments.length;
+    this.comments.push({ id, text });
+    return id;
+  }
+
+  /** Anchors a comment at the start of the next paragraph (one that stood between blocks). */
+  deferComment(id: number): void {
+    this.pendingComments.push(id);
+  }
+
+  /** The comments still waiting for a paragraph, taken. */
+  takePendingComments(): ParagraphChild[] {
+    const ids = this.pendingComments;
+    this.pendingComments = [];
+    return ids.flatMap((id) => commentMarks(id));
   }
 
   /**
@@ -379,6 +422,7 @@ export class State {
       container: this.container,
       listDepth: this.listDepth,
       quoteDepth: this.quoteDepth,
+      definitionDepth: this.definitionDepth,
       inFootnote: this.inFootnote,
       inHeaderCell: this.inHeaderCell,
       pendingItem: this.pendingItem,
@@ -392,6 +436,7 @@ export class State {
         container: undefined,
         listDepth: 0,
         quoteDepth: 0,
+        definitionDepth: 0,
         pendingItem: undefined,
         breakBefore: false,
         cellAlignment: undefined,
@@ -497,13 +542,19 @@ export class State {
   }
 
   /**
-   * Left indentation of a block in the current list and quote context. A first-level quote in its mapped style keeps
-   * the style's own indentation; deeper ones, and quotes in lists, are indented one step per level.
+   * Left indentation of a block in the current list, quote and definition context. A first-level quote or definition
+   * in its mapped style keeps the style's own indentation; deeper ones, and those in lists, are indented one step per
+   * level.
    */
   blockIndent(role: ParagraphRole): number {
     const quotes = Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
-    if (role === 'quote' && this.styles.blockquote && this.listDepth === 0 && quotes === 1) return 0;
-    return INDENT_STEP * (this.listDepth + quotes);
+    // Indented like quotes: at most MAX_QUOTE_INDENT_DEPTH steps, so deep nesting stays on the page.
+    const definitions = Math.min(this.definitionDepth, MAX_QUOTE_INDENT_DEPTH);
+    if (role === 'quote' && this.styles.blockquote && this.listDepth === 0 && quotes === 1 && definitions === 0)
+      return 0;
+    if (role === 'definition' && this.styles.definition && this.listDepth === 0 && quotes === 0 && definitions === 1)
+      return 0;
+    return INDENT_STEP * (this.listDepth + quotes + definitions);
   }
 
   /**
@@ -511,7 +562,11 @@ export class State {
    * and the indentation of surrounding lists and quotes.
    */
   paragraph(role: ParagraphRole, children: ParagraphChild[], extra: IParagraphOptions = {}): Paragraph {
-    const options: Record<string, unknown> = { children: this.anchors.withDeferred(children), ...extra };
+    const marks = this.pendingComments.length > 0 ? this.takePendingComments() : [];
+    const options: Record<string, unknown> = {
+      children: this.anchors.withDeferred(marks.length > 0 ? [...marks, ...children] : children),
+      ...extra,
+    };
     const pending = this.pendingItem;
     this.pendingItem = undefined;
     if (this.inFootnote) {
@@ -522,6 +577,9 @@ export class State {
     } else if (role === 'quote' && options.style === undefined) {
       if (this.styles.blockquote) options.style = this.styles.blockquote;
       else Object.assign(options, QUOTE_FALLBACK);
+    } else if (role === 'term' || role === 'definition') {
+      const style = role === 'term' ? this.styles.definitionTerm : this.styles.definition;
+      if (style && options.style === undefined) options.style = style;
     }
     if (this.breakBefore && role !== 'cell' && !this.inFootnote) {
       options.pageBreakBefore = true;
@@ -535,8 +593,10 @@ export class State {
     if (this.rtl && role !== 'code') options.bidirectional = true;
     if (pending) {
       options.numbering = { reference: pending.reference, level: pending.level, instance: pending.instance };
-      const quoteIndent = INDENT_STEP * Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH);
-      // Inside a quote the item's indentation moves right with the quote.
+      const quoteIndent =
+        INDENT_STEP *
+        (Math.min(this.quoteDepth, MAX_QUOTE_INDENT_DEPTH) + Math.min(this.definitionDepth, MAX_QUOTE_INDENT_DEPTH));
+      // Inside a quote or a definition the item's indentation moves right with it.
       if (quoteIndent > 0)
         options.indent = { left: quoteIndent + INDENT_STEP * (pending.level + 1), hanging: INDENT_STEP / 2 };
     } else if (options.indent === undefined && role !== 'cell' && !this.inFootnote) {
@@ -591,6 +651,11 @@ export class State {
   }
 }
 
+/** A comment's place in a paragraph: an empty range and the reference run (Word shows the comment there). */
+export function commentMarks(id: number): ParagraphChild[] {
+  return [new CommentRangeStart(id), new CommentRangeEnd(id), new TextRun({ children: [new CommentReference(id)] })];
+}
+
 /** What the paragraphs of each role are, for the warning of a numbered style (State.unnumbered). */
 const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
   paragraph: 'paragraphs',
@@ -600,6 +665,8 @@ const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
   quote: 'quotes',
   cell: 'table cells',
   footnote: 'footnotes',
+  term: 'definition terms',
+  definition: 'definitions',
   title: 'the title block',
 };
 

@@ -8,6 +8,7 @@ export const CONTENT_TYPE = {
   template: 'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml',
   numbering: 'application/vnd.openxmlformats-officedocument.wordprocessingml.numbering+xml',
   footnotes: 'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml',
+  comments: 'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml',
   core: 'application/vnd.openxmlformats-package.core-properties+xml',
   settings: 'application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml',
 } as const;

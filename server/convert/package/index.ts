@@ -2,8 +2,9 @@
 // part has its own merger (template part + our part → merged part) over a DOM; relationships and content types are
 // objects that allocate ids in one place; namespaces are declared in one place (namespaces.ts).
 import type { Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
-import { Document } from 'docx';
+import { Document, Paragraph, TextRun, type ICommentOptions } from 'docx';
 import type { CompiledDocument } from '../compile/index.ts';
+import type { WordComment } from '../compile/state.ts';
 import type { TitleKey } from '../mapping.ts';
 import { relsPath, siblingPath, type Template } from '../template/read.ts';
 import { findPart, resolveTarget } from '../template/parts.ts';
@@ -13,6 +14,7 @@ import { corePropertiesXml } from './core-properties.ts';
 import { bodyBounds, rewriteBody } from './body.ts';
 import { documentShell, templateBody, type TemplateBody } from './document.ts';
 import {
+  adopt,
   children,
   isW,
   parseGeneratedPart,
@@ -44,7 +46,7 @@ import { addTokenStyles } from './token-styles.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
 import { serializeAroundAll } from './serialize.ts';
 import { landingSectionProperties, landscapeBreaks } from './sections.ts';
-import { unescapeBraces } from '../braces.ts';
+import { docxText, unescapeBraces } from '../braces.ts';
 import { docxParts, PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
 import { decodeUtf8, encodeUtf8 } from '../xml.ts';
@@ -74,6 +76,8 @@ interface Prepared {
   numberedStyles: ReadonlyMap<string, NumberedStyle>;
   /** The language of the template's text (templateLanguage). */
   language: string | undefined;
+  /** The first comment id past the template's kept comments (templateCommentBase). */
+  commentIdBase: number;
 }
 
 const prepared = new WeakMap<Template, Prepared>();
@@ -99,10 +103,15 @@ function prepare(template: Template): Prepared {
   if (endnotes && pruneNotes(endnotes, 'endnote', body.kept.endnotes))
     fixed.set(siblingPath(main, 'endnotes.xml'), encodeUtf8(serializePart(endnotes)));
   const comments = open(siblingPath(main, 'comments.xml'));
+  let commentIdBase = 0;
   if (comments?.documentElement) {
     const before = children(comments.documentElement).length;
     if (pruneComments(comments, body.kept.comments) !== before)
       fixed.set(siblingPath(main, 'comments.xml'), encodeUtf8(serializePart(comments)));
+    // A reduce, as footnoteIdBase: the kept comments' highest id, ours after it.
+    commentIdBase = children(comments.documentElement)
+      .filter((c) => isW(c, 'comment'))
+      .reduce((max, c) => Math.max(max, (Number(wAttr(c, 'id')) || 0) + 1), 0);
   }
   const settings = open(siblingPath(main, 'settings.xml'));
   if (settings && repairSettings(settings))
@@ -126,6 +135,7 @@ function prepare(template: Template): Prepared {
       ]),
     ),
     language: languageOf(styles),
+    commentIdBase,
     fixed,
     titleFields,
     titleFieldParts,
@@ -187,7 +197,7 @@ export async function packageDocument(
   // Numbered headings: the template with its heading styles numbered (made once per template and styles).
   const template = compiled.headingNumbering ? withHeadingNumbering(original, compiled.headingNumbering) : original;
   const ready = prepare(template);
-  const { parts: generated, noteCount } = await docxPartsOf(compiled);
+  const { parts: generated, noteCount } = await docxPartsOf(compiled, created);
   const generatedPart = (path: string): XmlDocument | null => {
     const data = generated.get(path);
     // Each is read once: its text (5.3 M characters of document.xml at 1.2 MB of markdown) is in the DOM then.
@@ -318,6 +328,10 @@ export async function packageDocument(
     if (footRels.changed) out.set(footRelsPath, footRels.toXml());
   }
 
+  // Word comments (`comments: "word"`): docx's after the template's kept ones, their ids already past them.
+  if (compiled.comments.length > 0)
+    mergeComments(ready, template, generatedPart('word/comments.xml'), out, mainRels, types);
+
   // Styles docx refers to by fixed ids: the template's own when it has them by name, else added.
   const finalNotes = footnotes && hasNotes ? [footnotes] : [];
   const referenced = pointSupportStyles(template.styles, [...tocNodes, ...finalNotes]);
@@ -385,11 +399,17 @@ export async function packageDocument(
  * docx's parts for our content. A long document's docx objects (55 MB at 1.2 MB of markdown) need not outlive what
  * they write: `compiled` lets go of them, and docx's copy of the section's children goes once it has written them.
  */
-async function docxPartsOf(compiled: CompiledDocument): Promise<{ parts: Map<string, Uint8Array>; noteCount: number }> {
+async function docxPartsOf(
+  compiled: CompiledDocument,
+  created: Date,
+): Promise<{ parts: Map<string, Uint8Array>; noteCount: number }> {
   const bodyChildren = compiled.children;
   const file = new Document({
     numbering: compiled.numbering,
     footnotes: compiled.footnotes,
+    ...(compiled.comments.length > 0
+      ? { comments: { children: compiled.comments.map((comment) => wordComment(comment, created)) } }
+      : {}),
     sections: [{ children: bodyChildren }],
   });
   const noteCount = Object.keys(compiled.footnotes).length;
@@ -397,6 +417,56 @@ async function docxPartsOf(compiled: CompiledDocument): Promise<{ parts: Map<str
   compiled.footnotes = {};
   bodyChildren.length = 0;
   return { parts: await docxParts(file), noteCount };
+}
+
+/**
+ * Puts our comments into the template's comments part (its own left as `prepare` kept them), or, where it has none,
+ * docx's part with its relationship and content type.
+ */
+function mergeComments(
+  ready: Prepared,
+  template: Template,
+  generated: XmlDocument | null,
+  out: Map<string, Uint8Array | string>,
+  rels: Relationships,
+  types: ContentTypes,
+): void {
+  const genRoot = generated?.documentElement;
+  if (!generated || !genRoot) throw new Error('docx wrote no comments part');
+  const path = siblingPath(template.mainPart, 'comments.xml');
+  const source = ready.fixed.get(path) ?? template.parts.get(path);
+  if (source === undefined) {
+    out.set(path, serializePart(generated));
+    addPart(rels, types, REL.comments, path, CONTENT_TYPE.comments);
+    return;
+  }
+  const merged = parsePart(source, path);
+  const root = merged.documentElement;
+  if (!root) throw new Error('the template comments part has no root');
+  for (const comment of children(genRoot).filter((c) => isW(c, 'comment'))) root.appendChild(adopt(merged, comment));
+  declareNamespaces(merged);
+  out.set(path, serializePart(merged));
+}
+
+/** The first id free for our comments: past the template's comments its kept body anchors (0 when it has none). */
+export function templateCommentBase(template: Template): number {
+  return prepare(template).commentIdBase;
+}
+
+/** The author a comment from the markdown is shown under (the markdown names none). */
+export const COMMENT_AUTHOR = { author: 'Markdown', initials: 'MD' } as const;
+
+/** A comment's text as Word comment (dated `created`): a paragraph per stretch between blank lines, its lines apart. */
+function wordComment(comment: WordComment, created: Date): ICommentOptions {
+  const children = comment.text.split(/\n[ \t]*\n\s*/).map(
+    (paragraph) =>
+      new Paragraph({
+        children: paragraph
+          .split('\n')
+          .map((line, k) => new TextRun({ text: docxText(line.trim()), ...(k > 0 ? { break: 1 } : {}) })),
+      }),
+  );
+  return { id: comment.id, ...COMMENT_AUTHOR, date: created, children };
 }
 
 /** The main document's text: the template's document with our body's stretches at their places. */

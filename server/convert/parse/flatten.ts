@@ -1,4 +1,4 @@
-import type { List, ListItem, Nodes, Parents, Root } from 'mdast';
+import type { List, ListItem, Nodes, Paragraph, Parents, Root } from 'mdast';
 import { MAX_LIST_LEVELS } from '../word-limits.ts';
 
 /** Lists deeper than this are hoisted: they render at the last list level anyway. */
@@ -38,6 +38,12 @@ export function boundNesting(tree: Root): void {
         i -= 1;
         continue;
       }
+      // A definition list (pandoc's dialect) as deep: its terms become paragraphs, its definitions' blocks stay.
+      if (isDefinitionList(child) && depth >= MAX_BLOCK_NESTING) {
+        children.splice(i, 1, ...definitionListBlocks(child));
+        i -= 1;
+        continue;
+      }
       if (INLINE_CONTAINERS.has(child.type) && inline >= MAX_INLINE_NESTING) {
         children.splice(i, 1, ...(child.children as Nodes[]));
         i -= 1;
@@ -51,10 +57,30 @@ export function boundNesting(tree: Root): void {
         lists: child.type === 'list' ? lists + 1 : lists,
         quotes: child.type === 'blockquote' ? quotes + 1 : quotes,
         inline: INLINE_CONTAINERS.has(child.type) ? inline + 1 : inline,
-        depth: child.type === 'blockquote' || child.type === 'list' ? depth + 1 : depth,
+        depth: child.type === 'blockquote' || child.type === 'list' || isDefinitionList(child) ? depth + 1 : depth,
       });
     }
   }
+}
+
+/** A definition list of mdast-util-definition-list: terms (phrasing) and definitions (blocks). */
+interface DefinitionList {
+  type: 'defList';
+  children: { type: string; children: Nodes[] }[];
+}
+
+/** Whether a node is a definition list (not in mdast's types: compile/handlers/definition-list.ts). */
+function isDefinitionList(node: Nodes): node is Nodes & DefinitionList {
+  return (node as { type: string }).type === 'defList';
+}
+
+/** A definition list's content as blocks: each term a paragraph, each definition's blocks. */
+function definitionListBlocks(list: DefinitionList): Nodes[] {
+  return list.children.flatMap((child): Nodes[] =>
+    child.type === 'defListTerm'
+      ? [{ type: 'paragraph', children: child.children as Paragraph['children'] }]
+      : child.children,
+  );
 }
 
 /** Moves the items of lists nested in `list.children[index]` right after it, in the same (deepest) list. */

@@ -11,6 +11,9 @@ import { gfmFootnote } from 'micromark-extension-gfm-footnote';
 import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
+import { defList } from 'micromark-extension-definition-list';
+// Its module alone: the package's index declares its nodes into mdast's content maps (handlers/definition-list.ts).
+import { defListFromMarkdown } from 'mdast-util-definition-list/lib/from-markdown.js';
 import { boundNesting } from './flatten.ts';
 import { rawHtmlToMdast } from './raw-html.ts';
 import { measure, type ConversionStats } from './stats.ts';
@@ -30,6 +33,9 @@ import { scriptsFromMarkdown, subscriptSyntax, superscriptSyntax } from './scrip
 export { DIALECTS, isDialect, type Dialect } from './dialect.ts';
 import { captionSyntax } from './captions.ts';
 import { crossReferences } from './references.ts';
+import { lineBlocks } from './line-blocks.ts';
+import { tildeDefinitions } from './definition-markers.ts';
+import { htmlComments } from './html-comments.ts';
 
 type Transform = (tree: Root) => Root | undefined;
 interface FromMarkdownExtension {
@@ -148,9 +154,14 @@ function pandocSyntax(needed: ReadonlySet<Need>, dialect: Dialect): SyntaxExtens
 
 /**
  * A parser like `processor` with GFM's syntax cut to `needed` (remark-gfm's own extension is the first), math and
- * pandoc's syntax (the last) too, in `dialect`.
+ * pandoc's syntax (the last) too, in `dialect`; with `definitions`, pandoc's definition lists
+ * (micromark-extension-definition-list), which GFM reads as paragraphs.
  */
-function processorWith(needed: ReadonlySet<Need>, dialect: Dialect): Processor<Root> {
+function processorWith(
+  needed: ReadonlySet<Need>,
+  dialect: Dialect,
+  definitions = dialect === 'pandoc',
+): Processor<Root> {
   const variant = newProcessor();
   const data = variant.data() as { micromarkExtensions?: SyntaxExtension[]; fromMarkdownExtensions?: Extensions };
   if (!data.micromarkExtensions || !data.fromMarkdownExtensions) throw new Error('the parser has no extensions');
@@ -158,6 +169,10 @@ function processorWith(needed: ReadonlySet<Need>, dialect: Dialect): Processor<R
   data.micromarkExtensions.splice(3, 1, pandocSyntax(needed, dialect));
   if (!needed.has('math')) data.micromarkExtensions.splice(2, 1);
   data.fromMarkdownExtensions.splice(0, data.fromMarkdownExtensions.length, ...extensions);
+  if (definitions) {
+    data.micromarkExtensions.push(defList);
+    data.fromMarkdownExtensions.push(defListFromMarkdown);
+  }
   return variant;
 }
 
@@ -167,15 +182,19 @@ export function gfmNeeds(markdown: string, math = true): Set<Need> {
 }
 
 const variants = new Map<string, Processor<Root>>();
-/** The parser for `markdown`: the constructs it can hold (all of them in GFM's dialect: the usual processor). */
+/**
+ * The parser for `markdown`: the constructs it can hold (all of them in GFM's dialect: the usual processor); in
+ * pandoc's dialect its definition lists where the text has a `:` at all.
+ */
 function processorFor(markdown: string, options: ParseOptions): Processor<Root> {
   const needed = gfmNeeds(markdown, options.math);
   const dialect = options.dialect ?? 'gfm';
+  const definitions = dialect === 'pandoc' && markdown.includes(':');
   if (needed.size === NEED_NAMES.length && dialect === 'gfm') return processor;
-  const key = `${dialect}: ${[...needed].join(' ')}`;
+  const key = `${dialect}${definitions ? ' definitions' : ''}: ${[...needed].join(' ')}`;
   let variant = variants.get(key);
   if (!variant) {
-    variant = processorWith(needed, dialect);
+    variant = processorWith(needed, dialect, definitions);
     variants.set(key, variant);
   }
   return variant;
@@ -243,6 +262,8 @@ export interface ParseOptions {
    * `markdown:`, else 'gfm'; every step below it sees the dialect decided.
    */
   dialect?: Dialect;
+  /** HTML comments kept for Word comments (html-comments.ts); absent: dropped with the raw HTML. */
+  comments?: boolean;
 }
 const MATH_ON: ParseOptions = { math: true };
 
@@ -273,6 +294,11 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
     });
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
+  if (options.dialect === 'pandoc') {
+    lineBlocks(tree, source);
+    for (const line of tildeDefinitions(tree, source))
+      warnings.add("syntax_as_text: ~ definition (pandoc's ~ marker is not read; a definition starts with :)", line);
+  }
   attributeBlocks(tree, source);
   for (const { text, line } of captionSyntax(tree, source))
     warnings.add(`syntax_as_text: ${text} (a table caption with no table next to it)`, line);
@@ -287,6 +313,7 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
+  if (options.comments === true) htmlComments(tree, source);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
   // After GFM's transforms: an email address is a link by then, and a link's text holds no reference.

@@ -236,6 +236,8 @@ const PHRASING_PARENTS = new Set([
 ]);
 const PHRASING = new Set([
   'anchor',
+  // An HTML comment kept for a Word comment (html-comments.ts).
+  'htmlComment',
   'text',
   'emphasis',
   'strong',

@@ -6,7 +6,8 @@ import { numberedFormula } from './math.ts';
 
 /**
  * A paragraph: a table of contents marker (toc.ts), an anchor-only paragraph (its bookmarks go to the next
- * paragraph), or a paragraph in the mapped paragraph style (or quote style inside a blockquote).
+ * paragraph), or a paragraph in the mapped paragraph style (or quote style inside a blockquote, definition style
+ * inside a definition list's definition).
  */
 export function paragraph(state: State, node: MdParagraph): FileChild[] {
   if (state.toc.markers.has(node)) return state.toc.marker(state);
@@ -38,5 +39,6 @@ export function paragraph(state: State, node: MdParagraph): FileChild[] {
     for (const child of node.children) if (child.type === 'anchor') state.anchors.defer(child);
     return [];
   }
-  return [state.paragraph(state.container === 'quote' ? 'quote' : 'paragraph', state.inlines(node.children))];
+  const role = state.container === 'quote' ? 'quote' : state.container === 'definition' ? 'definition' : 'paragraph';
+  return [state.paragraph(role, state.inlines(node.children))];
 }
