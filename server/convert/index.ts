@@ -17,7 +17,7 @@ import {
   templateNumberedStyles,
   templateTitleFields,
 } from './package/index.ts';
-import { isDialect, parseMarkdown, type Dialect } from './parse/index.ts';
+import { isDialect, parseMarkdown, warnLeftoverSyntax, type Dialect } from './parse/index.ts';
 import { prepareCitations, type BibliographyInput } from './citations/index.ts';
 import { notTextWarnings } from './parse/not-text.ts';
 import { readTemplate, type Template } from './template/read.ts';
@@ -141,6 +141,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     csl: input.csl,
     files: input.images,
   });
+  warnLeftoverSyntax(parsed, input.markdown, options.math !== 'none');
   const compiled = toDocx(parsed, {
     styles,
     textWidthTwips: template.textWidthTwips,

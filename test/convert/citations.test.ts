@@ -107,10 +107,18 @@ describe('convert() with citations', () => {
     );
   });
 
-  it('a document without a bibliography is converted as before: @names stay text, no warning', async () => {
+  it('a document without a bibliography: @names stay text unwarned, a bracketed citation stays text with a warning', async () => {
     const markdown = 'Thanks @octocat and [@doe2020].\n';
     const result = await convert({ markdown });
-    expect(result.warnings).toEqual([]);
+    // Nothing a user wrote goes unsaid (issue 33, item 8): [@doe2020] is plainly a citation no bibliography formats.
+    expect(result.warningDetails).toEqual([
+      {
+        warning:
+          'syntax_as_text: [@doe2020] (citations are formatted only with a bibliography (front matter bibliography:, or sent with the request))',
+        line: 1,
+        count: 1,
+      },
+    ]);
     expect(bodyText(result.docx)).toContain('Thanks @octocat and [@doe2020].');
   });
 });

@@ -294,7 +294,7 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
     });
   for (const line of texPageBreaks(tree, source)) warnings.add('page_break_in_note: a note has no page to break', line);
   tableColumnWeights(tree, source);
-  if (options.dialect === 'pandoc') {
+  if (dialect === 'pandoc') {
     lineBlocks(tree, source);
     for (const line of tildeDefinitions(tree, source))
       warnings.add("syntax_as_text: ~ definition (pandoc's ~ marker is not read; a definition starts with :)", line);
@@ -308,8 +308,6 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   for (const line of fences.unmatched) warnings.add('fence_unmatched: a ::: with no div open stays text', line);
   for (const line of fences.tooDeep)
     warnings.add(`div_depth_exceeded: divs nest at most ${MAX_DIV_NESTING} deep (its content kept)`, line);
-  for (const { text, line, reason } of leftoverSyntax(tree, source, options.math))
-    warnings.add(`syntax_as_text: ${text} (${reason})`, line);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
@@ -320,4 +318,23 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   crossReferences(tree, source);
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
   return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list(), dialect };
+}
+
+/**
+ * Warns, with its line, each piece of pandoc's syntax the conversion left as text (leftover-syntax.ts): run on the tree
+ * once every step that reads syntax has (parseMarkdown's cross-references, the citations prepared after it), so what
+ * one of them read is no longer text. Adds to `parsed`'s warnings, in place.
+ */
+export function warnLeftoverSyntax(parsed: ParsedMarkdown, markdown: string, math: boolean): void {
+  const source = normalizeFrontMatterFence(markdown);
+  const found = leftoverSyntax(parsed.tree, source, math);
+  if (found.length === 0) return;
+  const warnings = new WarningList();
+  warnings.addAll(parsed.warningDetails);
+  // A line a step already said is text (a `Table:` with no table, pandoc's `~` marker) is not said twice.
+  const said = new Set(parsed.warningDetails.filter((d) => d.warning.startsWith('syntax_as_text:')).map((d) => d.line));
+  for (const { text, line, reason } of found)
+    if (!said.has(line)) warnings.add(`syntax_as_text: ${text} (${reason})`, line);
+  parsed.warnings = warnings.warnings;
+  parsed.warningDetails = warnings.list();
 }

@@ -53,23 +53,37 @@ const LEFTOVERS: readonly Leftover[] = [
     needs: /\\(?:newpage|pagebreak)/,
     reason: 'a page break only as a paragraph of nothing else',
   },
-  { pattern: /\^\[[^\]\n]{0,38}\]?/g, needs: /\^\[/, reason: 'inline notes are not read' },
-  { pattern: /\^[^\s^[\]]+\^/g, needs: /\^/, reason: 'superscript is not read' },
-  { pattern: /(?<!~)~[^\s~]+~(?!~)/g, needs: /~/, reason: 'subscript is not read' },
+  {
+    pattern: /\^\[[^\]\n]{0,38}\]?/g,
+    needs: /\^\[/,
+    reason: 'not an inline note: unclosed, empty, or more than 8 inside one another',
+  },
+  { pattern: /\^[^\s^[\]]+\^/g, needs: /\^/, reason: 'not superscript here' },
+  { pattern: /(?<!~)~[^\s~]+~(?!~)/g, needs: /~/, reason: 'not subscript here' },
   {
     pattern: /^:[ \t]+\S.*$/gm,
     needs: /^[ \t>]*:[ \t]/m,
-    reason: 'definition lists and table captions are not read',
+    reason: "definition lists are read in pandoc's dialect (markdown: pandoc), and only as a list's own lines",
     lineStart: true,
   },
-  { pattern: /^Table:[ \t].*$/gm, needs: /Table:/, reason: 'table captions are not read', lineStart: true },
-  { pattern: /^\|(?:[ \t].*)?$/gm, needs: /^[ \t>]*\|/m, reason: 'line blocks are not read', lineStart: true },
+  {
+    pattern: /^Table:[ \t].*$/gm,
+    needs: /Table:/,
+    reason: 'a table caption stands right before or after its table',
+    lineStart: true,
+  },
+  {
+    pattern: /^\|(?:[ \t].*)?$/gm,
+    needs: /^[ \t>]*\|/m,
+    reason: "line blocks are read in pandoc's dialect (markdown: pandoc)",
+    lineStart: true,
+  },
   {
     pattern: /\[(?:[^\]\n]*[\s;])?-?@[\p{L}\d_][^\]\n]*\]/gu,
     needs: /@/,
-    reason: 'citations are not read',
+    reason: 'citations are formatted only with a bibliography (front matter bibliography:, or sent with the request)',
   },
-  { pattern: /(?<![\w@])@(?:fig|tbl|eq|sec|lst):[\w:-]+/g, needs: /@/, reason: 'cross-references are not read' },
+  { pattern: /(?<![\w@])@(?:fig|tbl|eq|sec|lst):[\w:-]+/g, needs: /@/, reason: 'not a cross-reference here' },
 ];
 
 /** What a source line may hold before a construct that starts a line: indentation, quote and list markers. */

@@ -148,25 +148,42 @@ function split(node: Text, source: string): PhrasingContent[] | undefined {
   const out: PhrasingContent[] = [];
   let at = 0;
   let searchFrom = 0;
+  // Each piece keeps where it was written (its offsets in `source`), as later passes (the citations, the warnings of
+  // syntax left as text) look there for escapes and lines.
+  const start = node.position?.start;
+  const point = (offset: number) => {
+    const before = source.slice(from ?? 0, offset);
+    const lines = before.split('\n');
+    const last = lines[lines.length - 1] ?? '';
+    return {
+      line: (start?.line ?? 1) + lines.length - 1,
+      column: lines.length === 1 ? (start?.column ?? 1) + last.length : last.length + 1,
+      offset,
+    };
+  };
+  const placed = (a: number, b: number) =>
+    from === undefined ? {} : { position: { start: point(from + a), end: point(from + b) } };
   for (const group of groups) {
     const text = node.value.slice(group.start, group.end);
     // Where the group stands in the source: an escaped `@` or `[` before it keeps it text.
     const where = written?.indexOf(text, searchFrom) ?? -1;
     if (written === undefined || where < 0 || backslashesBefore(written, where) % 2 === 1) continue;
     if (group.bracketed && backslashesBefore(written, where + text.indexOf('@')) % 2 === 1) continue;
+    if (group.start > at)
+      out.push({ type: 'text', value: node.value.slice(at, group.start), ...placed(searchFrom, where) });
     searchFrom = where + text.length;
-    if (group.start > at) out.push({ type: 'text', value: node.value.slice(at, group.start) });
     const reference: CrossReference = {
       type: 'crossReference',
       bracketed: group.bracketed,
       items: group.items,
       value: text,
-      ...(node.position ? { position: node.position } : {}),
+      ...placed(where, where + text.length),
     };
     out.push(reference);
     at = group.end;
   }
   if (at === 0) return undefined;
-  if (at < node.value.length) out.push({ type: 'text', value: node.value.slice(at) });
+  if (at < node.value.length)
+    out.push({ type: 'text', value: node.value.slice(at), ...placed(searchFrom, written?.length ?? searchFrom) });
   return out;
 }
