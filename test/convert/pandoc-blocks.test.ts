@@ -182,6 +182,12 @@ describe('line blocks', () => {
     expect(body).toContain('<w:tbl>');
   });
 
+  it("in pandoc's dialect named by the front matter (markdown: pandoc), as by the request", async () => {
+    const { body, warnings } = await converted('---\nmarkdown: pandoc\n---\n| one\n|   two\n');
+    expect(warnings).toEqual([]);
+    expect(paragraphs(body).map((p) => p.text)).toEqual(['one\n  two']);
+  });
+
   it('in GFM (the default) the bars stay text', async () => {
     const { body } = await converted('| one\n| two');
     expect(paragraphs(body).map((p) => p.text)).toEqual(['| one | two']);
