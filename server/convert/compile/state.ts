@@ -24,7 +24,7 @@ import type { TitleValues } from './title-block.ts';
 import { AnchorIndex } from './anchors.ts';
 import { TocState } from './toc.ts';
 import { HeadingNumbers } from './heading-numbers.ts';
-import { CaptionIndex } from './captions.ts';
+import { CaptionIndex } from './caption-index.ts';
 import { outputTooLarge } from '../errors.ts';
 import type { ImageEmbedder } from '../images/embed.ts';
 import type { CodeHighlighting } from '../highlight/index.ts';

@@ -596,7 +596,7 @@ export function rawHtmlToMdast(tree: Root, warn: (warning: string, line?: number
       if (result.every(isPhrasing)) parent.children = result;
       else if (parent.type === 'paragraph' && grand && !PHRASING_PARENTS.has(grand.type)) {
         // Block HTML inside a paragraph (`text <div>…</div>`): the paragraph becomes the blocks.
-        const index = grand.children.indexOf(parent as never);
+        const index = grand.children.findIndex((child) => child === parent);
         if (index >= 0) grand.children.splice(index, 1, ...(flowOf(result) as never[]));
       } else parent.children = phrasingOf(result);
       continue;

@@ -1,8 +1,9 @@
 import type { FileChild } from 'docx';
 import type { Paragraph as MdParagraph } from 'mdast';
 import type { State } from '../state.ts';
-import { captionParagraph, listMarker, listOf, numberedEquation } from '../captions.ts';
-import { numberedFormula } from './math.ts';
+import { listMarker } from '../caption-index.ts';
+import { captionParagraph, listOf, numberedEquation } from '../captions.ts';
+import { numberedFormula } from '../equations.ts';
 
 /**
  * A paragraph: a table of contents marker (toc.ts), an anchor-only paragraph (its bookmarks go to the next
