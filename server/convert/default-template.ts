@@ -4,6 +4,7 @@ import {
   BorderStyle,
   Document,
   Footer,
+  LineRuleType,
   PageNumber,
   Paragraph,
   ShadingType,
@@ -55,7 +56,12 @@ const ACCENT = '1F3864';
 const headingSizes = [32, 28, 26, 24, 22, 22];
 
 const styles: IStylesOptions = {
-  default: { document: { run: { font: FONT, size: 22 }, paragraph: { spacing: { after: 120, line: 276 } } } },
+  default: {
+    document: {
+      run: { font: FONT, size: 22 },
+      paragraph: { spacing: { after: 120, line: 276, lineRule: LineRuleType.AUTO } },
+    },
+  },
   paragraphStyles: [
     ...headingSizes.map((size, i) => ({
       id: `Heading${i + 1}`,
@@ -90,7 +96,7 @@ const styles: IStylesOptions = {
       basedOn: 'Normal',
       run: { font: MONO, size: 18 },
       paragraph: {
-        spacing: { before: 0, after: 0, line: 240 },
+        spacing: { before: 0, after: 0, line: 240, lineRule: LineRuleType.AUTO },
         shading: { type: ShadingType.CLEAR, color: 'auto', fill: 'F2F2F2' },
       },
     },
