@@ -301,17 +301,34 @@ function sequence(kids: readonly Element[]): OmmlNode[] {
     }
     const operator = bigOperator(el);
     if (operator) {
-      // As pandoc does: the n-ary operator's argument is the element after it (an operator or a space is none).
+      // Big operators in a row (`\sum_i \sum_j x`): each is the argument of the one before, as pandoc writes them,
+      // at most MAX_NARY_CHAIN deep (the rest follow as operators of their own).
+      const chain: [Element, string][] = [[el, operator]];
+      for (let next = items[i + 1]; next && chain.length < MAX_NARY_CHAIN; next = items[i + 1]) {
+        const inner = bigOperator(next);
+        if (!inner) break;
+        chain.push([next, inner]);
+        i += 1;
+      }
+      // As pandoc does: the last operator's argument is the element after it (an operator or a space is none).
       const next = items[i + 1];
       const argument = next && !isMo(next) && nameOf(next) !== 'mspace' ? next : undefined;
       if (argument) i += 1;
-      out.push(nary(el, operator, argument ? piece(argument) : []));
+      let made: OmmlNode[] = argument ? piece(argument) : [];
+      for (let k = chain.length - 1; k >= 0; k--) {
+        const [at, char] = chain[k] as [Element, string];
+        made = [nary(at, char, made)];
+      }
+      out.push(...made);
       continue;
     }
     out.push(...piece(el));
   }
   return out;
 }
+
+/** The most big operators nested as each other's argument (`\sum\sum\sum x`); a longer row continues unnested. */
+const MAX_NARY_CHAIN = 8;
 
 /** msub, msup or msubsup on an empty base (`{}^{14}_{6}`). */
 function isPrescript(el: Element): boolean {
