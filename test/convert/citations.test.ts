@@ -107,6 +107,14 @@ describe('convert() with citations', () => {
     );
   });
 
+  it('a document ending in its own References heading gets no second one: the bibliography goes under it', async () => {
+    const markdown = '# Intro\n\nAs [@doe2020] showed.\n\n# References\n';
+    const result = await convert({ markdown, bibliography: { text: REFS } });
+    expect(result.warnings).toEqual([]);
+    expect(bodyText(result.docx).match(/References/g)).toHaveLength(1);
+    expect(part(result.docx, 'word/document.xml')).toContain('w:val="Bibliography"');
+  });
+
   it('a document without a bibliography: @names stay text unwarned, a bracketed citation stays text with a warning', async () => {
     const markdown = 'Thanks @octocat and [@doe2020].\n';
     const result = await convert({ markdown });

@@ -156,7 +156,9 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
   const children = separateTables(state.blocks(tree.children));
-  children.push(...bibliographyAtEnd(state));
+  // A document that ends in a heading of its own (pandoc's usual `# References` last) has the bibliography under it.
+  const last = tree.children.filter((node) => node.type !== 'definition' && node.type !== 'footnoteDefinition').at(-1);
+  children.push(...bibliographyAtEnd(state, last?.type === 'heading'));
   // A page break at the very end: its own paragraph, as there is no block after it to start a page.
   if (state.breakBefore) children.push(state.pageBreak());
   const leftOver = state.anchors.leftOver();

@@ -43,12 +43,14 @@ const REFERENCES: Record<string, string> = {
 
 /**
  * The bibliography at the end of a document that has no `::: {#refs}` div: under a first-level heading, the front
- * matter's `reference-section-title` or "References" (in the document's language).
+ * matter's `reference-section-title` or "References" (in the document's language); under the document's own last
+ * heading where it ends with one (`# References`, as pandoc documents do), with none added.
  */
-export function bibliographyAtEnd(state: State): FileChild[] {
+export function bibliographyAtEnd(state: State, endsWithHeading = false): FileChild[] {
   const citations = state.citations;
   if (!citations || state.bibliographyPlaced || citations.suppressBibliography) return [];
   if (citations.bibliography.length === 0) return [];
+  if (endsWithHeading) return bibliography(state);
   const lang = (state.properties.language ?? state.templateLanguage ?? 'en').slice(0, 2).toLowerCase();
   const title = citations.title ?? REFERENCES[lang] ?? 'References';
   const style = state.styles.heading['1'];
