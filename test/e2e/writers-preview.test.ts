@@ -87,4 +87,22 @@ describe('a writer’s document in the preview', () => {
     expect(xml).toContain('<w:bidi/>');
     expect(xml).toContain('<pic:pic');
   });
+
+  test('equations show in the preview, x_i^2 and an accent included (docx-preview drops what it cannot name)', async () => {
+    const { page } = await world.signedIn();
+    const markdown = 'The mean $\\bar{x}_i^2 + \\hat{y}$ and\n\n$$\\sum_{k=1}^{n} a_k^2$$\n';
+    await dropFiles(page, [{ name: 'maths.md', type: 'text/markdown', bytes: Buffer.from(markdown) }]);
+    await page.getByRole('listitem', { name: 'maths.md' }).getByText('Done').waitFor();
+    await page.getByRole('button', { name: 'Preview maths.docx' }).click();
+    const preview = page.getByTestId('preview-body');
+    await preview.getByText('The mean').first().waitFor();
+    await page.getByText('Rendering the document…').waitFor({ state: 'detached' });
+    const formulas = await preview.locator('math').evaluateAll((maths) => maths.map((m) => m.textContent ?? ''));
+    expect(formulas).toHaveLength(2);
+    // Every letter and number of both formulas is drawn: the subscript i and the square of x_i^2, the accents.
+    for (const c of ['x', 'i', '2', 'y']) expect(formulas[0]).toContain(c);
+    for (const c of ['k', '1', 'n', 'a', '2']) expect(formulas[1]).toContain(c);
+    await world.screenshot(page, 'writers-preview-math');
+    expect(pageErrors(page)).toEqual([]);
+  });
 });

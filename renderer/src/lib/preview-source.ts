@@ -1,6 +1,7 @@
 // The page's side of the preview worker (preview-worker.ts): the .docx goes in once; its pieces, each a small .docx
 // of a few pages' worth of the body, come out one at a time as the preview asks for them.
 import { markPageFields } from './preview-fields.ts';
+import { drawablePiece } from './preview-math.ts';
 
 export type ToWorker =
   | { kind: 'open'; bytes: Uint8Array }
@@ -61,7 +62,8 @@ export class PreviewSource {
     const answer = await this.ask({ kind: 'piece', index });
     if (answer.kind === 'failed') throw new Error(answer.message);
     if (answer.kind !== 'piece') throw new Error('the preview worker answered out of turn');
-    return { bytes: answer.bytes, text: answer.text };
+    // Its equations as docx-preview can draw them (preview-math.ts), here where the page has a DOM.
+    return { bytes: drawablePiece(answer.bytes), text: answer.text };
   }
 
   close(): void {
