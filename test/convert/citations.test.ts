@@ -107,6 +107,18 @@ describe('convert() with citations', () => {
     );
   });
 
+  it.each(['vancouver', 'apa'])(
+    'data a style cannot read (a name that is no text) is the bibliography’s error, not the server’s (%s)',
+    async (csl) => {
+      const bibliography = {
+        text: JSON.stringify([{ id: 'root', type: 'book', author: [{ family: 'x', given: {} }], title: 'T' }]),
+      };
+      await expect(convert({ markdown: 'See [@root].\n', bibliography, csl })).rejects.toMatchObject({
+        code: 'bibliography_invalid',
+      });
+    },
+  );
+
   it('a document ending in its own References heading gets no second one: the bibliography goes under it', async () => {
     const markdown = '# Intro\n\nAs [@doe2020] showed.\n\n# References\n';
     const result = await convert({ markdown, bibliography: { text: REFS } });

@@ -113,15 +113,25 @@ export async function formatCitations(
     );
   }
   const texts = new Map<Citation, string>();
-  for (const citation of usable) {
-    const [first] = citation.items;
-    if (citation.mode === 'narrative' && first) {
-      // A style whose citations print no author (a numeric one) has none to give: the number alone, as pandoc does.
-      const author = engine.makeCitationCluster([citeItem(first, { 'author-only': true })]).replace(NO_AUTHOR, '');
-      const rest = engine.makeCitationCluster([citeItem(first, { 'suppress-author': true })]);
-      texts.set(citation, author && rest ? `${author} ${rest}` : author || rest);
-    } else texts.set(citation, engine.makeCitationCluster(citation.items.map((item) => citeItem(item))));
+  let made: ReturnType<typeof engine.makeBibliography>;
+  // The style reads the sources' data only now (a numeric one reads names here first): data it cannot read (a name
+  // that is no text) is the bibliography's fault, said as such, never the server's.
+  try {
+    for (const citation of usable) {
+      const [first] = citation.items;
+      if (citation.mode === 'narrative' && first) {
+        // A style whose citations print no author (a numeric one) has none to give: the number alone, as pandoc does.
+        const author = engine.makeCitationCluster([citeItem(first, { 'author-only': true })]).replace(NO_AUTHOR, '');
+        const rest = engine.makeCitationCluster([citeItem(first, { 'suppress-author': true })]);
+        texts.set(citation, author && rest ? `${author} ${rest}` : author || rest);
+      } else texts.set(citation, engine.makeCitationCluster(citation.items.map((item) => citeItem(item))));
+    }
+    made = engine.makeBibliography();
+  } catch (error) {
+    throw new ConvertInputError(
+      'bibliography_invalid',
+      `the bibliography's data could not be formatted in this style (${(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''})`,
+    );
   }
-  const made = engine.makeBibliography();
   return { texts, bibliography: made === false ? [] : made[1], warnings };
 }
