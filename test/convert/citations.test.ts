@@ -96,6 +96,22 @@ describe('convert() with citations', () => {
     expect(ok, report).toBe(true);
   });
 
+  it('styles sent as XML are not kept: each conversion’s engine goes with it (citation-js kept every one, for ever)', async () => {
+    const styles = (await import('@citation-js/plugin-csl/lib/styles.json', { with: { type: 'json' } })) as {
+      default: Record<string, string>;
+    };
+    const { citationJs } = await import('../../server/convert/citations/citation-js.ts');
+    const registry = citationJs().csl.styles as unknown as { list(): string[] };
+    const before = registry.list().length;
+    for (let n = 0; n < 3; n++) {
+      // Three distinct styles (a comment apart), each formatting as the numeric style it is.
+      const csl = (styles.default.vancouver ?? '').replace('<info>', `<info><!-- ${String(n)} -->`);
+      const result = await convert({ markdown: 'A [@smith2019] and [@doe2020].\n', bibliography: { text: REFS }, csl });
+      expect(bodyText(result.docx)).toContain('A (1) and (2).');
+    }
+    expect(registry.list().length).toBe(before);
+  });
+
   it('refuses a style that is not CSL, and a bibliography over its entry cap, in one sentence', async () => {
     const markdown = 'A [@doe2020].\n';
     await expect(convert({ markdown, bibliography: { text: REFS }, csl: '<style>not csl</style>' })).rejects.toThrow(

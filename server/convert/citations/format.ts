@@ -32,13 +32,6 @@ export function cslLocale(lang: string | undefined): string {
   return exact ?? LOCALES[lang.slice(0, 2).toLowerCase()] ?? 'en-US';
 }
 
-/** A short, stable name for a style's XML (citation-js keeps one engine per style name). */
-function styleName(xml: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < xml.length; i++) hash = Math.imul(hash ^ xml.charCodeAt(i), 0x01000193) >>> 0;
-  return `docwright-${hash.toString(16)}-${xml.length}`;
-}
-
 /** citeproc-js's cite item of one of ours. */
 function citeItem(item: CiteItem, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -85,26 +78,26 @@ export async function formatCitations(
       }
   }
   if (usable.length === 0) return { texts: new Map(), bibliography: [], warnings };
-  const { csl } = (await import('./citation-js.ts')).citationJs();
-  let name: string;
-  if ('name' in style) name = style.name;
-  else {
-    if (style.xml.length > CITATION_LIMITS.styleChars)
-      throw new ConvertInputError(
-        'bibliography_invalid',
-        `the CSL style is ${Math.ceil(style.xml.length / 1024)} KB, more than ${CITATION_LIMITS.styleChars / 1024} KB`,
-      );
-    name = styleName(style.xml);
-    if (!csl.styles.has(name)) csl.styles.add(name, style.xml);
-  }
+  const citationJs = await import('./citation-js.ts');
+  const { csl } = citationJs.citationJs();
+  if (!('name' in style) && style.xml.length > CITATION_LIMITS.styleChars)
+    throw new ConvertInputError(
+      'bibliography_invalid',
+      `the CSL style is ${Math.ceil(style.xml.length / 1024)} KB, more than ${CITATION_LIMITS.styleChars / 1024} KB`,
+    );
   let engine;
   try {
-    engine = csl.engine(
-      order.map((id) => known.get(id)).filter((item) => item !== undefined),
-      name,
-      cslLocale(lang),
-      'html',
-    );
+    // A bundled style through citation-js, which keeps its engine (one per style and locale); a style sent as XML in
+    // an engine of this conversion's own, let go with it: citation-js would keep every distinct one sent, for ever.
+    engine =
+      'name' in style
+        ? csl.engine(
+            order.map((id) => known.get(id)).filter((item) => item !== undefined),
+            style.name,
+            cslLocale(lang),
+            'html',
+          )
+        : citationJs.ownEngine(style.xml, cslLocale(lang), (id) => known.get(id));
     engine.updateItems(order);
   } catch (error) {
     throw new ConvertInputError(
