@@ -10,6 +10,7 @@ import { convert, defaultTemplate } from '../../../server/convert/index.ts';
 import { parsePart } from '../../../server/convert/package/dom.ts';
 import { serializeDocument } from '../../../server/convert/package/serialize.ts';
 import { EXTRA_CORPUS, SHARED_CORPUS } from '../../corpus/run.ts';
+import { fixtureOptions } from '../../helpers/fixture-options.ts';
 
 const ELEMENTS = join(import.meta.dirname, '../../fixtures/elements');
 const CREATED = new Date('2026-01-01T00:00:00Z');
@@ -50,7 +51,12 @@ describe('serializeDocument writes what xmldom writes', () => {
       .filter((path) => existsSync(path));
     expect(inputs.length).toBeGreaterThan(10);
     for (const input of [...inputs, ...docs]) {
-      const { docx } = await convert({ markdown: readFileSync(input, 'utf8'), created: CREATED });
+      // A fixture's options too (its bibliography, its dialect), as the fixture test converts it.
+      const { docx } = await convert({
+        markdown: readFileSync(input, 'utf8'),
+        created: CREATED,
+        ...fixtureOptions(input),
+      });
       for (const [path, doc] of xmlParts(docx)) expectSameAsXmldom(doc, `${input}: ${path}`);
     }
   }, 300_000);
