@@ -76,7 +76,7 @@ describe('convert_markdown template_path', () => {
     const [uploadMapping] = store.listMappings(uploaded.id);
     const [mcpMapping] = store.listMappings(record.template_id);
     expect(mcpMapping?.rules).toEqual(uploadMapping?.rules);
-    expect(record.mapping_matched).toEqual({ matched: 23, of: 25 });
+    expect(record.mapping_matched).toEqual({ matched: 24, of: 26 });
     const api = await services.convert({
       markdown: MARKDOWN,
       template_id: uploaded.id,
@@ -95,7 +95,7 @@ describe('convert_markdown template_path', () => {
     const listed = structured<{ mappings: { id: string; matched: unknown }[] }>(
       await call('list_mappings', { template: record.template_id }),
     );
-    expect(listed.mappings.find((m) => m.id === record.mapping_id)?.matched).toEqual({ matched: 23, of: 25 });
+    expect(listed.mappings.find((m) => m.id === record.mapping_id)?.matched).toEqual({ matched: 24, of: 26 });
   });
 
   it('refuses a file that is not a template, one outside the allowed folder, and a template named beside it', async () => {
