@@ -111,7 +111,9 @@ describe('History (items 7, 10)', () => {
       body: { name: 'ci-bot' },
     });
     const key = created.json().key as string;
-    for (const markdown of ['# One\n', '# Two, a longer one\n\nWith a paragraph.\n']) {
+    // Two sizes a tenth of a KB apart at least, however the built-in template's parts grow.
+    const longer = `# Two, a longer one\n\n${Array.from({ length: 40 }, (_, k) => `Sentence ${String(k)} of a paragraph.`).join(' ')}\n`;
+    for (const markdown of ['# One\n', longer]) {
       const res = await call(world.agent, `${world.origin}/api/v1/convert`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}` },
