@@ -3,7 +3,7 @@ import remarkParse from 'remark-parse';
 import remarkGfm from 'remark-gfm';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkMath from 'remark-math';
-import type { Root } from 'mdast';
+import type { Nodes, Root } from 'mdast';
 import type { Construct, Extension as SyntaxExtension } from 'micromark-util-types';
 import { combineExtensions } from 'micromark-util-combine-extensions';
 import { gfmAutolinkLiteral } from 'micromark-extension-gfm-autolink-literal';
@@ -311,6 +311,11 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
+  // CommonMark ends an HTML comment block only at `-->`: one never closed takes the rest of its container, which prints
+  // nothing (as a browser shows nothing); said, with its line, so the text after it does not vanish unnoticed.
+  if (source.includes('<!--'))
+    for (const line of unclosedComments(tree))
+      warnings.add('comment_unclosed: an HTML comment <!-- never closed with --> hides all that follows it', line);
   if (options.comments === true) htmlComments(tree, source);
   // After GFM's transforms: URLs in raw HTML text are not links, as in a browser.
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
@@ -318,6 +323,19 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   crossReferences(tree, source);
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
   return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list(), dialect };
+}
+
+/** The lines of the HTML comment blocks never closed (`<!--` with no `-->` after it), anywhere in the tree. */
+function unclosedComments(tree: Root): number[] {
+  const lines: number[] = [];
+  const stack: Nodes[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.type === 'html') {
+      const value = node.value.trimStart();
+      if (value.startsWith('<!--') && !value.includes('-->')) lines.push(node.position?.start.line ?? 0);
+    } else if ('children' in node) for (const child of node.children) stack.push(child);
+  }
+  return lines.sort((a, b) => a - b);
 }
 
 /**
