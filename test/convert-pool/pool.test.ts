@@ -635,9 +635,10 @@ describe('the time limit and the queues', () => {
   );
 
   it('a short document slow to convert moves to the large conversions workers once it has used its budget', async () => {
-    // 16,000 emphasis markers in one paragraph: 16 KB, seconds in the parser (its emphasis resolution grows with the
-    // square of the markers). With one worker for the short ones, it would hold that worker for all of it.
-    const slow = `${'*_'.repeat(8_000)}a`;
+    // 20,000 emphasis markers in one paragraph: 20 KB, seconds in the parser (its emphasis resolution grows with the
+    // square of the markers). With one worker for the short ones, it would hold that worker for all of it. (16,000 took
+    // 3.3 s, short enough that five short conversions on a cold large-conversions worker could end after it.)
+    const slow = `${'*_'.repeat(10_000)}a`;
     const pool = new ConvertPool({ size: 1, smallBudgetMs: 300, timeoutMs: 20_000 });
     try {
       await pool.run(job('# warm'));
