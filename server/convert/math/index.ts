@@ -9,6 +9,25 @@ export { ommlXml, type OmmlElement, type OmmlNode } from './omml.ts';
 /** Temml's limits: the largest size (em) a `\rule` or a space may ask for, and macro expansions per formula. */
 const TEMML_LIMITS = { maxSize: [40, 40] as [number, number], maxExpand: 500 };
 
+/**
+ * The deepest an equation's OMML may nest (elements inside elements): \frac inside \frac 80 deep. A formula nested
+ * past it stays its TeX (warned): a .docx nesting 4,000 deep is one LibreOffice cannot open (the attack review), and
+ * Word's own limits are far below that.
+ */
+export const MAX_OMML_DEPTH = 160;
+
+/** How deep an OMML element nests (itself 1), walked without recursion. */
+function depthOf(root: OmmlElement): number {
+  let deepest = 0;
+  const stack: [OmmlElement, number][] = [[root, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [el, depth] = item;
+    if (depth > deepest) deepest = depth;
+    for (const child of el.children) if (typeof child !== 'string') stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 /** The OMML of a formula, or why it could not be made. */
 export type MathResult = { omml: OmmlElement } | { error: string };
 
@@ -23,7 +42,9 @@ export function texToOmml(tex: string, display: boolean): MathResult {
       trust: false,
       ...TEMML_LIMITS,
     });
-    return { omml: mathmlToOmml(mathml, display) };
+    const omml = mathmlToOmml(mathml, display);
+    if (depthOf(omml) > MAX_OMML_DEPTH) return { error: `it nests more than ${String(MAX_OMML_DEPTH)} deep` };
+    return { omml };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
