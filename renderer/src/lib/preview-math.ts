@@ -85,13 +85,14 @@ export function drawableMath(doc: Document): boolean {
 
 /** A piece (.docx bytes) with its equations drawable by docx-preview; the same bytes when it has none to rewrite. */
 export function drawablePiece(bytes: Uint8Array): Uint8Array {
-  const parts = unzipSync(bytes);
-  const body = parts['word/document.xml'];
+  // The body alone is inflated to look (most pieces hold no such formula); the whole piece only to write it again.
+  const body = unzipSync(bytes, { filter: (file) => file.name === 'word/document.xml' })['word/document.xml'];
   if (!body) return bytes;
   const xml = strFromU8(body);
   if (!UNDRAWN.test(xml)) return bytes;
   const doc = new DOMParser().parseFromString(xml, 'application/xml');
   if (!drawableMath(doc)) return bytes;
+  const parts = unzipSync(bytes);
   parts['word/document.xml'] = strToU8(new XMLSerializer().serializeToString(doc));
   return zipSync(parts, { level: 0 });
 }
