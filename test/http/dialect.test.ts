@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { FormData, request, type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/serve.ts';
+import type { RunningServer } from '../../server/serve.ts';
 import { BUILTIN_MAPPING_ID, BUILTIN_TEMPLATE_ID } from '../../server/store/store.ts';
-import { call, trustingAgent } from '../helpers/docwright-process.ts';
+import { startKeyedServer } from '../helpers/keyed-server.ts';
 import { part, validateDocx } from '../helpers/docx.ts';
 
 const bin = resolve(import.meta.dirname, '../../bin/docwright.js');
@@ -24,15 +24,7 @@ const url = (path: string) => `${server.discovery.url}${path}`;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dw-dialect-'));
-  server = await startServer({ dataDir: join(dir, 'data'), port: 0 });
-  agent = trustingAgent(server.discovery.cert_path ?? '');
-  const created = await call(agent, url('/api/settings/api-keys'), {
-    method: 'POST',
-    headers: { 'x-docwright-admin': server.adminToken },
-    body: { name: 'dialect' },
-  });
-  expect(created.status).toBe(201);
-  apiKey = (created.json() as { key: string }).key;
+  ({ server, agent, key: apiKey } = await startKeyedServer(join(dir, 'data'), 'dialect'));
 });
 
 afterAll(async () => {
