@@ -171,21 +171,57 @@ export function buildProgram(): Command {
         if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
           throw new CliError('--port must be a number from 0 to 65535');
         const { startServer, sessionLinkLines } = await serverModules();
-        const server = await startServer({
-          dataDir: dataDir(),
-          ...(port !== undefined ? { port } : {}),
-          ...(opts.host ? { host: opts.host } : {}),
-          http: opts.http ?? false,
-          verbose: opts.verbose ?? false,
-          // Team server (server/http/listen.ts).
-          allowRemote: opts.allowRemote ?? false,
-          ...(opts.cert !== undefined ? { tlsCert: opts.cert } : {}),
-          ...(opts.key !== undefined ? { tlsKey: opts.key } : {}),
-          ...(opts.publicHost ? { publicHosts: opts.publicHost.flatMap((h) => h.split(',')).filter(Boolean) } : {}),
-        });
+        // SIGINT, SIGTERM or SIGHUP closes the server (it answers what it is converting, then takes its discovery file,
+        // admin token, link and lock). The handlers are in place before the server starts: a signal that comes while
+        // it starts (or just as "running at" is read) closes it once it is up, where Node's default would end the
+        // process on the spot and leave the files a client trusts. The same request often comes twice: a process
+        // group's kill (`kill -- -PGID`, systemd's default stop) reaches both the server and, on a Node older than 22,
+        // the launcher that passes it on. So a signal within SIGNAL_REPEAT_MS of the first is that one again; one after
+        // it is the user insisting: the server stops at once, still without leaving the files a client would trust.
+        // (test/cli-serve-stop.test.ts)
+        let server: Awaited<ReturnType<typeof startServer>> | undefined;
+        let closingSince: number | undefined;
+        let ready = false;
+        let closed = () => {};
+        const finished = new Promise<void>((done) => (closed = done));
+        const stop = (signal: NodeJS.Signals) => {
+          if (closingSince === undefined) {
+            closingSince = performance.now();
+            if (ready) void server?.close().then(closed, closed);
+          } else if (performance.now() - closingSince > SIGNAL_REPEAT_MS) {
+            server?.abandon();
+            // 128 + the signal's number, as a shell reports a process ended by it.
+            process.exit(128 + constants.signals[signal]);
+          }
+        };
+        const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+        for (const signal of signals) process.on(signal, stop);
+        try {
+          server = await startServer({
+            dataDir: dataDir(),
+            ...(port !== undefined ? { port } : {}),
+            ...(opts.host ? { host: opts.host } : {}),
+            http: opts.http ?? false,
+            verbose: opts.verbose ?? false,
+            // Team server (server/http/listen.ts).
+            allowRemote: opts.allowRemote ?? false,
+            ...(opts.cert !== undefined ? { tlsCert: opts.cert } : {}),
+            ...(opts.key !== undefined ? { tlsKey: opts.key } : {}),
+            ...(opts.publicHost ? { publicHosts: opts.publicHost.flatMap((h) => h.split(',')).filter(Boolean) } : {}),
+          });
+        } catch (error) {
+          for (const signal of signals) process.off(signal, stop);
+          throw error;
+        }
         for (const warning of server.warnings) process.stderr.write(`warning: ${warning}\n`);
         // The link file is written before anything is printed: whoever reads "running at" finds it there.
         const linkLines = await sessionLinkLines(dataDir(), server.uiLink);
+        if (closingSince !== undefined) {
+          // Asked to stop while it started: closed (its link file too) before "running at" is printed.
+          await server.close();
+          return;
+        }
+        ready = true;
         print(`Docwright is running at ${server.discovery.url}`);
         for (const line of linkLines) print(line);
         if (server.discovery.cert_path && !opts.cert) {
@@ -198,26 +234,7 @@ export function buildProgram(): Command {
           );
         print(`Data:          ${dataDir()}`);
         print('Stop with Ctrl+C.');
-        // SIGINT, SIGTERM or SIGHUP closes the server (it answers what it is converting, then takes its discovery file,
-        // admin token, link and lock). The same request often comes twice: a process group's kill (`kill -- -PGID`,
-        // systemd's default stop) reaches both the server and, on a Node older than 22, the launcher that passes it
-        // on. So a signal within SIGNAL_REPEAT_MS of the first is that one again; one after it is the user insisting:
-        // the server stops at once, still without leaving the files a client would trust. (test/cli-serve-stop.test.ts)
-        await new Promise<void>((done) => {
-          let closingSince: number | undefined;
-          const stop = (signal: NodeJS.Signals) => {
-            if (closingSince === undefined) {
-              closingSince = performance.now();
-              void server.close().then(done, done);
-            } else if (performance.now() - closingSince > SIGNAL_REPEAT_MS) {
-              server.abandon();
-              // 128 + the signal's number, as a shell reports a process ended by it.
-              process.exit(128 + constants.signals[signal]);
-            }
-          };
-          // SIGHUP too: a closed terminal (or a launcher passing it on) stops the server as cleanly as Ctrl+C.
-          for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
-        });
+        await finished;
       },
     );
 

@@ -88,6 +88,36 @@ describe('docwright serve stopped by signal', () => {
     90_000,
   );
 
+  // A signal that comes while the server starts (its lock taken, its port not yet open) waits for the start and then
+  // closes it: Node's default action ended the process on the spot, leaving the lock and, just after the start, the
+  // discovery file, token and link (CI met it once: SIGINT came as "running at" was read).
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'closes cleanly when %s comes while it starts',
+    async (signal) => {
+      const dir = join(temp, `starting-${signal}`);
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dir], {
+        env: { ...process.env, DOCWRIGHT_KEYCHAIN: 'off' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      started.push(child);
+      const exit = once(child, 'exit');
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.resume();
+      const lock = dataPaths(dir).lock;
+      const deadline = performance.now() + 30_000;
+      while (!existsSync(lock) && child.exitCode === null && performance.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(existsSync(lock), `the server took its lock: ${out}`).toBe(true);
+      child.kill(signal);
+      await exit;
+      expect({ code: child.exitCode, signal: child.signalCode }).toEqual({ code: 0, signal: null });
+      expect(leftBehind(dir)).toEqual([]);
+      expect(out).not.toContain('Docwright is running at');
+    },
+    60_000,
+  );
+
   it('stops at once when asked again after a while, still taking its discovery file, token and link', async () => {
     const server = await serve('insist');
     const agent = new Agent({ connect: { rejectUnauthorized: false } });
