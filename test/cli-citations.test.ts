@@ -31,7 +31,7 @@ describe('docwright convert with citations', () => {
     const dir = folder('bibliography: refs.bib');
     const out = join(dir, 'out.docx');
     const { code, stderr } = await runCli(['convert', join(dir, 'doc.md'), '-o', out]);
-    expect(stderr).toContain('warning: citation_missing: nobody');
+    expect(stderr).toContain('warning: line 5: citation_missing: nobody');
     expect(code).toBe(0);
     const docx = new Uint8Array(readFileSync(out));
     const text = bodyText(docx);

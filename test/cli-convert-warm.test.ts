@@ -20,7 +20,7 @@ const SVG =
 writeFileSync(join(temp, 'chart.svg'), SVG);
 writeFileSync(join(temp, 'one.md'), '# One\n\nText and a chart:\n\n![chart](chart.svg)\n');
 writeFileSync(join(temp, 'two.md'), generateMarkdown(20 * 1024));
-writeFileSync(join(temp, 'three.md'), '# Three\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
+writeFileSync(join(temp, 'three.md'), '# Three\n\nAs @fig:none shows.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
 
 /** Every process's parent, by pid. */
 function parents(): Map<number, number> {
@@ -147,6 +147,8 @@ describe('docwright convert with a server running for the same data folder', () 
     const wrote = batch.stderr.split('\n').filter((line) => line.startsWith('Wrote '));
     expect(wrote).toHaveLength(2);
     for (const line of wrote) expect(line).toContain(`; converted by the running server (pid ${String(server.pid)})`);
+    // The server's answer keeps each warning's line, as a conversion here does.
+    expect(batch.stderr).toContain('three.md: line 3: broken_reference: fig:none\n');
     for (const name of ['one', 'two', 'three']) {
       const { ok, report } = await validateDocx(readFileSync(join(out, `${name}.docx`)));
       expect(ok, report).toBe(true);

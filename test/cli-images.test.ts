@@ -24,9 +24,9 @@ describe('docwright convert with images', () => {
     // Run from elsewhere: paths are relative to the markdown file, not to the current folder.
     const { code, stderr } = await runCli(['convert', join(dir, 'doc.md'), '-o', out]);
     expect(code).toBe(0);
-    expect(stderr).toContain('warning: image_missing: img/nothing.png');
-    expect(stderr).toContain('warning: image_outside_folder: ../outside.png');
-    expect(stderr).toContain('warning: remote_image: https://example.com/x.png');
+    expect(stderr).toContain('warning: line 15: image_missing: img/nothing.png');
+    expect(stderr).toContain('warning: line 15: image_outside_folder: ../outside.png');
+    expect(stderr).toContain('warning: line 15: remote_image: https://example.com/x.png');
     expect(stderr).toContain('9 images');
     const docx = new Uint8Array(readFileSync(out));
     const media = Object.keys(unzipSync(docx)).filter((name) => name.startsWith('word/media/'));
@@ -45,7 +45,7 @@ describe('docwright convert with images', () => {
     child.stdin.end('![Chip](img/small.png)\n');
     const [code] = (await once(child, 'close')) as [number];
     expect(code).toBe(0);
-    expect(stderr).toContain('warning: image_placeholder: images are not embedded from standard input: Chip');
+    expect(stderr).toContain('warning: line 1: image_placeholder: images are not embedded from standard input: Chip');
   });
 
   it('--no-images keeps every image a placeholder, as the API does', async () => {
@@ -53,7 +53,7 @@ describe('docwright convert with images', () => {
     const out = join(dir, 'plain.docx');
     const { code, stderr } = await runCli(['convert', join(dir, 'doc.md'), '-o', out, '--no-images']);
     expect(code).toBe(0);
-    expect(stderr).toContain('warning: image_placeholder: A blue banner');
+    expect(stderr).toContain('warning: line 5: image_placeholder: A blue banner');
     expect(stderr).not.toContain('remote_image');
     expect(stderr).toContain('9 images');
     const docx = new Uint8Array(readFileSync(out));

@@ -109,8 +109,8 @@ describe('a conversion from standard input', () => {
     expect(code).toBe(0);
     const warnings = stderr.split('\n').filter((line) => line.startsWith('warning: '));
     expect(warnings).toEqual([
-      'warning: image_placeholder: images are not embedded from standard input: The org chart',
-      'warning: image_placeholder: images are not embedded from standard input: diagram.svg',
+      'warning: line 3: image_placeholder: images are not embedded from standard input: The org chart',
+      'warning: line 5: image_placeholder: images are not embedded from standard input: diagram.svg',
     ]);
     const { ok, report } = await validateDocx(new Uint8Array(readFileSync(join(dir, 'piped.docx'))));
     expect(ok, report).toBe(true);
@@ -120,7 +120,27 @@ describe('a conversion from standard input', () => {
     const { stderr } = await docwright(['convert', '-', '-o', 'no-images.docx', '--no-images'], {
       stdin: '![The org chart](chart.png)\n',
     });
-    expect(stderr).toContain('warning: image_placeholder: The org chart\n');
+    expect(stderr).toContain('warning: line 1: image_placeholder: The org chart\n');
+  });
+});
+
+describe('warnings of a conversion', () => {
+  // The engine knows where each warning comes from (the API gives it as warning_details[].line); the command line says
+  // it too, so the user finds the place without searching the document.
+  it('name the line each first came from, alone and in a batch', async () => {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'lines.md'), '# Results\n\nAs @fig:nowhere shows.\n\n<!-- never closed\n');
+    const alone = await docwright(['convert', 'lines.md', '-o', 'lines.docx']);
+    expect(alone.code).toBe(0);
+    const warnings = alone.stderr.split('\n').filter((line) => line.startsWith('warning: '));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^warning: line 5: comment_unclosed: /),
+      'warning: line 3: broken_reference: fig:nowhere',
+    ]);
+    writeFileSync(join(dir, 'other.md'), '# Other\n');
+    const batch = await docwright(['convert', 'lines.md', 'other.md', '-o', 'lines-out']);
+    expect(batch.code).toBe(0);
+    expect(batch.stderr).toContain('warning: lines.md: line 3: broken_reference: fig:nowhere\n');
   });
 });
 

@@ -13,6 +13,7 @@ import {
 import type { ConvertLimits } from './convert-limits.ts';
 import { BUILTIN_TEMPLATE_KEY } from '../convert-pool/protocol.ts';
 import { CliError } from './errors.ts';
+import { linesOf } from '../convert/warning-list.ts';
 
 /** The flag that raises the limit a conversion ran into; none for the engine's own (its stack, the output's size). */
 function hint(limit: ConvertLimitError['limit']): string | undefined {
@@ -59,6 +60,8 @@ export interface CliJob {
 export interface CliResult {
   docx: Uint8Array;
   warnings: string[];
+  /** Each warning's first source line (null: not tied to one), in the order of `warnings`. */
+  warningLines?: (number | null)[];
   stats: ConversionStats;
   /** With a template given without a mapping: how many elements its styles matched by name. */
   matched?: { matched: number; of: number };
@@ -91,6 +94,7 @@ export class BoundedConverter {
       return {
         docx: result.docx,
         warnings: result.warnings,
+        warningLines: linesOf(result.warnings, result.warningDetails),
         stats: result.stats,
         ...(result.matched ? { matched: result.matched } : {}),
       };

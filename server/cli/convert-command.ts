@@ -40,13 +40,14 @@ const MARKDOWN = /\.(md|markdown)$/i;
  * images from, so the engine's bare `image_placeholder: ALT` says why there (unless --no-images asked for
  * placeholders).
  */
-export function warningLine(warning: string, fromStandardInput: boolean, input?: string): string {
+export function warningLine(warning: string, fromStandardInput: boolean, input?: string, line?: number | null): string {
   const placeholder = /^image_placeholder: (.*)$/s.exec(warning);
   const text =
     fromStandardInput && placeholder
       ? `image_placeholder: images are not embedded from standard input: ${placeholder[1] ?? ''}`
       : warning;
-  return `warning: ${input === undefined ? '' : `${input}: `}${text.replace(/\s*\n\s*/g, ' ')}\n`;
+  const where = `${input === undefined ? '' : `${input}: `}${line ? `line ${String(line)}: ` : ''}`;
+  return `warning: ${where}${text.replace(/\s*\n\s*/g, ' ')}\n`;
 }
 
 const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
@@ -202,10 +203,14 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
         // The server's own limits end a long conversion; this only notices a server that stopped answering.
         const answer = await callServer(server, 'POST', '/api/cli/convert', body, 10 * 60_000).catch(() => undefined);
         if (answer?.status === 200) {
-          const result = answer.body as Omit<CliResult, 'docx'> & { docx: string };
+          const result = answer.body as Omit<CliResult, 'docx' | 'warningLines'> & {
+            docx: string;
+            warning_lines?: (number | null)[];
+          };
           return {
             docx: new Uint8Array(Buffer.from(result.docx, 'base64')),
             warnings: result.warnings,
+            ...(result.warning_lines ? { warningLines: result.warning_lines } : {}),
             stats: result.stats,
             ...(result.matched ? { matched: result.matched } : {}),
             by,
@@ -314,7 +319,9 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       const dialect = opts.from ? { dialect: opts.from } : {};
       const job = { markdown, template, mapping, folder, created: Date.now(), numberSections, ...dialect };
       const result = await converter.convert(job, label);
-      const lines = result.warnings.map((w) => warningLine(w, input === '-' && opts.images, batch ? label : undefined));
+      const lines = result.warnings.map((w, i) =>
+        warningLine(w, input === '-' && opts.images, batch ? label : undefined, result.warningLines?.[i]),
+      );
       writeOutput(output, result.docx);
       if (result.matched && !matchSaid && !opts.quiet) {
         matchSaid = true;

@@ -43,3 +43,9 @@ export class WarningList {
 export function detailsOf(warnings: readonly string[]): WarningDetail[] {
   return warnings.map((warning) => ({ warning, line: null, count: 1 }));
 }
+
+/** The first source line of each of WARNINGS, from the engine's details (null where a warning has none). */
+export function linesOf(warnings: string[], details: { warning: string; line: number | null }[]): (number | null)[] {
+  const lines = new Map(details.map((detail) => [detail.warning, detail.line]));
+  return warnings.map((warning) => lines.get(warning) ?? null);
+}

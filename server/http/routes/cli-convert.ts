@@ -7,6 +7,7 @@ import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { ConvertInputError } from '../../convert/index.ts';
+import { linesOf } from '../../convert/warning-list.ts';
 import { ConvertBusyError, ConvertLimitError, limitMessage } from '../../convert-pool/pool.ts';
 import { BUILTIN_TEMPLATE_KEY } from '../../convert-pool/protocol.ts';
 import { ApiError } from '../../errors.ts';
@@ -66,6 +67,7 @@ export async function cliConvertRoutes(app: FastifyInstance): Promise<void> {
         return {
           docx: Buffer.from(result.docx.buffer, result.docx.byteOffset, result.docx.byteLength).toString('base64'),
           warnings: result.warnings,
+          warning_lines: linesOf(result.warnings, result.warningDetails),
           stats: result.stats,
           ...(result.matched ? { matched: result.matched } : {}),
         };
