@@ -176,10 +176,13 @@ function sourceOf(node: Text, source: string): string | undefined {
   return from === undefined || to === undefined ? undefined : source.slice(from, to);
 }
 
-/** The fence a line is, when its source line reads the same (no escape, no character reference). */
+/**
+ * The fence a line is, when its source line reads the same (no escape, no character reference) once a quote's `>`
+ * markers, which the text of a quoted paragraph's later lines does not hold, are taken off.
+ */
 function fenceOf(line: string, sourceLine: string | undefined): { attributes: Attributes | undefined } | undefined {
   const text = line.trim();
-  if (sourceLine?.trim() !== text) return undefined;
+  if (sourceLine?.replace(/^(?:[ \t]*>)+/, '').trim() !== text) return undefined;
   if (CLOSING.test(text)) return { attributes: undefined };
   const match = OPENING.exec(text);
   if (!match) return undefined;
