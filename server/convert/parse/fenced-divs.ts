@@ -1,4 +1,15 @@
-import type { BlockContent, Blockquote, List, Node, Paragraph, Parents, PhrasingContent, Root, Text } from 'mdast';
+import type {
+  BlockContent,
+  Blockquote,
+  List,
+  Node,
+  Paragraph,
+  Parents,
+  PhrasingContent,
+  Root,
+  Table,
+  Text,
+} from 'mdast';
 import { parseAttributes, type Attributes } from './attributes.ts';
 
 // pandoc's fenced divs (issue 33, item 3; docs/api-extensions.md): `::: {custom-style="Note"}` or `::: Name` opens a
@@ -74,6 +85,11 @@ function nest(blocks: BlockContent[], source: string, result: FenceReport): Bloc
       const fence = liftClosingFence(block, source);
       if (fence) pieces.push(fence);
     }
+    // And right after a table's last row, as a row of its own (GFM reads a line without a blank one before it so).
+    if (open.length > 0 && block.type === 'table') {
+      const fence = liftTableFence(block, source);
+      if (fence) pieces.push(fence);
+    }
     for (const piece of pieces) {
       if (piece.type !== 'fence') target().push(piece);
       else if (piece.attributes) {
@@ -113,6 +129,19 @@ function liftClosingFence(block: List | Blockquote, source: string): Fence | und
     return undefined;
   parent.children.splice(parent.children.length - 1, 1, ...(pieces.slice(0, -1) as Paragraph[]));
   return fence;
+}
+
+/** Takes a closing fence off the end of a table (its last body row, when that row's line is the fence alone). */
+function liftTableFence(table: Table, source: string): Fence | undefined {
+  const row = table.children.at(-1);
+  const from = row?.position?.start.offset;
+  const to = row?.position?.end.offset;
+  if (table.children.length < 2 || from === undefined || to === undefined) return undefined;
+  if (!CLOSING.test(source.slice(from, to).trim())) return undefined;
+  table.children.pop();
+  const end = table.children.at(-1)?.position?.end;
+  if (table.position && end) table.position.end = end;
+  return { type: 'fence', attributes: undefined, line: row?.position?.start.line ?? 0 };
 }
 
 function textParagraph(value: string, line: number): Paragraph {
