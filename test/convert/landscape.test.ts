@@ -120,9 +120,76 @@ describe('a landscape div', () => {
       markdown:
         'Text.[^n]\n\n::: {.landscape}\n::: {.landscape}\nInner.\n:::\n:::\n\n[^n]: Note.\n\n    ::: {.landscape}\n    In a note.\n    :::\n',
     });
-    expect(sections(part(result.docx, 'word/document.xml'))).toHaveLength(3);
+    // Text, then the div, which ends the document: its section is the last one.
+    expect(sections(part(result.docx, 'word/document.xml'))).toHaveLength(2);
     expect(result.warnings).toContain('landscape_ignored: a note has no page of its own to turn');
     expect(part(result.docx, 'word/footnotes.xml')).toContain('In a note.');
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
+
+  // A div at the very start or end of the document: no empty portrait page before or after it (the section before a
+  // first div held only its break; the last section after a last div held nothing).
+  it('first, last or alone, it makes no empty portrait page', async () => {
+    const cases = {
+      first: '::: {.landscape}\nThe landscape page.\n:::\n\nPortrait page after.\n',
+      last: 'Portrait page before.\n\n::: {.landscape}\nThe landscape page.\n:::\n',
+      alone: '::: {.landscape}\nThe landscape page.\n:::\n',
+    };
+    const expected = {
+      first: { orientations: ['landscape', 'portrait'], pages: ['842x595', '595x842'] },
+      last: { orientations: ['portrait', 'landscape'], pages: ['595x842', '842x595'] },
+      alone: { orientations: ['landscape'], pages: ['842x595'] },
+    };
+    const paths: string[] = [];
+    for (const [name, text] of Object.entries(cases)) {
+      const result = await convert({ markdown: text });
+      expect(result.warnings).toEqual([]);
+      const orientations = sections(part(result.docx, 'word/document.xml')).map((s) =>
+        attr(child(s, 'pgSz'), 'orient'),
+      );
+      expect({ name, orientations }).toEqual({ name, orientations: expected[name as keyof typeof cases].orientations });
+      const { ok, report } = await validateDocx(result.docx);
+      expect(ok, report).toBe(true);
+      const path = join(dir, `edge-${name}.docx`);
+      writeFileSync(path, result.docx);
+      paths.push(path);
+    }
+    await libreOfficePdfs(paths, dir);
+    for (const name of Object.keys(cases)) {
+      const info = (await run('pdfinfo', ['-f', '1', '-l', '9', join(dir, `edge-${name}.pdf`)])).stdout;
+      const pages = [...info.matchAll(/Page\s+\d+ size:\s+([\d.]+) x ([\d.]+)/g)].map(
+        (m) => `${String(Math.round(Number(m[1])))}x${String(Math.round(Number(m[2])))}`,
+      );
+      expect({ name, pages }).toEqual({ name, pages: expected[name as keyof typeof cases].pages });
+    }
+  }, 180_000);
+
+  it('first in a template with a first page of its own, it keeps that first page: it starts the document', async () => {
+    const parts = unzipSync(defaultTemplate());
+    const documentXml = strFromU8(parts['word/document.xml'] ?? new Uint8Array()).replace(
+      /<w:pgNumType\/>/,
+      '<w:pgNumType w:start="5"/><w:titlePg/>',
+    );
+    parts['word/document.xml'] = strToU8(documentXml);
+    const result = await convert({
+      markdown: '::: {.landscape}\nWide.\n:::\n\nText.\n\n::: {.landscape}\nWide again.\n:::\n\nEnd.\n',
+      template: zipSync(parts),
+    });
+    const all = sections(part(result.docx, 'word/document.xml'));
+    expect(all.map((s) => attr(child(s, 'pgSz'), 'orient'))).toEqual([
+      'landscape',
+      'portrait',
+      'landscape',
+      'portrait',
+    ]);
+    expect(child(all[0], 'titlePg')).toBeDefined();
+    expect(attr(child(all[0], 'pgNumType'), 'start')).toBe('5');
+    // The sections after continue it: no first page, no restart (a portrait one between divs too).
+    for (const sectPr of all.slice(1)) {
+      expect(child(sectPr, 'titlePg')).toBeUndefined();
+      expect(attr(child(sectPr, 'pgNumType'), 'start') ?? '').toBe('');
+    }
     const { ok, report } = await validateDocx(result.docx);
     expect(ok, report).toBe(true);
   });

@@ -67,6 +67,10 @@ export interface BodyText {
   readonly supportStyles: Set<string>;
   /** Writes the segments' text, with each declaration below the root kept unless `root` declares the same. */
   fill(root: ReadonlyMap<string, string>): void;
+  /** The section breaks written for landscape divs (sections.ts finishLanding). */
+  readonly sectionBreaks: number;
+  /** Whether a landscape div ends the body and its section break was left out (the last section turns instead). */
+  readonly endsLandscape: boolean;
 }
 
 const ATTRIBUTE = / ([^\s=/>]+)="([^"]*)"/y;
@@ -164,6 +168,11 @@ export function rewriteBody(
   let marker = false;
   let sectionMarker: SectionKind | undefined;
   let afterLandscape = false;
+  // Whether an element of ours is written at the top level yet (a landscape div first needs no section before it),
+  // the section breaks written, and where the last one is in `out`.
+  let ours = false;
+  let breaks = 0;
+  let breakAt = -1;
   let hasText = false;
   const markers = rw.tocMarkers || rw.sectionBreaks !== undefined;
   // The '>' of the last start tag, when nothing has been written since (an element closed at once is written `/>`).
@@ -251,6 +260,8 @@ export function rewriteBody(
       // landscape div would hold nothing: an empty page).
       const landscapeBefore = afterLandscape;
       if (names.length === 0) afterLandscape = false;
+      const breaking = names.length === 0 && paragraphAt >= 0 && sectionMarker && !hasText && rw.sectionBreaks;
+      if (names.length === 0 && !breaking) ours = true;
       if (names.length === 0 && paragraphAt >= 0) {
         if (marker && !hasText) {
           out.length = paragraphAt;
@@ -259,13 +270,26 @@ export function rewriteBody(
           out = [];
           used = new Map();
           sites = [];
-        } else if (sectionMarker && !hasText && rw.sectionBreaks) {
-          // The marker paragraph becomes the section break (docx's prefixes: w, and r for header references).
+        } else if (breaking && sectionMarker) {
+          // The marker paragraph becomes the section break (docx's prefixes: w, and r for header references); none
+          // before a landscape div that starts the document's section, or follows another one at once.
           out.length = paragraphAt;
           last = gt + 1;
           if (sectionMarker === 'portrait' && landscapeBefore) afterLandscape = true;
+          else if (sectionMarker === 'portrait' && !ours && breaking.dropLeading) afterLandscape = false;
           else {
-            out.push(rw.sectionBreaks[sectionMarker]);
+            const first = breaks === 0;
+            breakAt = out.length;
+            out.push(
+              sectionMarker === 'portrait'
+                ? first
+                  ? breaking.firstPortrait
+                  : breaking.portrait
+                : first
+                  ? breaking.firstLandscape
+                  : breaking.landscape,
+            );
+            breaks += 1;
             use('w:p');
             use('r:id');
             afterLandscape = sectionMarker === 'landscape';
@@ -469,18 +493,30 @@ export function rewriteBody(
     if (selfClosing) {
       openEnd = -1;
       while (inner.length > 0 && (inner.at(-1)?.depth ?? 0) > depth) inner.pop();
+      if (depth === 0) {
+        ours = true;
+        afterLandscape = false;
+      }
     } else {
       names.push(name);
       openEnd = gt;
     }
   }
   out.push(xml.slice(last, to));
+  // A landscape div last: its section is the document's last one (sections.ts finishLanding), no empty page after.
+  const endsLandscape = afterLandscape && rw.sectionBreaks?.dropTrailing === true && breakAt >= 0;
+  if (endsLandscape) {
+    out[breakAt] = '';
+    breaks -= 1;
+  }
   segments.push({ out, used, sites });
   const result: BodySegment[] = segments.map((s) => ({ text: '', used: s.used, sites: s.sites }));
   return {
     declared,
     segments: result,
     supportStyles,
+    sectionBreaks: breaks,
+    endsLandscape,
     fill(root) {
       for (const d of declarations) d.out[d.at] = root.get(d.prefix) === d.uri ? '' : d.text;
       segments.forEach((s, k) => {

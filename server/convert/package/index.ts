@@ -45,7 +45,7 @@ import { fillTitleFields, titleFieldsIn } from './title-fields.ts';
 import { addTokenStyles } from './token-styles.ts';
 import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } from './toc.ts';
 import { serializeAroundAll } from './serialize.ts';
-import { landingSectionProperties, landscapeBreaks } from './sections.ts';
+import { finishLanding, landingSectionProperties, landscapeBreaks } from './sections.ts';
 import { docxText, unescapeBraces } from '../braces.ts';
 import { docxParts, PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
@@ -230,7 +230,7 @@ export async function packageDocument(
   const { document, marker, keptNodes, kept } = documentShell(ready.body, around);
   // Landscape divs' sections (sections.ts): their breaks from the properties of the section our content ends with.
   const landing = compiled.landscape ? landingSectionProperties(marker) : undefined;
-  const sectionBreaks = landing ? landscapeBreaks(landing) : undefined;
+  const sectionBreaks = landing ? landscapeBreaks(landing, marker) : undefined;
   // The template's title block places, in its kept body (never in our content) and its headers and footers.
   if (document.documentElement) fillTitleFields(keptNodes, compiled.titleValues);
   for (const path of ready.titleFieldParts) {
@@ -269,6 +269,7 @@ export async function packageDocument(
     tocMarkers: compiled.toc !== undefined,
     sectionBreaks,
   });
+  if (landing) finishLanding(landing, body.sectionBreaks, body.endsLandscape);
   // A place in the template's document for each stretch of our body between TOC markers.
   const places = [marker];
   for (let k = 1; k < body.segments.length; k++) {

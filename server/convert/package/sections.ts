@@ -190,22 +190,75 @@ function sectionXml(el: Element): string {
   return inner === '' ? `<${name}${attributes}/>` : `<${name}${attributes}>${inner}</${name}>`;
 }
 
-/** The paragraphs that end a landscape div's section and the section before it, as text (package/body.ts writes them). */
+/**
+ * The paragraphs that end a landscape div's section and the section before it, as text (package/body.ts writes them):
+ * the first section break of the document keeps the first section's own properties (a first page's header, a
+ * numbering start), the later ones continue it.
+ */
 export interface SectionBreaks {
   portrait: string;
   landscape: string;
+  firstPortrait: string;
+  firstLandscape: string;
+  /**
+   * Whether a landscape div at the very start of our content needs no section before it (nothing of the template's
+   * comes before our content in its section): it then starts the document's first section, with no empty page before.
+   */
+  dropLeading: boolean;
+  /**
+   * Whether a landscape div at the very end of our content needs no section after it (nothing of the template's
+   * follows our content in its section): the last section, `landing`, is turned landscape instead of an empty page.
+   */
+  dropTrailing: boolean;
 }
 
 /**
  * Section breaks around landscape divs (compile/sections.ts), from the section properties `landing` our content ends
- * with (changed in place): the section before a div ends with a copy of them, the div's with a copy turned landscape
- * (no first-page header, numbering or start type of its own: it continues the document). The section after the
- * last div ends with `landing` itself, which so loses those too: the first page, and its header, come before.
+ * with: the section before a div ends with a copy of them, the div's with a copy turned landscape (after the first
+ * break, with no first-page header, numbering or start type of their own: they continue the document). `marker` is
+ * our content's place in the template's body.
  */
-export function landscapeBreaks(landing: Element): SectionBreaks {
-  const portrait = `<w:p><w:pPr>${sectionXml(landing)}</w:pPr></w:p>`;
-  dropFirstSectionOnly(landing);
-  const turned = landing.cloneNode(true) as Element;
-  turnLandscape(turned);
-  return { portrait, landscape: `<w:p><w:pPr>${sectionXml(turned)}</w:pPr></w:p>` };
+export function landscapeBreaks(landing: Element, marker: Node): SectionBreaks {
+  const paragraph = (sectPr: Element): string => `<w:p><w:pPr>${sectionXml(sectPr)}</w:pPr></w:p>`;
+  const later = landing.cloneNode(true) as Element;
+  dropFirstSectionOnly(later);
+  const turned = (sectPr: Element): Element => {
+    const copy = sectPr.cloneNode(true) as Element;
+    turnLandscape(copy);
+    return copy;
+  };
+  return {
+    portrait: paragraph(later),
+    landscape: paragraph(turned(later)),
+    firstPortrait: paragraph(landing),
+    firstLandscape: paragraph(turned(landing)),
+    dropLeading: !templateContent(marker, 'previousSibling', landing),
+    dropTrailing: !templateContent(marker, 'nextSibling', landing),
+  };
+}
+
+/**
+ * The last section, `landing`, once our body is written with `breaks` section breaks (body.ts): after the first
+ * break it continues the document (no first-page properties); turned landscape where a landscape div ends our
+ * content and the section after it was left out.
+ */
+export function finishLanding(landing: Element, breaks: number, endsLandscape: boolean): void {
+  if (breaks > 0) dropFirstSectionOnly(landing);
+  if (endsLandscape) turnLandscape(landing);
+}
+
+/**
+ * Whether the template's body has content of its own beside our content's place (`marker`), in its section: walking
+ * `way` from it to the section's edge (a paragraph holding section properties, or `landing`).
+ */
+function templateContent(marker: Node, way: 'previousSibling' | 'nextSibling', landing: Element): boolean {
+  for (let n = marker[way]; n; n = n[way]) {
+    if (n === landing || n === landing.parentNode?.parentNode) return false;
+    if (isW(n, 'p')) {
+      const props = wChild(n, 'pPr');
+      if (wChild(props, 'sectPr')) return false;
+      if (children(n).some((c) => c !== props)) return true;
+    } else if (isW(n, 'tbl') || isW(n, 'sdt') || isW(n, 'customXml')) return true;
+  }
+  return false;
 }
