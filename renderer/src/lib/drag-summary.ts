@@ -84,7 +84,7 @@ export function dragMessage(summary: DragSummary): { action: string; skipped: st
         : '');
   else if (unknown > 0) action = `Release to convert what is markdown (${ACCEPTED.join(', ')}) among ${files(unknown)}`;
   else if (citations > 0 && skipped.length === 0)
-    action = `Release to give ${citations === 1 ? 'this bibliography or style' : 'these bibliographies or styles'} to the markdown converted next`;
+    action = `Release to add ${citations === 1 ? 'this bibliography or style' : 'these bibliographies or styles'} for the markdown you convert`;
   else if (total === 1) action = 'This file will not convert';
   else action = `None of these ${files(total)} will convert`;
   const skippedText =
