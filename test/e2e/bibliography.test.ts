@@ -118,6 +118,21 @@ describe('citations in the Convert page', () => {
     expect(pageErrors(page)).toEqual([]);
   });
 
+  test('chosen together with “Choose files…”, the markdown and its .bib convert with the citations formatted', async () => {
+    const { page } = await world.signedIn();
+    await page.getByTestId('file-input').setInputFiles([
+      { name: 'thesis.md', mimeType: 'text/markdown', buffer: Buffer.from(MARKDOWN) },
+      { name: 'refs.bib', mimeType: 'text/x-bibtex', buffer: Buffer.from(BIB) },
+    ]);
+    const row = page.getByRole('listitem', { name: 'thesis.md' });
+    await row.getByText('Done').waitFor({ timeout: 60_000 });
+    expect(await row.getByTestId('job-bibliography').innerText()).toMatch(/refs\.bib.*20 entries/);
+    const docx = await saved(page, 'thesis.docx');
+    expect(bodyText(docx)).not.toContain('[@');
+    expect(bibliographyEntries(docx)).toBe(20);
+    expect(pageErrors(page)).toEqual([]);
+  });
+
   test('a bibliography chosen with the button is shown, used for what is converted next, and removed', async () => {
     const { page } = await world.signedIn();
     await page.getByTestId('citation-input').setInputFiles({
