@@ -170,10 +170,18 @@ export const api = {
     body: { markdown: string; template_id: string; mapping_id: string; filename?: string; number_sections?: boolean },
     signal?: AbortSignal,
   ) => request<Conversion>('POST', '/api/v1/convert', { ...body, response_format: 'json' }, signal),
-  /** Converts with the markdown's image files (multipart, docs/images.md): they are embedded, not placeholders. */
-  convertWithImages: (
+  /**
+   * Converts with the markdown's image files (multipart, docs/images.md), embedded rather than placeholders, and a
+   * bibliography and a CSL style as file parts (docs/captions-references.md); a multipart body has room for a
+   * bibliography beside 10 MB of markdown, where a JSON body does not.
+   */
+  convertWithFiles: (
     body: { markdown: string; template_id: string; mapping_id: string; filename?: string; number_sections?: boolean },
-    images: ReadonlyMap<string, Blob>,
+    files: {
+      images: ReadonlyMap<string, Blob>;
+      bibliography?: { name: string; text: string; format: string } | undefined;
+      csl?: { name: string; xml: string } | undefined;
+    },
     signal?: AbortSignal,
   ) => {
     const form = new FormData();
@@ -181,7 +189,13 @@ export const api = {
     for (const [key, value] of Object.entries(body)) form.set(key, String(value));
     form.set('response_format', 'json');
     // Each image's filename is its path relative to the markdown, which the server matches with the markdown's links.
-    for (const [path, image] of images) form.append('images', image, path);
+    for (const [path, image] of files.images) form.append('images', image, path);
+    const { bibliography, csl } = files;
+    if (bibliography) {
+      form.set('bibliography_format', bibliography.format);
+      form.set('bibliography', new Blob([bibliography.text], { type: 'text/plain' }), bibliography.name);
+    }
+    if (csl) form.set('csl', new Blob([csl.xml], { type: 'application/xml' }), csl.name);
     return request<Conversion>('POST', '/api/v1/convert', form, signal);
   },
   conversions: (offset = 0, limit = 50, filter: { q?: string; template_id?: string; channel?: string } = {}) => {

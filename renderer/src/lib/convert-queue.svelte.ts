@@ -1,6 +1,19 @@
 // The files the user converts in this session: each read, sent, and shown with its result. A batch runs on as many
 // conversions at once as the server has workers (from its settings), started in the order the files were given.
 import { api, ApiProblem, type Conversion } from './api.ts';
+import {
+  checkBibliography,
+  checkSize,
+  checkStyle,
+  chooseCitations,
+  describeBibliography,
+  describeStyle,
+  frontMatterNames,
+  isNamed,
+  joinBibliographies,
+  type Bibliography,
+  type CslStyle,
+} from './citation-files.ts';
 import { imagesToSend } from './image-files.ts';
 
 /** Extensions the drop zone takes. */
@@ -18,6 +31,8 @@ export interface Source {
   text?: string;
   /** Image files that came with the file, by path relative to it: the ones it names are embedded. */
   images?: ReadonlyMap<string, File>;
+  /** Bibliographies and CSL styles that came with the file, by path relative to it (docs/captions-references.md). */
+  citationFiles?: ReadonlyMap<string, File>;
 }
 
 export class Job {
@@ -29,6 +44,8 @@ export class Job {
   error = $state<string | null>(null);
   /** When the job started reading or converting (ms since the epoch); null while it waits. */
   startedAt = $state<number | null>(null);
+  /** The bibliography and style sent with it, in words ("refs.bib · BibTeX, 20 entries"); null: none. */
+  citations = $state<string | null>(null);
   /** Aborts the request: the server ends the conversion's worker and charges nothing. */
   private readonly abort = new AbortController();
 
@@ -84,6 +101,52 @@ export interface Choice {
   mappingId: string;
   /** Number the headings (the API's number_sections; the front matter's says otherwise). */
   numberSections?: boolean;
+  /** The bibliography and the style given on the page (its button), for markdown that brings none of its own. */
+  bibliography?: Bibliography | undefined;
+  csl?: CslStyle | undefined;
+}
+
+/** A file's text, refused before it is read when it is larger than the API takes. */
+async function citationText(file: File): Promise<string> {
+  checkSize(file.name, file.size);
+  return file.text();
+}
+
+/** The bibliography and style one markdown is sent with: its own files (read and checked), else the page's. */
+async function citationsFor(
+  name: string,
+  markdown: string,
+  files: ReadonlyMap<string, File> | undefined,
+  choice: Choice,
+): Promise<{ bibliography: Bibliography | undefined; csl: CslStyle | undefined }> {
+  // Nothing to cite: nothing is read or sent (the server formats citations only where an `@` is).
+  if (!markdown.includes('@')) return { bibliography: undefined, csl: undefined };
+  const names = await frontMatterNames(markdown);
+  // In a chosen or dropped folder, a .json or .yaml file is data as often as a bibliography: taken only when named.
+  const usable = new Map(
+    [...(files ?? [])].filter(
+      ([path, file]) => !file.webkitRelativePath || !/\.(json|ya?ml)$/i.test(path) || isNamed(path, names.bibliography),
+    ),
+  );
+  const chosen = chooseCitations<File | Bibliography | CslStyle>(name, names, usable, {
+    bibliography: choice.bibliography,
+    csl: choice.csl,
+  });
+  const bibliographies: Bibliography[] = [];
+  for (const given of chosen.bibliography)
+    if (given instanceof File) bibliographies.push(await checkBibliography(given.name, await citationText(given)));
+    else if ('format' in given) bibliographies.push(given);
+  const given = chosen.csl;
+  const csl =
+    given instanceof File
+      ? checkStyle(given.name, await citationText(given))
+      : given && 'xml' in given
+        ? given
+        : undefined;
+  return {
+    bibliography: bibliographies.length > 0 ? await joinBibliographies(bibliographies) : undefined,
+    csl,
+  };
 }
 
 export class ConvertQueue {
@@ -144,8 +207,16 @@ export class ConvertQueue {
         ...(choice.numberSections ? { number_sections: true } : {}),
       };
       const images = imagesToSend(markdown, job.source.images);
+      const { bibliography, csl } = await citationsFor(job.label, markdown, job.source.citationFiles, choice);
+      job.citations =
+        [bibliography && describeBibliography(bibliography), csl && describeStyle(csl)].filter(Boolean).join('; ') ||
+        null;
+      // Reading the bibliography took a moment: a job cancelled meanwhile is not sent (the catch says cancelled).
+      job.signal.throwIfAborted();
       job.result =
-        images.size > 0 ? await api.convertWithImages(body, images, job.signal) : await api.convert(body, job.signal);
+        images.size > 0 || bibliography || csl
+          ? await api.convertWithFiles(body, { images, bibliography, csl }, job.signal)
+          : await api.convert(body, job.signal);
       job.state = 'done';
       job.progress = 1;
     } catch (error) {

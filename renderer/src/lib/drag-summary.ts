@@ -5,6 +5,19 @@
 import { ACCEPTED } from './convert-queue.svelte.ts';
 
 const MARKDOWN_TYPES = new Set(['text/markdown', 'text/x-markdown', 'text/plain']);
+/** Types systems give bibliographies and CSL styles (a .bib or .csl often has none: then it is "unknown"). */
+const CITATION_TYPES = new Set([
+  'text/x-bibtex',
+  'application/x-bibtex',
+  'text/x-bibtex-source',
+  'application/json',
+  'application/vnd.citationstyles.csl+json',
+  'application/yaml',
+  'application/x-yaml',
+  'text/yaml',
+  'text/x-yaml',
+  'application/vnd.citationstyles.style+xml',
+]);
 const NAMES: Record<string, string> = {
   'application/pdf': 'PDF',
   'application/msword': 'Word document',
@@ -32,6 +45,8 @@ export interface DragSummary {
   unknown: number;
   /** Images, which come with markdown (embedded where it names them) and are skipped alone. */
   images: number;
+  /** Bibliographies and CSL styles by their type: sent with the markdown, or kept for the next one when alone. */
+  citations: number;
   /** Everything else, with images when nothing else convert: the kinds, in words, that will be skipped. */
   skipped: string[];
 }
@@ -42,26 +57,34 @@ export function summarise(items: readonly { kind: string; type: string }[]): Dra
   const convert = files.filter((f) => MARKDOWN_TYPES.has(f.type)).length;
   const unknown = files.filter((f) => f.type === '').length;
   const images = files.filter((f) => f.type.startsWith('image/'));
-  const others = files.filter((f) => f.type !== '' && !MARKDOWN_TYPES.has(f.type) && !f.type.startsWith('image/'));
+  const citations = files.filter((f) => CITATION_TYPES.has(f.type)).length;
+  const others = files.filter(
+    (f) => f.type !== '' && !MARKDOWN_TYPES.has(f.type) && !f.type.startsWith('image/') && !CITATION_TYPES.has(f.type),
+  );
   const alone = convert === 0 && unknown === 0;
   const skipped = [...others, ...(alone ? images : [])].map((f) => kindOf(f.type));
-  return { convert, unknown, images: alone ? 0 : images.length, skipped };
+  return { convert, unknown, images: alone ? 0 : images.length, citations, skipped };
 }
 
 const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
 
 /** The hover message: its first line (what a release does) and what will be skipped ('' when nothing). */
 export function dragMessage(summary: DragSummary): { action: string; skipped: string } {
-  const { convert, unknown, images, skipped } = summary;
+  const { convert, unknown, images, citations, skipped } = summary;
   const kinds = [...new Set(skipped)].join(', ');
-  const total = convert + unknown + images + skipped.length;
+  const total = convert + unknown + images + citations + skipped.length;
   let action: string;
   if (convert > 0)
     action =
       `Release to convert ${files(convert)}` +
       (unknown > 0 ? ` (${unknown} more if ${unknown === 1 ? 'its name ends' : 'their names end'} in .md)` : '') +
-      (images > 0 ? `, with ${images} image${images === 1 ? '' : 's'}` : '');
+      (images > 0 ? `, with ${images} image${images === 1 ? '' : 's'}` : '') +
+      (citations > 0
+        ? `${images > 0 ? ' and' : ', with'} ${citations} bibliography or style file${citations === 1 ? '' : 's'}`
+        : '');
   else if (unknown > 0) action = `Release to convert what is markdown (${ACCEPTED.join(', ')}) among ${files(unknown)}`;
+  else if (citations > 0 && skipped.length === 0)
+    action = `Release to add ${citations === 1 ? 'this bibliography or style' : 'these bibliographies or styles'} for the markdown you convert`;
   else if (total === 1) action = 'This file will not convert';
   else action = `None of these ${files(total)} will convert`;
   const skippedText =
