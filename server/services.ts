@@ -1,15 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateKey, hashKey } from './auth/keys.ts';
-import {
-  checkRules,
-  ConvertInputError,
-  resolveStyles,
-  type Dialect,
-  type BibliographyFormat,
-  type ImageInput,
-  type MappingRules,
-  type TemplateStyle,
-} from './convert/index.ts';
+// The engine's own modules, not its index: the server's thread loads what it uses here, and the engine (the parser,
+// the compiler, docx) only in its conversion workers (docs/performance.md, "The server at rest").
+import type { Dialect, BibliographyFormat, ImageInput, MappingRules, TemplateStyle } from './convert/index.ts';
+import { ConvertInputError } from './convert/errors.ts';
+import { checkRules, resolveStyles } from './convert/mapping.ts';
 import {
   ConvertBusyError,
   ConvertCancelledError,

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { filesSource, type ImageInput, type ImageSource } from '../convert/index.ts';
+import type { ImageInput, ImageSource } from '../convert/index.ts';
+import { filesSource } from '../convert/images/source.ts';
 import { openChecked } from './open.ts';
 import { folderAt, resolveInside, type Folder } from './paths.ts';
 import { within } from './within.ts';

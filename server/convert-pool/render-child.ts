@@ -1,14 +1,14 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { IMAGE_LIMITS } from '../convert/images/limits.ts';
 import {
-  IMAGE_LIMITS,
   renderHere,
   renderOptions,
   type RenderFailure,
   type RenderRequest,
   type RenderResult,
-} from '../convert/index.ts';
+} from '../convert/images/render.ts';
 
 // The SVG renderer's child processes (render-child.mjs): the engine (server/convert/) starts no process and reads no
 // environment, so the command, its limits and its environment are made here, where processes are managed. A

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { IMAGE_LIMITS } from '../convert/images/limits.ts';
-import { renderOptions, type RenderRequest } from '../convert/index.ts';
+import type { RenderRequest } from '../convert/index.ts';
+import { renderOptions } from '../convert/images/render.ts';
 import { probeRenderLimit, serveCommand } from './render-child.ts';
 
 // How the pool starts a warm render child (render-child.mjs). The pool owns the child whatever started it: it sends

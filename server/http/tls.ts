@@ -1,7 +1,6 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { generate } from 'selfsigned';
 import type { CertificateFiles } from '../store/data-folder.ts';
 import { hostName, ServeError } from './listen.ts';
 
@@ -29,6 +28,9 @@ export async function loadOrCreateCertificate(files: CertificateFiles, now = new
     }
   }
   const notAfter = new Date(now.getTime() + 825 * 86_400_000);
+  // Loaded only to make one: its X.509 and ASN.1 libraries are ~10 MB of a server's memory at rest.
+  // (A CommonJS module: its exports are the default export both in Node and in the bundle's chunk.)
+  const { generate } = (await import('selfsigned')).default;
   const pems = await generate(
     [
       { name: 'commonName', value: 'localhost' },

@@ -3,16 +3,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Compile } from 'typebox/compile';
-import {
-  checkRules,
-  DEFAULT_TEMPLATE_NAME,
-  defaultTemplate,
-  readTemplate,
-  resolveStyles,
-  sanitizedBytes,
-  type MappingRules,
-  type Template,
-} from '../convert/index.ts';
+import { checkRules, resolveStyles, type MappingRules } from '../convert/mapping.ts';
+import { DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/default-template.ts';
+import { readTemplate, sanitizedBytes, type Template } from '../convert/template/read.ts';
 import { BUILTIN_TEMPLATE_ID, sha256, type Store } from '../store/store.ts';
 import type { Policy } from './load.ts';
 import { SeedMappingSchema } from './schema.ts';

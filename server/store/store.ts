@@ -4,7 +4,12 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Low } from 'lowdb';
-import { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/index.ts';
+import {
+  DEFAULT_MAPPING_NAME,
+  DEFAULT_RULES,
+  DEFAULT_TEMPLATE_NAME,
+  defaultTemplate,
+} from '../convert/default-template.ts';
 import type { ConversionLog } from './conversion-log.ts';
 import {
   DatabaseWriteError,

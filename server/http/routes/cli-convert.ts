@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { ConvertInputError } from '../../convert/index.ts';
+import { ConvertInputError } from '../../convert/errors.ts';
 import { linesOf } from '../../convert/warning-list.ts';
 import { ConvertBusyError, ConvertLimitError, limitMessage } from '../../convert-pool/pool.ts';
 import { BUILTIN_TEMPLATE_KEY } from '../../convert-pool/protocol.ts';
