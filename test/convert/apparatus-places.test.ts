@@ -49,7 +49,7 @@ describe('citations and cross-references in captions and the abstract', () => {
       expect.stringContaining('An unknown source [@nobody2000] and an unknown figure @fig:gone.'),
       'Figure 4: Lost: @fig:lost and [@nobody2001]',
       'Table 2: Unknown @tbl:none and [@nobody2002]',
-      'See Table 1 and Pictures; also @fig:a and [Doe & Roe (2020)].',
+      'Literal: @fig:a, and [Doe & Roe (2020)] is narrative.',
       // The list of figures.
       'Figure 4: Lost: @fig:lost and [@nobody2001]',
     ]);
