@@ -41,6 +41,8 @@ export class HeadingNumbers {
     const stack: Nodes[] = [tree];
     for (let node = stack.pop(); node; node = stack.pop()) {
       if (node.type === 'heading') this.headings.push({ node, bookmark: nameOf(node) });
+      // The abstract's headings are printed (and counted) where the front matter stands.
+      else if (node.type === 'yaml' && node.data?.abstract) stack.push(node.data.abstract.tree);
       else if ('children' in node)
         for (let k = node.children.length - 1; k >= 0; k--) stack.push(node.children[k] as Nodes);
     }
