@@ -135,6 +135,7 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     math: options.math !== 'none',
     ...(input.dialect ? { dialect: input.dialect } : {}),
     ...(options.comments === 'word' ? { comments: true } : {}),
+    ...(input.images ? { implicitFigures: true } : {}),
   });
   const citations = await prepareCitations(parsed.tree, input.markdown, {
     bibliography: input.bibliography,

@@ -17,6 +17,8 @@ import { fixture, libreOfficePdfs, part, validateDocx } from '../helpers/docx.ts
 const run = promisify(execFile);
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const MARKDOWN = new TextDecoder().decode(fixture('captions', 'numbered.md'));
+const APPARATUS = new TextDecoder().decode(fixture('captions', 'apparatus.md'));
+const BIBLIOGRAPHY = { text: new TextDecoder().decode(fixture('citations', 'refs.bib')) };
 const IMAGES = filesSource(new Map([['box.svg', fixture('captions', 'box.svg')]]));
 
 /** Text compared without spaces (PDF text items split and join lines freely). */
@@ -48,8 +50,8 @@ function fields(documentXml: string): { instruction: string; result: string }[] 
   return found;
 }
 
-/** The document with every SEQ and REF field's pre-filled result replaced by 99. */
-function withWrongResults(docx: Uint8Array): Uint8Array {
+/** The document with every SEQ and REF field's pre-filled result (`headings`: also a heading's number) made 99. */
+function withWrongResults(docx: Uint8Array, headings = false): Uint8Array {
   const files = unzipSync(docx);
   const doc = new DOMParser().parseFromString(part(docx, 'word/document.xml'), 'text/xml');
   let state: 'none' | 'instruction' | 'result' = 'none';
@@ -61,7 +63,11 @@ function withWrongResults(docx: Uint8Array): Uint8Array {
       else if (type === 'separate') state = 'result';
       else if (type === 'end') state = 'none';
       else if (child.localName === 'instrText' && state === 'instruction') instruction += child.textContent ?? '';
-      else if (child.localName === 't' && state === 'result' && /^\s*(SEQ|REF _Ref)/.test(instruction))
+      else if (
+        child.localName === 't' &&
+        state === 'result' &&
+        (headings ? /^\s*(SEQ|REF)/ : /^\s*(SEQ|REF _Ref)/).test(instruction)
+      )
         child.textContent = '99';
     }
   }
@@ -167,5 +173,53 @@ describe('numbered captions and cross-references in LibreOffice', () => {
     const printed = await run('pdftotext', [join(dir, 'wrong.pdf'), '-']);
     const original = await run('pdftotext', [join(dir, 'ours.pdf'), '-']);
     expect(squash(printed.stdout)).toBe(squash(original.stdout));
+  });
+});
+
+// Citations and cross-references inside captions and the abstract, and references to numbered sections (`\r`).
+const APPARATUS_TEXT = [
+  'We extend (Doe & Roe, 2020) with the pictures of Figure 2, as Section 2 shows.',
+  '1. Method',
+  'The sizes are in Table 1; the results in Section 2 and Section 2.1.',
+  'Figure 1: Shape, after (Smith, 2019)',
+  'Figure 2: A graph like Figure 1, from Doe & Roe (2020)',
+  'Table 1: Sizes measured as in Section 1 and (García, 2018, p. 104)',
+  '2. Results',
+  '2.1. Detail',
+  'Back to Section 1 and Figure 2.',
+  'Figure 1: Shape, after (Smith, 2019)',
+  'Figure 2: A graph like Figure 1, from Doe & Roe (2020)',
+];
+
+describe('references and citations in captions, the abstract and to numbered sections, in LibreOffice', () => {
+  let dir: string;
+  let docx: Uint8Array;
+  let warnings: string[];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dw-apparatus-'));
+    const result = await convert({ markdown: APPARATUS, images: IMAGES, bibliography: BIBLIOGRAPHY });
+    docx = result.docx;
+    warnings = result.warnings;
+    writeFileSync(join(dir, 'ours.docx'), docx);
+    writeFileSync(join(dir, 'wrong.docx'), withWrongResults(docx, true));
+    await libreOfficePdfs([join(dir, 'ours.docx'), join(dir, 'wrong.docx')], dir);
+  }, 240_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints every number and citation right, from the pre-filled results and from computed fields', async () => {
+    expect(warnings).toEqual([]);
+    const { ok, report } = await validateDocx(docx);
+    expect(ok, report).toBe(true);
+    expect(fields(part(docx, 'word/document.xml')).filter((f) => f.instruction.includes('\\r'))).toHaveLength(5);
+    for (const name of ['ours', 'wrong']) {
+      const { stdout } = await run('pdftotext', ['-layout', join(dir, `${name}.pdf`), '-']);
+      let text = squash(stdout);
+      for (const line of APPARATUS_TEXT) {
+        const at = text.indexOf(squash(line));
+        expect(at, `${name}: ${line} in ${stdout}`).toBeGreaterThanOrEqual(0);
+        text = text.slice(at + squash(line).length);
+      }
+      expect(stdout).not.toMatch(/@|Table:/);
+    }
   });
 });

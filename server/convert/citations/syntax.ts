@@ -1,4 +1,5 @@
 import type { Literal, Nodes, Parent, Root, Text } from 'mdast';
+import { heldCaption } from '../parse/captions.ts';
 
 /** One source cited: its key, the words around it and its locator (`p. 33`), as pandoc's citation syntax writes them. */
 export interface CiteItem {
@@ -183,8 +184,9 @@ function position(node: Text, value: string, from: number): Pick<Citation, 'posi
  */
 export function findCitations(tree: Root, source: string): number {
   let count = 0;
-  const stack: Parent[] = [tree];
-  for (let parent = stack.pop(); parent; parent = stack.pop()) {
+  const stack: [Parent, string][] = [[tree, source]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [parent, source] = next;
     const children = parent.children as Nodes[];
     for (let k = children.length - 1; k >= 0; k--) {
       const child = children[k];
@@ -194,7 +196,13 @@ export function findCitations(tree: Root, source: string): number {
         if (!parts) continue;
         count += parts.filter((p) => p.type === 'citation').length;
         children.splice(k, 1, ...(parts as Nodes[]));
-      } else if ('children' in child && child.type !== 'link' && child.type !== 'linkReference') stack.push(child);
+      } else if ('children' in child && child.type !== 'link' && child.type !== 'linkReference')
+        stack.push([child, source]);
+      // A table's or a figure's caption, held in its data, is text too; the front matter's abstract, in its own source.
+      const caption = heldCaption(child);
+      if (caption) stack.push([caption as Parent, source]);
+      if (child.type === 'yaml' && child.data?.abstract)
+        stack.push([child.data.abstract.tree, child.data.abstract.source]);
     }
   }
   return count;
@@ -208,6 +216,10 @@ export function citationsOf(tree: Root): Citation[] {
     if (node.type === 'citation') found.push(node);
     else if ('children' in node)
       for (let k = node.children.length - 1; k >= 0; k--) stack.push(node.children[k] as Nodes);
+    // A caption held in data: a table's is printed above it (taken first), a figure's after its picture.
+    const caption = heldCaption(node);
+    if (caption) stack.push(caption as Nodes);
+    if (node.type === 'yaml' && node.data?.abstract) stack.push(node.data.abstract.tree);
   }
   return found;
 }

@@ -1,13 +1,11 @@
 import { TextRun, type FileChild } from 'docx';
-import type { Nodes, RootContent, Yaml } from 'mdast';
+import type { RootContent, Yaml } from 'mdast';
 import { toString } from 'mdast-util-to-string';
 import { escapeBraces } from '../braces.ts';
-import { parseMarkdown } from '../parse/index.ts';
+export { abstractText, MAX_ABSTRACT } from '../parse/abstract.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import type { State } from './state.ts';
 
-/** Longest abstract read (characters of its markdown): an abstract is a page at most, not a second document. */
-export const MAX_ABSTRACT = 20_000;
 /** Longest keywords line. */
 const MAX_KEYWORDS = 2000;
 
@@ -39,13 +37,6 @@ const KEYWORDS_LABEL: Record<string, string> = {
 export function keywordsLabel(lang: string | undefined): string {
   const primary = lang?.split('-')[0]?.toLowerCase() ?? 'en';
   return KEYWORDS_LABEL[primary] ?? 'Keywords: ';
-}
-
-/** The front matter `abstract` as markdown text, if it is one. */
-export function abstractText(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const text = value.trim().slice(0, MAX_ABSTRACT);
-  return text === '' ? undefined : text;
 }
 
 /** The front matter `keywords` as one line: a list joined with commas, a text as written. */
@@ -82,13 +73,9 @@ export function abstractBlock(
   const saved = state.divStyle;
   if (style !== undefined) state.divStyle = style;
   try {
-    if (abstract !== undefined) {
-      const parsed = parseMarkdown(abstract, { math: state.options.math !== 'none' });
-      // The abstract's lines are the front matter's: warnings point there.
-      const line = node.position?.start.line ?? 1;
-      shiftLines(parsed.tree, line);
-      for (const detail of parsed.warningDetails)
-        state.warningList.add(detail.warning, detail.line === null ? line : detail.line + line);
+    // Parsed with the document (parse/abstract.ts), its warnings given there with its lines in the front matter.
+    const parsed = abstract === undefined ? undefined : node.data?.abstract;
+    if (parsed) {
       // A `---` block opening the abstract reads as front matter of its own: not the document's, kept as a code block.
       const nodes = parsed.tree.children.map((child): RootContent =>
         child.type === 'yaml' ? { type: 'code', value: `---\n${child.value}\n---` } : child,
@@ -108,16 +95,4 @@ export function abstractBlock(
     state.divStyle = saved;
   }
   return { blocks, plain };
-}
-
-/** Moves every position of a tree `by` lines down. */
-function shiftLines(tree: Nodes, by: number): void {
-  const stack: Nodes[] = [tree];
-  for (let node = stack.pop(); node; node = stack.pop()) {
-    if (node.position) {
-      node.position.start.line += by;
-      node.position.end.line += by;
-    }
-    if ('children' in node) for (const child of node.children) stack.push(child);
-  }
 }

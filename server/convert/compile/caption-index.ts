@@ -1,4 +1,13 @@
-import type { Code, Definition, Image, ImageReference, Nodes, Paragraph as MdParagraph, Root } from 'mdast';
+import type {
+  Code,
+  Definition,
+  Image,
+  ImageReference,
+  Nodes,
+  Paragraph as MdParagraph,
+  PhrasingContent,
+  Root,
+} from 'mdast';
 import type { InlineMath } from 'mdast-util-math';
 import { toString } from 'mdast-util-to-string';
 import { parse as parseYaml } from 'yaml';
@@ -41,6 +50,27 @@ export const WORDS: Record<string, Record<CaptionKind, string>> = {
   ko: { figure: '그림', table: '표', equation: '수식', listing: '목록' },
 };
 
+/** The word before a numbered section's number (`@sec:x` → "Section 2.1"), by the language's primary subtag. */
+export const SECTION_WORDS: Record<string, string> = {
+  en: 'Section',
+  de: 'Abschnitt',
+  fr: 'Section',
+  es: 'Sección',
+  pt: 'Seção',
+  it: 'Sezione',
+  nl: 'Sectie',
+  sv: 'Avsnitt',
+  da: 'Afsnit',
+  nb: 'Avsnitt',
+  pl: 'Sekcja',
+  cs: 'Oddíl',
+  ru: 'Раздел',
+  tr: 'Bölüm',
+  zh: '节',
+  ja: '節',
+  ko: '절',
+};
+
 /** Front matter keys that set a label word (pandoc-crossref's names). */
 export const TITLE_KEYS: Record<string, CaptionKind> = {
   figureTitle: 'figure',
@@ -49,7 +79,14 @@ export const TITLE_KEYS: Record<string, CaptionKind> = {
   listingTitle: 'listing',
 };
 /** The front matter keys this module reads. */
-export const CAPTION_FRONT_MATTER_KEYS = [...Object.keys(TITLE_KEYS), 'titleDelim', 'lof', 'lot', 'chapters'];
+export const CAPTION_FRONT_MATTER_KEYS = [
+  ...Object.keys(TITLE_KEYS),
+  'titleDelim',
+  'secPrefix',
+  'lof',
+  'lot',
+  'chapters',
+];
 
 /** What a caption's number separates from its text by, unless the front matter's `titleDelim` says otherwise. */
 export const DEFAULT_DELIMITER = ': ';
@@ -64,12 +101,16 @@ export interface Numbered {
   label: string;
   bookmark: string;
   text: string;
+  /** The caption's text as the parser left it (references and citations in it), where it has one. */
+  nodes?: PhrasingContent[];
 }
 
 /** The words, numbers and bookmarks of one conversion's captions. */
 export class CaptionIndex {
   words: Record<CaptionKind, string> = { ...(WORDS.en as Record<CaptionKind, string>) };
   delimiter = DEFAULT_DELIMITER;
+  /** The word before a numbered section's number in a reference (front matter `secPrefix`). */
+  sectionWord = 'Section';
   private readonly byNode = new Map<Nodes, Numbered>();
   private readonly byLabel = new Map<string, Numbered>();
   /** Every numbered thing in document order. */
@@ -99,6 +140,10 @@ export class CaptionIndex {
       if (typeof value === 'string' && value.trim()) this.words[kind] = value.trim();
     }
     if (typeof front.titleDelim === 'string') this.delimiter = front.titleDelim;
+    this.sectionWord = SECTION_WORDS[primary] ?? this.sectionWord;
+    // pandoc-crossref's `secPrefix` may be a list (singular, plural): its first word.
+    const prefix: unknown = Array.isArray(front.secPrefix) ? front.secPrefix[0] : front.secPrefix;
+    if (typeof prefix === 'string' && prefix.trim()) this.sectionWord = prefix.trim();
     // Chapter-prefixed numbers where the template numbers its Heading 1, or the front matter asks (`chapters`).
     const chapters = typeof front.chapters === 'boolean' ? front.chapters : options.numberedChapters;
     let chapter = 0;
@@ -117,16 +162,14 @@ export class CaptionIndex {
       const found = numberedOf(node, definitions, options.implicitFigures);
       const marker = node.type === 'paragraph' ? listMarker(node) : undefined;
       if (marker) this.markers.add(marker);
-      if (found) this.add(node, found.kind, found.label, found.text, anchors, chapters ? chapter : undefined);
+      if (found) this.add(node, found, anchors, chapters ? chapter : undefined);
       if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
     }
   }
 
   private add(
     node: Nodes,
-    kind: CaptionKind,
-    label: string | undefined,
-    text: string,
+    { kind, label, text, nodes }: NonNullable<ReturnType<typeof numberedOf>>,
     anchors: AnchorIndex,
     chapter: number | undefined,
   ): void {
@@ -142,6 +185,7 @@ export class CaptionIndex {
       label: printed,
       bookmark,
       text: stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim(),
+      ...(nodes ? { nodes } : {}),
     };
     this.byNode.set(node, entry);
     if (label !== undefined && !this.byLabel.has(label)) this.byLabel.set(label, entry);
@@ -181,7 +225,7 @@ export function numberedOf(
   node: Nodes,
   definitions: ReadonlyMap<string, Definition>,
   implicitFigures: boolean,
-): { kind: CaptionKind; label: string | undefined; text: string } | undefined {
+): { kind: CaptionKind; label: string | undefined; text: string; nodes?: PhrasingContent[] } | undefined {
   if (node.type === 'paragraph') {
     const image = figureImage(node);
     if (image) {
@@ -191,13 +235,15 @@ export function numberedOf(
       // The title is the caption (as before numbering: docs/images.md), else the alt text (pandoc's figure caption).
       const text = title?.trim() || image.alt?.trim() || '';
       // Without an image source every image is SPEC.md's placeholder: only a labelled one is a figure then.
-      if (label || (text && implicitFigures)) return { kind: 'figure', label, text };
+      const nodes = image.data?.caption?.children;
+      if (label || (text && implicitFigures)) return { kind: 'figure', label, text, ...(nodes ? { nodes } : {}) };
     }
     const formula = labelledFormula(node);
     if (formula) return { kind: 'equation', label: labelOf(formula.data?.attributes?.id, 'eq'), text: '' };
   } else if (node.type === 'table' && node.data?.caption) {
     const caption = node.data.caption;
-    return { kind: 'table', label: labelOf(caption.attributes?.id, 'tbl'), text: toString(caption.children) };
+    const label = labelOf(caption.attributes?.id, 'tbl');
+    return { kind: 'table', label, text: toString(caption.children), nodes: caption.children };
   } else if (node.type === 'math') {
     const label = labelOf(node.data?.attributes?.id, 'eq');
     if (label) return { kind: 'equation', label, text: '' };

@@ -9,6 +9,10 @@ import {
   type ParagraphChild,
 } from 'docx';
 import type { Code } from 'mdast';
+import { toString } from 'mdast-util-to-string';
+import { cslRuns } from '../citations/html.ts';
+import type { Citation } from '../citations/index.ts';
+import { stripForbiddenXmlChars } from '../xml.ts';
 import { crossReferenceKey, crossReferencePrefix, type CrossReference } from '../parse/references.ts';
 import { bookmarked, field, fieldChar, fieldInstruction } from './fields.ts';
 import type { State } from './state.ts';
@@ -110,22 +114,76 @@ export function crossReference(state: State, node: CrossReference): ParagraphChi
   ]);
 }
 
-/** The hyperlinked REF field of one key, or undefined when the key names nothing. */
-function referenceRuns(state: State, written: string): ParagraphChild[] | undefined {
+/** What one key refers to: its bookmark, the word before the number (if any), the REF switches and the result. */
+function referenceTarget(
+  state: State,
+  written: string,
+): { bookmark: string; word: string | undefined; switches: string; result: string } | undefined {
   const prefix = crossReferencePrefix(written);
   const key = crossReferenceKey(written);
   if (prefix === 'sec') {
     const name = state.anchors.resolve(key) ?? state.anchors.resolve(key.slice(4));
     if (name === undefined) return undefined;
-    const text = state.anchors.headingTexts.get(name) ?? key;
-    const ref = field(` REF ${name} \\h `, [state.run(text)]);
-    return [new InternalHyperlink({ anchor: name, children: ref })];
+    // Numbered headings: "Section 2.1", the heading's paragraph number (`\r`); else the heading's text.
+    const number = state.headingNumbers.numberOf(name, state.titleHeading);
+    if (number !== undefined)
+      return { bookmark: name, word: sectionWord(state, written), switches: '\\r \\h', result: number };
+    return { bookmark: name, word: undefined, switches: '\\h', result: state.anchors.headingTexts.get(name) ?? key };
   }
   const entry = state.captions.labelled(key);
   if (!entry || SEQ_PREFIX[entry.kind] !== prefix) return undefined;
-  const ref = field(` REF ${entry.bookmark} \\h `, [state.run(entry.label)]);
-  const children = [state.run(`${state.captions.words[entry.kind]} `), ...ref];
-  return [new InternalHyperlink({ anchor: entry.bookmark, children })];
+  return { bookmark: entry.bookmark, word: state.captions.words[entry.kind], switches: '\\h', result: entry.label };
+}
+
+/** The word before a section's number: the front matter's `secPrefix`, else "Section" in the document's language. */
+function sectionWord(state: State, written: string): string {
+  const word = state.captions.sectionWord;
+  // `@Sec:x` starts a sentence: its word capitalised (pandoc-crossref's rule), as a `secPrefix` of `sec.` would need.
+  return written.startsWith('S') ? `${word.charAt(0).toUpperCase()}${word.slice(1)}` : word;
+}
+
+/** The hyperlinked REF field of one key, or undefined when the key names nothing. */
+function referenceRuns(state: State, written: string): ParagraphChild[] | undefined {
+  const target = referenceTarget(state, written);
+  if (!target) return undefined;
+  const ref = field(` REF ${target.bookmark} ${target.switches} `, [state.run(target.result)]);
+  const children = [...(target.word === undefined ? [] : [state.run(`${target.word} `)]), ...ref];
+  return [new InternalHyperlink({ anchor: target.bookmark, children })];
+}
+
+/** A reference's text as it reads (`Figure 3`, `see Figure 1, left`), for a list of figures' entry. Warns nothing. */
+function referenceText(state: State, node: CrossReference): string {
+  const texts = node.items.map((item) => {
+    const target = referenceTarget(state, item.key);
+    return target && (target.word === undefined ? target.result : `${target.word} ${target.result}`);
+  });
+  if (texts.every((text) => text === undefined)) return node.value;
+  return node.items.map((item, i) => `${item.prefix}${texts[i] ?? `@${item.key}`}${item.suffix}`).join(', ');
+}
+
+/** A caption's text as printed (references and citations as they read), for a list of figures' entry. */
+function captionText(state: State, entry: Numbered): string {
+  if (!entry.nodes) return entry.text;
+  const text = entry.nodes
+    .map((node) =>
+      node.type === 'crossReference'
+        ? referenceText(state, node)
+        : node.type === 'citation'
+          ? citationText(state, node)
+          : toString(node),
+    )
+    .join('');
+  return stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim();
+}
+
+/** A citation's text as its style formats it, or as written where it is not formatted. */
+function citationText(state: State, node: Citation): string {
+  const html = state.citations?.texts.get(node);
+  return html === undefined
+    ? node.value
+    : cslRuns(html)
+        .map((run) => run.text)
+        .join('');
 }
 
 /** The key prefix of each kind. */
@@ -136,7 +194,8 @@ export function listOf(state: State, kind: 'figure' | 'table'): FileChild[] {
   const begin = [fieldChar('begin'), fieldInstruction(` TOC \\h \\z \\c "${SEQ[kind]}" `), fieldChar('separate')];
   const paragraphs = entries.map((entry, i) => {
     const label = `${state.captions.words[kind]} ${entry.label}`;
-    const text = entry.text ? `${label}${state.captions.delimiter}${entry.text}` : label;
+    const caption = captionText(state, entry);
+    const text = caption ? `${label}${state.captions.delimiter}${caption}` : label;
     const link = new InternalHyperlink({ anchor: entry.bookmark, children: [new TextRun(text)] });
     const children = [...(i === 0 ? begin : []), link, ...(i === entries.length - 1 ? [fieldChar('end')] : [])];
     return new Paragraph({ children, ...(style ? { style } : {}) });
@@ -154,8 +213,8 @@ export function captionFrontMatter(
   const used = CAPTION_FRONT_MATTER_KEYS.filter((key) => key in record);
   if ('chapters' in record && typeof record.chapters !== 'boolean')
     state.warn('invalid_front_matter: chapters must be true or false (numbers by chapter where Heading 1 is numbered)');
-  for (const key of [...Object.keys(TITLE_KEYS), 'titleDelim'])
-    if (key in record && typeof record[key] !== 'string')
+  for (const key of [...Object.keys(TITLE_KEYS), 'titleDelim', 'secPrefix'])
+    if (key in record && typeof record[key] !== 'string' && !(key === 'secPrefix' && Array.isArray(record[key])))
       state.warn(`invalid_front_matter: ${key} must be text (the default kept)`);
   const blocks: FileChild[] = [];
   for (const [key, kind] of [

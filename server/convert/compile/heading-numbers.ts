@@ -1,3 +1,4 @@
+import type { Heading, Nodes, Root } from 'mdast';
 import type { HeadingLevel, ResolvedStyles } from '../mapping.ts';
 import { HEADING_LEVELS } from '../mapping.ts';
 
@@ -29,6 +30,40 @@ export class HeadingNumbers {
     // A template whose heading styles carry numbering keeps its own: never a second number.
     if (ids.some((id) => id !== undefined && this.numberedStyles.has(id))) return undefined;
     return ids;
+  }
+
+  /** Every heading of the document in order, with its bookmark (collect), to number ahead of the handlers. */
+  private headings: { node: Heading; bookmark: string | undefined }[] = [];
+  private planned: Map<string, string> | undefined;
+
+  /** First pass: the headings, so that a reference before a heading knows its number (numberOf). */
+  collect(tree: Root, nameOf: (node: Heading) => string | undefined): void {
+    const stack: Nodes[] = [tree];
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      if (node.type === 'heading') this.headings.push({ node, bookmark: nameOf(node) });
+      // The abstract's headings are printed (and counted) where the front matter stands.
+      else if (node.type === 'yaml' && node.data?.abstract) stack.push(node.data.abstract.tree);
+      else if ('children' in node)
+        for (let k = node.children.length - 1; k >= 0; k--) stack.push(node.children[k] as Nodes);
+    }
+  }
+
+  /**
+   * The number (`2.1`, no final dot) the heading with this bookmark gets where the headings are numbered by us, counted
+   * ahead as `count` will count them (`skipped`: the heading the printed title replaces); undefined: not numbered.
+   */
+  numberOf(bookmark: string, skipped?: Heading): string | undefined {
+    if (this.styleIds() === undefined) return undefined;
+    if (!this.planned) {
+      const ahead = new HeadingNumbers(true, this.styles, this.numberedStyles);
+      this.planned = new Map();
+      for (const { node, bookmark: name } of this.headings) {
+        if (node === skipped || node.data?.attributes?.classes.includes('unnumbered')) continue;
+        const number = ahead.count(String(node.depth) as HeadingLevel, name);
+        if (number !== undefined && name !== undefined) this.planned.set(name, number.replace(/\.$/, ''));
+      }
+    }
+    return this.planned.get(bookmark);
   }
 
   /** Counts a heading printed in its level's style (not `.unnumbered`), as Word's list will; its number, `1.2.`. */

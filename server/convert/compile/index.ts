@@ -147,6 +147,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.warningList.addAll(parsed.warningDetails);
   collectDefinitions(tree, state);
   state.anchors.collect(tree);
+  state.headingNumbers.collect(tree, (node) => state.anchors.nameOf(node));
   state.captions.collect(tree, state.anchors, state.definitions, {
     language: options.language,
     implicitFigures: options.images !== undefined,

@@ -1,4 +1,16 @@
-import type { Code, Node, Paragraph, Parents, PhrasingContent, Root, Table, Text } from 'mdast';
+import type {
+  Code,
+  Definition,
+  Image,
+  ImageReference,
+  Node,
+  Paragraph,
+  Parents,
+  PhrasingContent,
+  Root,
+  Table,
+  Text,
+} from 'mdast';
 import type { Math } from 'mdast-util-math';
 import { parseAttributes, trailingAttributes, type Attributes } from './attributes.ts';
 
@@ -13,6 +25,14 @@ export interface TableCaption {
 }
 
 declare module 'mdast' {
+  interface ImageData {
+    /** A lone image's caption (its title, else its alt text) as text to read references in (figureCaptions). */
+    caption?: TableCaption;
+  }
+  interface ImageReferenceData {
+    /** As ImageData's. */
+    caption?: TableCaption;
+  }
   interface TableData {
     /** The `Table: …` paragraph next to the table (parse/captions.ts). */
     caption?: TableCaption;
@@ -157,4 +177,95 @@ function codeAttributes(code: Code): void {
 /** Whether a text node is only white space (around an image alone in its paragraph). */
 export function isBlank(node: Node): boolean {
   return node.type === 'text' && (node as Text).value.trim() === '';
+}
+
+/** The caption a node holds in its data (a table's `Table:` paragraph, a lone image's title or alt text), if any. */
+export function heldCaption(node: Node): TableCaption | undefined {
+  if (node.type === 'table') return (node as Table).data?.caption;
+  if (node.type === 'image' || node.type === 'imageReference') return (node as Image | ImageReference).data?.caption;
+  return undefined;
+}
+
+/**
+ * Gives each image alone in its paragraph that has a title or alt text its caption as a text node (`data.caption`),
+ * placed where it was written in `source`, so that the passes after (cross-references, citations, the warnings of
+ * syntax left as text) read it as any paragraph's text. `labelledOnly`: only images labelled `{#fig:…}` are figures
+ * (no images embedded: SPEC.md's placeholders, compile/caption-index.ts).
+ */
+export function figureCaptions(tree: Root, source: string, labelledOnly: boolean): void {
+  if (!source.includes('![')) return;
+  const definitions = new Map<string, Definition>();
+  const paragraphs: Paragraph[] = [];
+  const stack: Node[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    if (node.type === 'definition') {
+      const id = (node as Definition).identifier.toLowerCase();
+      if (!definitions.has(id)) definitions.set(id, node as Definition);
+    } else if (node.type === 'paragraph') paragraphs.push(node as Paragraph);
+    else if ('children' in node) for (const child of (node as Parents).children) stack.push(child);
+  }
+  for (const paragraph of paragraphs) {
+    const content = paragraph.children.filter((child) => !isBlank(child));
+    const image = content[0];
+    if (content.length !== 1 || (image?.type !== 'image' && image?.type !== 'imageReference')) continue;
+    if (labelledOnly && !image.data?.attributes?.id?.startsWith('fig:')) continue;
+    const definition = image.type === 'imageReference' ? definitions.get(image.identifier.toLowerCase()) : undefined;
+    const title = image.type === 'image' ? image.title : definition?.title;
+    // As caption-index.ts reads it: the title, else the alt text.
+    const text = title?.trim() || image.alt?.trim();
+    if (!text) continue;
+    const span = title?.trim()
+      ? titleSpan(image.type === 'image' ? image : definition, source, image.type === 'image')
+      : altSpan(image, source);
+    const node: Text = { type: 'text', value: text, ...(span ? { position: span } : {}) };
+    image.data = { ...image.data, caption: { children: [node] } };
+  }
+}
+
+type Span = NonNullable<Node['position']>;
+
+/** The position of `source[from, to)`, its lines counted from `at` (a node's start). */
+function spanOf(source: string, at: NonNullable<Node['position']>['start'], from: number, to: number): Span {
+  const point = (offset: number) => {
+    const before = source.slice(at.offset ?? 0, offset).split('\n');
+    const last = before.at(-1) ?? '';
+    return {
+      line: at.line + before.length - 1,
+      column: before.length === 1 ? at.column + last.length : last.length + 1,
+      offset,
+    };
+  };
+  return { start: point(from), end: point(to) };
+}
+
+/** Where an image's alt text is written: between `![` and its matching `]` (escaped brackets aside). */
+function altSpan(image: Image | ImageReference, source: string): Span | undefined {
+  const start = image.position?.start;
+  if (start?.offset === undefined) return undefined;
+  let depth = 0;
+  for (let i = start.offset + 2; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i += 1;
+    else if (c === '[') depth += 1;
+    else if (c === ']') {
+      if (depth === 0) return spanOf(source, start, start.offset + 2, i);
+      depth -= 1;
+    }
+  }
+  return undefined;
+}
+
+/** Where a title is written: the last `"…"`, `'…'` or `(…)` of an image (before its `)`) or of a definition. */
+function titleSpan(node: Image | Definition | undefined, source: string, inline: boolean): Span | undefined {
+  const start = node?.position?.start;
+  const end = node?.position?.end.offset;
+  if (start?.offset === undefined || end === undefined) return undefined;
+  let close = end - 1;
+  if (inline && source[close] === ')') close -= 1;
+  while (close > start.offset && /\s/.test(source[close] ?? '')) close -= 1;
+  const opener = { '"': '"', "'": "'", ')': '(' }[source[close] ?? ''];
+  if (opener === undefined) return undefined;
+  for (let i = close - 1; i > start.offset; i--)
+    if (source[i] === opener && source[i - 1] !== '\\') return spanOf(source, start, i + 1, close);
+  return undefined;
 }

@@ -31,7 +31,8 @@ import { inlineNoteFromMarkdown, inlineNotes, inlineNoteSyntax } from './inline-
 import { scriptsFromMarkdown, subscriptSyntax, superscriptSyntax } from './scripts.ts';
 
 export { DIALECTS, isDialect, type Dialect } from './dialect.ts';
-import { captionSyntax } from './captions.ts';
+import { captionSyntax, figureCaptions } from './captions.ts';
+import { abstractOf, shiftLines } from './abstract.ts';
 import { crossReferences } from './references.ts';
 import { lineBlocks } from './line-blocks.ts';
 import { tildeDefinitions } from './definition-markers.ts';
@@ -264,6 +265,11 @@ export interface ParseOptions {
   dialect?: Dialect;
   /** HTML comments kept for Word comments (html-comments.ts); absent: dropped with the raw HTML. */
   comments?: boolean;
+  /**
+   * Every image alone in its paragraph with a caption is a figure (the conversion embeds images); absent: only those
+   * labelled `{#fig:…}` (captions.ts figureCaptions gives their captions' text to the passes after).
+   */
+  implicitFigures?: boolean;
 }
 const MATH_ON: ParseOptions = { math: true };
 
@@ -282,6 +288,11 @@ export function parseTree(markdown: string, chunkLength?: number, options: Parse
  * safely for any nesting depth. The dialect asked for wins over the front matter's.
  */
 export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON): ParsedMarkdown {
+  return parseDocumentText(markdown, options, false);
+}
+
+/** parseMarkdown's work; `nested`: the markdown is a front matter abstract (whose own front matter has none). */
+function parseDocumentText(markdown: string, options: ParseOptions, nested: boolean): ParsedMarkdown {
   const source = normalizeFrontMatterFence(markdown);
   const warnings = new WarningList();
   const named = frontMatterDialect(source);
@@ -302,6 +313,7 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   attributeBlocks(tree, source);
   for (const { text, line } of captionSyntax(tree, source))
     warnings.add(`syntax_as_text: ${text} (a table caption with no table next to it)`, line);
+  figureCaptions(tree, source, options.implicitFigures !== true);
   const fences = fencedDivs(tree, source);
   for (const line of fences.unclosed)
     warnings.add('fence_unclosed: a ::: div is never closed (it takes the rest)', line);
@@ -321,6 +333,20 @@ export function parseMarkdown(markdown: string, options: ParseOptions = MATH_ON)
   const added = rawHtmlToMdast(tree, (warning, line) => warnings.add(warning, line));
   // After GFM's transforms: an email address is a link by then, and a link's text holds no reference.
   crossReferences(tree, source);
+  const first = tree.children[0];
+  const abstract = !nested && first?.type === 'yaml' ? abstractOf(first) : undefined;
+  if (first?.type === 'yaml' && abstract) {
+    // The abstract's markdown, parsed as the document's and placed at its lines in the front matter.
+    const parsed = parseDocumentText(abstract.text, { ...options, dialect }, true);
+    shiftLines(parsed.tree, abstract.line - 1);
+    for (const detail of parsed.warningDetails)
+      warnings.add(
+        detail.warning,
+        detail.line === null ? abstract.line : detail.line + abstract.line - 1,
+        detail.count,
+      );
+    first.data = { ...first.data, abstract: { tree: parsed.tree, source: abstract.text } };
+  }
   for (const key of Object.keys(stats) as (keyof ConversionStats)[]) stats[key] += added[key];
   return { tree, stats, maxListDepth, warnings: warnings.warnings, warningDetails: warnings.list(), dialect };
 }

@@ -1,5 +1,6 @@
-import type { Node, Parents, Root, Text } from 'mdast';
+import type { Node, Parents, Root, Text, Yaml } from 'mdast';
 import { parseAttributes } from './attributes.ts';
+import { heldCaption } from './captions.ts';
 
 // Nothing printed as literal syntax silently (issue 33, item 8): what the passes before did not read as pandoc's
 // syntax and left in the text as written is named in a warning with its line, `syntax_as_text: <it> (<why>)`. One
@@ -113,11 +114,17 @@ export function leftoverSyntax(tree: Root, source: string, math: boolean): Lefto
   if (active.length === 0) return found;
   const stack: Node[] = [tree];
   for (let node = stack.pop(); node; node = stack.pop()) {
+    // The front matter's abstract (parse/abstract.ts) in its own source; its lines are the file's already.
+    const abstract = node.type === 'yaml' ? (node as Yaml).data?.abstract : undefined;
+    if (abstract) found.push(...leftoverSyntax(abstract.tree, abstract.source, math));
     if (node.type === 'text') inText(node as Text, source, active, found);
     else if ('children' in node) {
       const list = (node as Parents).children;
       for (let k = list.length - 1; k >= 0; k--) stack.push(list[k] as Node);
     }
+    // A table's or a figure's caption, held in its data, is shown text too (before the table, after the picture).
+    const caption = heldCaption(node);
+    if (caption) for (let k = caption.children.length - 1; k >= 0; k--) stack.push(caption.children[k] as Node);
   }
   return found;
 }

@@ -1,4 +1,5 @@
 import type { Node, Parents, PhrasingContent, Root, Text } from 'mdast';
+import { heldCaption } from './captions.ts';
 
 // pandoc's `@key` syntax (citations, and pandoc-crossref's cross-references `@fig:label`): recognised here, in one
 // place. `referenceGroups` finds every `@key` and `[…@key…; …]` group of a text; `crossReferences` turns the groups
@@ -132,6 +133,9 @@ export function crossReferences(tree: Root, source: string): void {
           i += replaced.length - 1;
         }
       } else if ('children' in child && !SKIPPED.has(child.type)) stack.push(child as Parents);
+      // A table's or a figure's caption, held in its data, is text too.
+      const caption = heldCaption(child);
+      if (caption) stack.push(caption as Parents);
     }
   }
 }

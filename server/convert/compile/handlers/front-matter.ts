@@ -126,6 +126,10 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   if (repeated && block.printed.has('title')) state.titleHeading = repeated;
   for (const key of block.used) used.add(key);
   for (const warning of block.unstyled) state.warn(warning);
+  // Before the abstract, which may refer to a numbered section.
+  const sections = numberSectionsFrontMatter(record, (warning) => state.warn(warning));
+  for (const key of sections.used) used.add(key);
+  if (sections.value !== undefined) state.headingNumbers.asked = sections.value;
   // The abstract and keywords after the title block; the abstract's text (not its markdown) is the description.
   const abstract = abstractText(record.abstract);
   if (typeof record.abstract === 'string' && record.abstract.trim().length > MAX_ABSTRACT)
@@ -135,9 +139,6 @@ export function frontMatter(state: State, node: Yaml, code: CodeHandler): FileCh
   if (abstract !== undefined) used.add('abstract');
   if (keywords !== undefined) used.add('keywords');
   if (summary.plain !== undefined && !used.has('description')) state.properties.description = summary.plain;
-  const sections = numberSectionsFrontMatter(record, (warning) => state.warn(warning));
-  for (const key of sections.used) used.add(key);
-  if (sections.value !== undefined) state.headingNumbers.asked = sections.value;
   // The dialect was read before parsing (parse/dialect.ts, which warns of a value it does not know).
   if ('markdown' in record) used.add('markdown');
   const toc = tocFrontMatter(state, record);

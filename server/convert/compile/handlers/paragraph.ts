@@ -28,8 +28,12 @@ export function paragraph(state: State, node: MdParagraph): FileChild[] {
     } finally {
       state.inFigure = false;
     }
+    // Its caption's text as parsed (references and citations in it: parse/captions.ts figureCaptions).
+    const nodes = numbered.nodes;
     const text = numbered.text;
-    state.after.push(() => captionParagraph(state, numbered, text ? [state.run(text)] : []));
+    state.after.push(() =>
+      captionParagraph(state, numbered, nodes ? state.inlines(nodes) : text ? [state.run(text)] : []),
+    );
     return [state.paragraph(state.container === 'quote' ? 'quote' : 'paragraph', runs, { keepNext: true })];
   }
   if (
