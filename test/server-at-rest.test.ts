@@ -72,9 +72,16 @@ function certificateModule(url: string): boolean {
   return /\/dist\//.test(url) && readFileSync(fileURLToPath(url), 'utf8').includes('node_modules/@peculiar/x509/');
 }
 
+/** Whether a loaded module is docx's (which lays out the built-in template; the conversion workers load it). */
+function docxModule(url: string): boolean {
+  if (!url.startsWith('file:')) return false;
+  if (/\/node_modules\/docx\//.test(url)) return true;
+  return /\/dist\//.test(url) && readFileSync(fileURLToPath(url), 'utf8').includes('node_modules/docx/');
+}
+
 describe('a server at rest', () => {
   it.runIf(process.platform === 'linux')(
-    'gives its idle workers’ memory back, and has loaded neither MCP, the parser nor the certificate generator',
+    'gives its idle workers’ memory back, and has loaded neither MCP, the parser, docx nor the certificate generator',
     async () => {
       const dataDir = join(temp, 'data');
       const env = {
@@ -124,6 +131,8 @@ describe('a server at rest', () => {
       expect.soft(loaded.filter(mcpModule)).toEqual([]);
       expect.soft(loaded.filter(parserModule)).toEqual([]);
       expect.soft(loaded.filter(certificateModule)).toEqual([]);
+      // Nor docx: the built-in template's bytes are made at a data folder's first start only.
+      expect.soft(loaded.filter(docxModule)).toEqual([]);
     },
     120_000,
   );

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Compile } from 'typebox/compile';
 import { checkRules, resolveStyles, type MappingRules } from '../convert/mapping.ts';
-import { DEFAULT_TEMPLATE_NAME, defaultTemplate } from '../convert/default-template.ts';
+import { DEFAULT_TEMPLATE_NAME } from '../convert/default-rules.ts';
 import { readTemplate, sanitizedBytes, type Template } from '../convert/template/read.ts';
 import { BUILTIN_TEMPLATE_ID, sha256, type Store } from '../store/store.ts';
 import type { Policy } from './load.ts';
@@ -219,7 +219,10 @@ export async function seedFromPolicy(
       continue;
     }
     const template =
-      parsed.get(templateId) ?? (templateId === BUILTIN_TEMPLATE_ID ? readTemplate(defaultTemplate()) : undefined);
+      parsed.get(templateId) ??
+      (templateId === BUILTIN_TEMPLATE_ID
+        ? readTemplate((await import('../convert/default-template.ts')).defaultTemplate())
+        : undefined);
     if (template)
       for (const warning of resolveStyles(rules.rules, template.styles).warnings)
         report.warnings.push(`Seed file ${where(name)}: ${warning}`);

@@ -4,12 +4,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Low } from 'lowdb';
-import {
-  DEFAULT_MAPPING_NAME,
-  DEFAULT_RULES,
-  DEFAULT_TEMPLATE_NAME,
-  defaultTemplate,
-} from '../convert/default-template.ts';
+import { DEFAULT_MAPPING_NAME, DEFAULT_RULES, DEFAULT_TEMPLATE_NAME } from '../convert/default-rules.ts';
 import type { ConversionLog } from './conversion-log.ts';
 import {
   DatabaseWriteError,
@@ -145,7 +140,7 @@ export class Store {
   private async ensureBuiltins(): Promise<void> {
     let changed = false;
     if (!this.data.templates.some((t) => t.id === BUILTIN_TEMPLATE_ID)) {
-      const bytes = defaultTemplate();
+      const bytes = await builtinTemplate();
       this.data.templates.unshift({
         id: BUILTIN_TEMPLATE_ID,
         name: DEFAULT_TEMPLATE_NAME,
@@ -281,7 +276,7 @@ export class Store {
 
   /** The bytes of a template's current version. */
   async templateBytes(record: TemplateRecord): Promise<Uint8Array> {
-    if (record.builtin || record.file === null) return defaultTemplate();
+    if (record.builtin || record.file === null) return builtinTemplate();
     return new Uint8Array(await readFile(join(dataPaths(this.dataDir).templates, record.file)));
   }
 
@@ -590,4 +585,10 @@ function restore<T>(before: T[], current: T[], removed: (T | undefined)[]): T[] 
   const now = new Set(current);
   const old = new Set(before);
   return [...before.filter((x) => back.has(x) || now.has(x)), ...current.filter((x) => !old.has(x))];
+}
+
+/** The built-in template's bytes: docx, which lays it out, is loaded the first time they are needed, not at start. */
+async function builtinTemplate(): Promise<Uint8Array> {
+  const { defaultTemplate } = await import('../convert/default-template.ts');
+  return defaultTemplate();
 }
