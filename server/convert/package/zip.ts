@@ -1,14 +1,41 @@
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Packer, type Document } from 'docx';
-import { unzipSync } from 'fflate';
-import { encodeUtf8 } from '../xml.ts';
+import { decodeUtf8, encodeUtf8 } from '../xml.ts';
 
 /**
  * The parts docx writes for a document, through its public API: Packer zips them (with fflate), and they are unzipped
  * here. What docx lacks (fields, bookmarks decided late) the package step adds through the DOM.
  */
 export async function docxParts(doc: Document): Promise<Map<string, Uint8Array>> {
-  return new Map(Object.entries(unzipSync(await Packer.pack(doc, 'uint8array'))));
+  return unzipOwn(await Packer.pack(doc, 'uint8array'));
+}
+
+/**
+ * A zip docx wrote for us (trusted: a template, which is not, is read by template/zip.ts with its limits), its parts
+ * inflated by node:zlib: native, about four times fflate's speed (120 KB of markdown: 2.6 -> 0.6 ms of CPU).
+ */
+function unzipOwn(zip: Uint8Array): Map<string, Uint8Array> {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let end = zip.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end -= 1;
+  if (end < 0) throw new Error('docx wrote no zip');
+  const parts = new Map<string, Uint8Array>();
+  let at = view.getUint32(end + 16, true);
+  for (let k = view.getUint16(end + 10, true); k > 0; k -= 1) {
+    if (view.getUint32(at, true) !== 0x02014b50) throw new Error('docx wrote a zip this step does not read');
+    const method = view.getUint16(at + 10, true);
+    const size = view.getUint32(at + 24, true);
+    const nameLength = view.getUint16(at + 28, true);
+    const local = view.getUint32(at + 42, true);
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = zip.subarray(start, start + view.getUint32(at + 20, true));
+    const part = method === 8 ? inflateRawSync(data) : data.slice();
+    if ((method !== 0 && method !== 8) || part.length !== size)
+      throw new Error('docx wrote a zip this step does not read');
+    parts.set(decodeUtf8(zip.subarray(at + 46, at + 46 + nameLength)), part);
+    at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return parts;
 }
 
 // The zip container. Our zip library (fflate) deflates every part itself, on every call, in JavaScript; it takes no

@@ -134,8 +134,13 @@ function inText(text: Text, source: string, active: readonly Leftover[], found: 
   const to = text.position?.end.offset;
   const first = text.position?.start.line;
   if (from === undefined || to === undefined || first === undefined) return;
-  const written = source.slice(from, to);
+  let written: string | undefined;
   for (const leftover of active) {
+    // Most texts hold none: a test first, so matchAll's copy of the pattern and its iterator are made for those that do.
+    leftover.pattern.lastIndex = 0;
+    if (!leftover.pattern.test(text.value)) continue;
+    leftover.pattern.lastIndex = 0;
+    written ??= source.slice(from, to);
     let cursor = 0;
     for (const match of text.value.matchAll(leftover.pattern)) {
       const seen = match[0].trim();
