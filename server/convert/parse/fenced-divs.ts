@@ -149,16 +149,23 @@ function textParagraph(value: string, line: number): Paragraph {
   return { type: 'paragraph', children: [{ type: 'text', value, position }], position };
 }
 
-/** A paragraph cut at its fence lines: the paragraphs between them and the fences. */
+/**
+ * A paragraph cut at its fence lines: the paragraphs between them and the fences. The pieces of a text cut at a fence
+ * get the positions of their own lines, so the passes after (attributes, captions) read their source right.
+ */
 function splitAtFences(paragraph: Paragraph, source: string): (BlockContent | Fence)[] {
   if (!paragraph.children.some((c) => c.type === 'text' && c.value.includes(':::'))) return [paragraph];
   const out: (BlockContent | Fence)[] = [];
   let current: PhrasingContent[] = [];
+  let cut = false;
   const flush = (): void => {
     const last = current.at(-1);
     if (last?.type === 'text') last.value = last.value.replace(/\n$/, '');
     const kept = current.filter((c) => c.type !== 'text' || c.value !== '');
-    if (kept.length > 0) out.push({ type: 'paragraph', children: kept, position: paragraph.position });
+    const start = kept[0]?.position?.start;
+    const end = kept.at(-1)?.position?.end;
+    const position = cut && start && end ? { start, end } : paragraph.position;
+    if (kept.length > 0) out.push({ type: 'paragraph', children: kept, ...(position ? { position } : {}) });
     current = [];
   };
   const children = paragraph.children;
@@ -170,24 +177,66 @@ function splitAtFences(paragraph: Paragraph, source: string): (BlockContent | Fe
     }
     const lines = child.value.split('\n');
     const sourceLines = sourceOf(child, source)?.split('\n');
+    const at = lineStarts(child, sourceLines);
     let text = '';
-    lines.forEach((line, n) => {
+    let from = 0;
+    const piece = (to: number): Text => ({ ...child, value: text, ...positionOf(child, at, from, to) });
+    for (let n = 0; n < lines.length; n++) {
+      const line = lines[n] ?? '';
       // A fence is a line of its own: at a child's edge, the line must also start or end the paragraph's line.
       const whole = (n > 0 || endsLine(children[i - 1])) && (n < lines.length - 1 || startsLine(children[i + 1]));
       const fence = whole ? fenceOf(line, sourceLines?.[n]) : undefined;
       if (!fence) {
+        if (text === '') from = n;
         text += n < lines.length - 1 ? `${line}\n` : line;
-        return;
+        continue;
       }
-      if (text) current.push({ ...child, value: text });
+      cut = true;
+      if (text) current.push(piece(n - 1));
       text = '';
       flush();
       out.push({ type: 'fence', attributes: fence.attributes, line: (child.position?.start.line ?? 0) + n });
-    });
-    if (text) current.push({ ...child, value: text });
+    }
+    if (text) current.push(cut ? piece(lines.length - 1) : { ...child, value: text });
   }
   flush();
   return out;
+}
+
+/** Where each line of a text starts in the source: its line's start, and its text's (past a quote's markers). */
+interface LineStart {
+  line: number;
+  offset: number;
+  column: number;
+}
+
+function lineStarts(child: Text, sourceLines: string[] | undefined): LineStart[] | undefined {
+  const start = child.position?.start;
+  if (!sourceLines || start?.offset === undefined) return undefined;
+  const at: LineStart[] = [];
+  let line = start.offset;
+  sourceLines.forEach((text, n) => {
+    const prefix = n === 0 ? 0 : (/^(?:[ \t]*>)*[ \t]*/.exec(text)?.[0].length ?? 0);
+    at.push({ line, offset: line + prefix, column: n === 0 ? start.column : prefix + 1 });
+    line += text.length + 1;
+  });
+  return at;
+}
+
+/** The position of lines `from`..`to` of a text (its own where the source's lines are not known). */
+function positionOf(child: Text, at: LineStart[] | undefined, from: number, to: number): Pick<Text, 'position'> {
+  const line = child.position?.start.line;
+  const first = at?.[from];
+  const last = at?.[to];
+  const next = at?.[to + 1];
+  if (!first || !last || line === undefined || !child.position) return { position: child.position };
+  // Line `to` ends before the line ending that starts line `to + 1` (the text's own end for its last line).
+  const endOffset = next ? next.line - 1 : undefined;
+  const end =
+    endOffset === undefined
+      ? child.position.end
+      : { line: line + to, column: (to === 0 ? first.column - 1 : 0) + endOffset - last.line + 1, offset: endOffset };
+  return { position: { start: { line: line + from, column: first.column, offset: first.offset }, end } };
 }
 
 /** Whether the node before a text ends a line (none does: the paragraph starts; a hard break does). */

@@ -310,16 +310,18 @@ function parseDocumentText(markdown: string, options: ParseOptions, nested: bool
     for (const line of tildeDefinitions(tree, source))
       warnings.add("syntax_as_text: ~ definition (pandoc's ~ marker is not read; a definition starts with :)", line);
   }
-  attributeBlocks(tree, source);
-  for (const { text, line } of captionSyntax(tree, source))
-    warnings.add(`syntax_as_text: ${text} (a table caption with no table next to it)`, line);
-  figureCaptions(tree, source, options.implicitFigures !== true);
+  // Fenced divs first: a fence line that ends a caption's or an attribute block's paragraph (no blank line between) is
+  // the div's end, not their text.
   const fences = fencedDivs(tree, source);
   for (const line of fences.unclosed)
     warnings.add('fence_unclosed: a ::: div is never closed (it takes the rest)', line);
   for (const line of fences.unmatched) warnings.add('fence_unmatched: a ::: with no div open stays text', line);
   for (const line of fences.tooDeep)
     warnings.add(`div_depth_exceeded: divs nest at most ${MAX_DIV_NESTING} deep (its content kept)`, line);
+  attributeBlocks(tree, source);
+  for (const { text, line } of captionSyntax(tree, source))
+    warnings.add(`syntax_as_text: ${text} (a table caption with no table next to it)`, line);
+  figureCaptions(tree, source, options.implicitFigures !== true);
   const { stats, maxListDepth } = measure(tree);
   boundNesting(tree);
   for (const transform of targeted) transform(tree);
