@@ -2,6 +2,7 @@
 // `convert` only, and never over a flag the user gave Node. Their effect (peak RSS, time) is the bench's to show.
 import { describe, expect, it } from 'vitest';
 import { CONVERT_V8_FLAGS, convertV8Flags, isConvert } from '../bin/convert-flags.mjs';
+import { ONE_DOCUMENT_YOUNG_MB, poolOptions } from '../server/cli/convert-bounded.ts';
 
 describe('the convert command flags', () => {
   it('bound the heap growth and raise the optimising thresholds', () => {
@@ -29,5 +30,16 @@ describe('the convert command flags', () => {
     expect(
       convertV8Flags(['convert', 'a.md'], ['--invocation-count-for-turbofan=5', '--max-old-space-size=100']),
     ).toEqual(['--invocation-count-for-osr=8000', '--invocation-count-for-maglev=4000', '--heap-growing-percent=30']);
+  });
+});
+
+describe("the command line's conversion pool", () => {
+  it("gives one document's worker a small young generation, a batch's workers the server's", () => {
+    // One document: a young generation of 16 MB is RSS the conversion's peak does not hold (docs/performance.md).
+    expect(poolOptions({}, 1, 1).youngMb).toBe(ONE_DOCUMENT_YOUNG_MB);
+    expect(ONE_DOCUMENT_YOUNG_MB).toBe(16);
+    // Many: each worker converts one after another, where the larger young generation pays (the pool's default).
+    expect(poolOptions({}, 2, 20).youngMb).toBeUndefined();
+    expect(poolOptions({}, 1, 3).youngMb).toBeUndefined();
   });
 });

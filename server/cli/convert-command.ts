@@ -297,7 +297,9 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
   const parallel = Math.max(1, Math.min(jobs, availableParallelism()));
   let local: Promise<BoundedConverter> | undefined;
   const own = async (): Promise<Converter> => {
-    local ??= import('./convert-bounded.ts').then(({ BoundedConverter }) => new BoundedConverter(limits, parallel));
+    local ??= import('./convert-bounded.ts').then(
+      ({ BoundedConverter }) => new BoundedConverter(limits, parallel, jobs),
+    );
     return local;
   };
   const server = jobs > 0 && Object.keys(limits).length === 0 ? await serverConverter(dataDir, own) : undefined;

@@ -1,5 +1,5 @@
 import { ConvertInputError, outputLimit } from './errors.ts';
-import { toDocx } from './compile/index.ts';
+import { toDocx, type CompiledDocument } from './compile/index.ts';
 import type { ConversionStats } from './parse/stats.ts';
 import { DEFAULT_RULES } from './default-template.ts';
 import { defaultTemplateRead } from './default-template-read.ts';
@@ -131,6 +131,26 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const { styles, warnings: styleWarnings } = resolveStyles(rules, template.styles);
   const created = input.created ?? new Date();
   const options = elementOptions(rules);
+  const { compiled, citationWarnings } = await compileMarkdown(input, template, styles, options);
+  const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
+  const warnings = new WarningList();
+  warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
+  warnings.addAll(compiled.warningDetails);
+  for (const { warning, line } of citationWarnings) warnings.add(warning, line);
+  return { docx, warnings: warnings.warnings, warningDetails: warnings.list(), stats: compiled.stats };
+}
+
+/**
+ * Parses and compiles the markdown. A function of its own so that the syntax tree (tens of MB for a long document)
+ * is garbage once it returns: only the compiled document reaches the package step, whose docx layout is the
+ * conversion's peak of memory (docs/performance.md).
+ */
+async function compileMarkdown(
+  input: ConvertInput,
+  template: Template,
+  styles: ReturnType<typeof resolveStyles>['styles'],
+  options: ReturnType<typeof elementOptions>,
+): Promise<{ compiled: CompiledDocument; citationWarnings: { warning: string; line: number | undefined }[] }> {
   const parsed = parseMarkdown(input.markdown, {
     math: options.math !== 'none',
     ...(input.dialect ? { dialect: input.dialect } : {}),
@@ -162,10 +182,5 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
     citations,
     commentIdBase: templateCommentBase(template),
   });
-  const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
-  const warnings = new WarningList();
-  warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
-  warnings.addAll(compiled.warningDetails);
-  for (const { warning, line } of citations?.warnings ?? []) warnings.add(warning, line);
-  return { docx, warnings: warnings.warnings, warningDetails: warnings.list(), stats: compiled.stats };
+  return { compiled, citationWarnings: citations?.warnings ?? [] };
 }
