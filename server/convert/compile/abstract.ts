@@ -1,9 +1,9 @@
 import { TextRun, type FileChild } from 'docx';
 import type { RootContent, Yaml } from 'mdast';
-import { toString } from 'mdast-util-to-string';
 import { escapeBraces } from '../braces.ts';
 export { abstractText, MAX_ABSTRACT } from '../parse/abstract.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
+import { printedText } from './captions.ts';
 import type { State } from './state.ts';
 
 /** Longest keywords line. */
@@ -81,7 +81,8 @@ export function abstractBlock(
         child.type === 'yaml' ? { type: 'code', value: `---\n${child.value}\n---` } : child,
       );
       blocks.push(...state.blocks(nodes));
-      plain = nodes.map((child) => toString(child, { includeImageAlt: false })).join('\n');
+      // As it reads: citations and references formatted, not their markdown.
+      plain = nodes.map((child) => printedText(state, child)).join('\n');
     }
     if (keywords !== undefined) {
       // The label as `**Keywords:**` would be (the mapping's strong style, else bold), the words as written.

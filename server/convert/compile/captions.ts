@@ -8,7 +8,7 @@ import {
   type IParagraphOptions,
   type ParagraphChild,
 } from 'docx';
-import type { Code } from 'mdast';
+import type { Code, Nodes } from 'mdast';
 import { toString } from 'mdast-util-to-string';
 import { cslRuns } from '../citations/html.ts';
 import type { Citation } from '../citations/index.ts';
@@ -184,6 +184,17 @@ function citationText(state: State, node: Citation): string {
     : cslRuns(html)
         .map((run) => run.text)
         .join('');
+}
+
+/**
+ * A node's text as it reads once printed: references and citations as they read, the rest as written (the abstract's
+ * text for the document's description).
+ */
+export function printedText(state: State, node: Nodes): string {
+  if (node.type === 'crossReference') return referenceText(state, node);
+  if (node.type === 'citation') return citationText(state, node);
+  if ('children' in node) return node.children.map((child) => printedText(state, child)).join('');
+  return toString(node, { includeImageAlt: false });
 }
 
 /** The key prefix of each kind. */
