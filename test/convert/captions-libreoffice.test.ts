@@ -223,3 +223,43 @@ describe('references and citations in captions, the abstract and to numbered sec
     }
   });
 });
+
+// Numbers by chapter (`2.1`): LibreOffice recomputes `SEQ … \s 1` without starting again at each chapter (it printed
+// `Figure 2.3` for `2.1`); a hidden `SEQ … \r 0 \h` ending each chapter's heading starts it again there, in Word too.
+describe('numbers by chapter in LibreOffice', () => {
+  let dir: string;
+  let docx: Uint8Array;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dw-chapters-'));
+    const markdown = `---\nchapters: true\nnumber_sections: true\n---\n\n${MARKDOWN}`;
+    const result = await convert({ markdown, images: IMAGES });
+    expect(result.warnings).toEqual([]);
+    docx = result.docx;
+    writeFileSync(join(dir, 'ours.docx'), docx);
+    writeFileSync(join(dir, 'wrong.docx'), withWrongResults(docx));
+    await libreOfficePdfs([join(dir, 'ours.docx'), join(dir, 'wrong.docx')], dir);
+  }, 240_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('starts each sequence again at each chapter, from the pre-filled results and from computed fields', async () => {
+    const { ok, report } = await validateDocx(docx);
+    expect(ok, report).toBe(true);
+    for (const name of ['ours', 'wrong']) {
+      const text = squash((await run('pdftotext', [join(dir, `${name}.pdf`), '-'])).stdout);
+      for (const line of [
+        'Figure1.1:Shape',
+        'Figure1.2:Agraph',
+        'Table1.1:Sizes',
+        '(1.1)',
+        'Figure2.1:Amap',
+        'Table2.1:Costs',
+        '(2.1)',
+        'Again:Figure2.1,Table2.1andEquation2.1.',
+      ])
+        expect(text, `${name}: ${line}`).toContain(line);
+      // No hidden field's value printed: the chapter headings read as written.
+      expect(text, name).toContain('1.Method');
+      expect(text, name).toContain('2.Results');
+    }
+  });
+});

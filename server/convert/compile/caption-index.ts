@@ -116,6 +116,8 @@ export class CaptionIndex {
   /** Every numbered thing in document order. */
   readonly entries: Numbered[] = [];
   private readonly counts: Record<CaptionKind, number> = { figure: 0, table: 0, equation: 0, listing: 0 };
+  /** The headings that start a chapter, where numbers are chapter-prefixed (their sequences start again there). */
+  readonly chapterHeadings = new Set<Nodes>();
   /** The lists a `[LOF]`/`[LOT]` paragraph places (front matter's `lof`/`lot` then print nothing of their own). */
   readonly markers = new Set<'figure' | 'table'>();
   /** Set once a list of figures or tables is written (the package step then asks Word to update fields on open). */
@@ -156,6 +158,7 @@ export class CaptionIndex {
         !node.data?.attributes?.classes.includes('unnumbered')
       ) {
         chapter += 1;
+        this.chapterHeadings.add(node);
         // SEQ's `\s 1` starts each sequence again at a Heading 1.
         for (const kind of Object.keys(this.counts) as CaptionKind[]) this.counts[kind] = 0;
       }

@@ -14,7 +14,7 @@ import { cslRuns } from '../citations/html.ts';
 import type { Citation } from '../citations/index.ts';
 import { stripForbiddenXmlChars } from '../xml.ts';
 import { crossReferenceKey, crossReferencePrefix, type CrossReference } from '../parse/references.ts';
-import { bookmarked, field, fieldChar, fieldInstruction } from './fields.ts';
+import { bookmarked, field, fieldChar, fieldInstruction, hiddenField } from './fields.ts';
 import type { State } from './state.ts';
 import {
   SEQ,
@@ -49,6 +49,16 @@ function numberRuns(state: State, entry: Numbered): ParagraphChild[] {
           ...field(` SEQ ${SEQ[entry.kind]} \\* ARABIC \\s 1 `, number),
         ];
   return bookmarked(entry.bookmark, state.anchors.newId(), runs);
+}
+
+/**
+ * What a chapter's heading ends with where numbers are by chapter: a hidden `SEQ … \r 0 \h` for each kind the
+ * document numbers, so LibreOffice starts each sequence again there as Word does (fields.ts hiddenField).
+ */
+export function chapterStart(state: State, node: Nodes): ParagraphChild[] {
+  if (!state.captions.chapterHeadings.has(node)) return [];
+  const kinds = new Set(state.captions.entries.map((entry) => entry.kind));
+  return [...kinds].flatMap((kind) => hiddenField(` SEQ ${SEQ[kind]} \\r 0 \\h `));
 }
 
 /** A caption paragraph: `Figure 3: text` in the caption style. */

@@ -27,3 +27,17 @@ export function bookmarked(name: string, id: number, runs: ParagraphChild[]): Pa
   const end = new BookmarkEnd(id) as unknown as ParagraphChild;
   return [start, ...runs, end];
 }
+
+/**
+ * A field that shows nothing (its runs hidden, no result): `SEQ Figure \r 0 \h` at a chapter's heading starts the
+ * sequence again. Word's `\s 1` does that already, but LibreOffice ignores `\s` when it recomputes the numbers, and
+ * prints an `\h` field's value unless its runs are hidden.
+ */
+export function hiddenField(instruction: string): ParagraphChild[] {
+  const hidden = (child: ImportedXmlComponent): TextRun => new TextRun({ vanish: true, children: [child] });
+  const text = new ImportedXmlComponent('w:instrText', { 'xml:space': 'preserve' });
+  text.push(docxText(instruction));
+  const char = (type: 'begin' | 'separate' | 'end') =>
+    hidden(new ImportedXmlComponent('w:fldChar', { 'w:fldCharType': type }));
+  return [char('begin'), hidden(text), char('separate'), char('end')];
+}

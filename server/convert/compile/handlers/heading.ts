@@ -1,6 +1,7 @@
 import type { FileChild, IParagraphOptions } from 'docx';
 import type { Heading } from 'mdast';
 import type { HeadingLevel } from '../../mapping.ts';
+import { chapterStart } from '../captions.ts';
 import type { State } from '../state.ts';
 
 /** Font sizes (half-points) of headings when the template has no mapped heading style. */
@@ -29,13 +30,17 @@ export function heading(state: State, node: Heading): FileChild[] {
       ...(unnumbered ? { numbering: false } : {}),
       ...(unlisted ? { outlineLevel: BODY_TEXT_LEVEL } : {}),
     };
-    return [state.paragraph('heading', state.anchors.bookmark(node, state.inlines(node.children)), options)];
+    const runs = [...state.anchors.bookmark(node, state.inlines(node.children)), ...chapterStart(state, node)];
+    return [state.paragraph('heading', runs, options)];
   }
   const size = FALLBACK_SIZES[node.depth - 1] ?? 22;
-  const children = state.anchors.bookmark(
-    node,
-    state.withInline({ bold: true, size }, () => state.inlines(node.children)),
-  );
+  const children = [
+    ...state.anchors.bookmark(
+      node,
+      state.withInline({ bold: true, size }, () => state.inlines(node.children)),
+    ),
+    ...chapterStart(state, node),
+  ];
   return [
     state.paragraph('heading', children, {
       outlineLevel: unlisted ? BODY_TEXT_LEVEL : node.depth - 1,
