@@ -50,6 +50,8 @@ import {
 } from './state.ts';
 import type { TitleValues } from './title-block.ts';
 import { findStyle } from '../template/styles.ts';
+import { frontMatterRecord } from './caption-index.ts';
+import { numberSectionsFrontMatter } from './heading-numbers.ts';
 
 export type { DocumentProperties } from './state.ts';
 
@@ -151,7 +153,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.captions.collect(tree, state.anchors, state.definitions, {
     language: options.language,
     implicitFigures: options.images !== undefined,
-    numberedChapters: headingOneNumbered(options),
+    numberedChapters: headingOneNumbered(options) || sectionsNumbered(tree, state),
   });
   state.toc.findMarkers(tree);
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
@@ -191,6 +193,15 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     ...(headingNumbering ? { headingNumbering } : {}),
     ...(state.captions.listed ? { updateFields: true as const } : {}),
   };
+}
+
+/**
+ * Whether `number_sections` (the front matter's, else the option) numbers the headings with Docwright's own list: then
+ * captions are numbered by chapter too (`2.3`), as where the template numbers its Heading 1.
+ */
+function sectionsNumbered(tree: Root, state: State): boolean {
+  const asked = numberSectionsFrontMatter(frontMatterRecord(tree), () => undefined).value ?? state.headingNumbers.asked;
+  return asked && state.styles.heading['1'] !== undefined;
 }
 
 /** Whether the template's Heading 1 numbers its paragraphs (captions are then numbered by chapter: captions.ts). */
