@@ -94,6 +94,15 @@ export function buildProgram(): Command {
       parseFrom,
     )
     .option(
+      '--bibliography <file>',
+      "bibliography for the citations ([@key]): .bib/.bibtex/.biblatex (BibTeX), .json (CSL JSON) or .yaml/.yml (CSL YAML), from any folder; repeat for several; wins over the front matter's bibliography",
+      (file: string, files: string[] | undefined) => [...(files ?? []), file],
+    )
+    .option(
+      '--csl <file|name>',
+      "citation style: a .csl file, or a bundled style (apa, vancouver, harvard1; default apa); wins over the front matter's csl",
+    )
+    .option(
       '--time-limit <seconds>',
       "longest a conversion may take, in seconds of CPU (default: the server's, 30; converts in this process)",
       parseTimeLimit,

@@ -2,7 +2,7 @@
 // conversion pool (server/convert-pool/), worker threads with the server's time and memory limits (or those of
 // --time-limit and --memory-limit), so a document that would run for minutes or exhaust the memory stops with the
 // API's document_too_complex message instead (docs/cli.md, "Limits"; docs/security.md).
-import type { ConversionStats, Dialect, MappingRules } from '../convert/index.ts';
+import type { BibliographyInput, ConversionStats, Dialect, MappingRules } from '../convert/index.ts';
 import {
   ConvertLimitError,
   ConvertPool,
@@ -67,6 +67,10 @@ export interface CliJob {
   numberSections?: boolean;
   /** --from's dialect; absent: the front matter's, else GFM. */
   dialect?: Dialect;
+  /** --bibliography's files; absent: the front matter's. */
+  bibliography?: BibliographyInput[];
+  /** --csl's style: a bundled name or a CSL file's XML; absent: the front matter's. */
+  csl?: string;
 }
 
 export interface CliResult {
@@ -102,6 +106,14 @@ export class BoundedConverter {
         ...(input.folder ? { images: { folder: input.folder } } : {}),
         ...(input.numberSections ? { numberSections: true } : {}),
         ...(input.dialect ? { dialect: input.dialect } : {}),
+        ...(input.bibliography || input.csl !== undefined
+          ? {
+              citations: {
+                ...(input.bibliography ? { bibliography: input.bibliography } : {}),
+                ...(input.csl === undefined ? {} : { csl: input.csl }),
+              },
+            }
+          : {}),
       });
       return {
         docx: result.docx,

@@ -9,6 +9,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { ConversionStats, Dialect, MappingRules } from '../convert/index.ts';
 import { ConvertInputError } from '../convert/errors.ts';
 import { dataFolder } from '../store/data-folder.ts';
+import { readCitationFiles } from './citation-files.ts';
 import type { BoundedConverter, CliJob, CliResult } from './convert-bounded.ts';
 import type { ConvertLimits } from './convert-limits.ts';
 import { CliError, ExitStatus } from './errors.ts';
@@ -27,6 +28,10 @@ export interface ConvertOpts {
   memoryLimit?: number;
   /** --from: the markdown dialect (cli/dialect-option.ts). */
   from?: Dialect;
+  /** --bibliography FILE, each time given (cli/citation-files.ts). */
+  bibliography?: string[];
+  /** --csl FILE|NAME. */
+  csl?: string;
 }
 
 /** A wrong command line: said in one sentence with where the help is, exit status 2 (commander's error). */
@@ -198,6 +203,8 @@ async function serverConverter(dataDir: string, fallback: () => Promise<Converte
           ...(job.folder === undefined ? {} : { folder: job.folder }),
           ...(job.numberSections ? { number_sections: true } : {}),
           ...(job.dialect === undefined ? {} : { dialect: job.dialect }),
+          ...(job.bibliography === undefined ? {} : { bibliography: job.bibliography }),
+          ...(job.csl === undefined ? {} : { csl: job.csl }),
           created: job.created,
         };
         // The server's own limits end a long conversion; this only notices a server that stopped answering.
@@ -276,7 +283,9 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
           ? 'the template'
           : over(opts.mapping)
             ? 'the mapping'
-            : undefined;
+            : over(opts.csl) || opts.bibliography?.some(over)
+              ? 'a bibliography or style this command reads'
+              : undefined;
     if (what === undefined) return item;
     return {
       error: `${item.input} was not converted: its document ${item.output} is ${what}; write it elsewhere with -o.`,
@@ -286,6 +295,8 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
   const mapping: MappingRules | { rules: MappingRules } | undefined = opts.mapping
     ? readMapping(opts.mapping)
     : undefined;
+  // Read once, sent with every input's markdown: they win over each front matter's bibliography and csl.
+  const citations = await readCitationFiles(opts.bibliography, opts.csl);
   // Under the server's time and memory limits, or those the user gave (docs/cli.md, "Limits"): with limits of their
   // own the conversions run here, where they apply.
   const limits: ConvertLimits = {
@@ -319,7 +330,16 @@ export async function convertCommand(args: string[], opts: ConvertOpts, dataDir:
       const folder = opts.images && input !== '-' ? dirname(resolve(input)) : undefined;
       const numberSections = opts.numberSections === true;
       const dialect = opts.from ? { dialect: opts.from } : {};
-      const job = { markdown, template, mapping, folder, created: Date.now(), numberSections, ...dialect };
+      const job = {
+        markdown,
+        template,
+        mapping,
+        folder,
+        created: Date.now(),
+        numberSections,
+        ...dialect,
+        ...citations,
+      };
       const result = await converter.convert(job, label);
       const lines = result.warnings.map((w, i) =>
         warningLine(w, input === '-' && opts.images, batch ? label : undefined, result.warningLines?.[i]),

@@ -36,7 +36,7 @@ export async function readInput(path: string): Promise<string> {
 const FILE_LIMITS = { template: TEMPLATE_LIMIT, mapping: MAPPING_LIMIT } as const;
 
 /** Reads a file of at most `limit` bytes; a larger one (or an endless one: /dev/zero) is refused once past it. */
-function readBounded(path: string, what: string, limit: number): Buffer {
+export function readBounded(path: string, what: string, limit: number): Buffer {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');

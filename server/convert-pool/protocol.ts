@@ -10,7 +10,8 @@ import type {
 
 /** A bibliography and a CSL style sent with the markdown (docs/captions-references.md). */
 export interface CitationJobInput {
-  bibliography?: BibliographyInput;
+  /** Several: the command line's --bibliography files. */
+  bibliography?: BibliographyInput | BibliographyInput[];
   csl?: string;
 }
 

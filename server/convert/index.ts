@@ -79,7 +79,7 @@ export interface ConvertInput {
    * A bibliography sent with the markdown (docs/captions-references.md), used in place of the files its front matter names
    * (which are read through `images`, the files beside the markdown).
    */
-  bibliography?: BibliographyInput | undefined;
+  bibliography?: BibliographyInput | readonly BibliographyInput[] | undefined;
   /** A CSL style: a bundled style's name (`apa`, `vancouver`, `harvard1`) or a CSL file's XML; else the front matter's. */
   csl?: string | undefined;
 }

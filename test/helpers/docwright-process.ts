@@ -19,14 +19,17 @@ export interface CliResult {
 /** Runs `docwright ARGS` to completion (killed after `timeoutMs`); never rejects. */
 export function runCli(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; /** Written to its standard input. */ input?: string } = {},
 ): Promise<CliResult> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: options.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     children.add(child);
+    // Nothing, or the input, then its end (a child that exits before reading it all is no error).
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

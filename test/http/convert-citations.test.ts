@@ -121,4 +121,30 @@ describe('POST /api/v1/convert with a bibliography', () => {
       /^the bibliography refs\.bib cannot be read here: send it with the request/,
     );
   });
+
+  it('multipart: a front matter file not sent is refused as JSON refuses it (images sent or not)', async () => {
+    const form = new FormData();
+    form.append('markdown', `---\nbibliography: refs.bib\n---\n\n${MARKDOWN}`);
+    form.append('template_id', BUILTIN_TEMPLATE_ID);
+    form.append('mapping_id', BUILTIN_MAPPING_ID);
+    form.append(
+      'images',
+      new Blob(['<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>'], { type: 'image/svg+xml' }),
+      'chart.svg',
+    );
+    const res = await post(form);
+    expect(res.status).toBe(422);
+    expect((res.json().error as { message: string }).message).toMatch(
+      /^the bibliography refs\.bib cannot be read here: send it with the request/,
+    );
+    const bare = new FormData();
+    bare.append('markdown', `---\nbibliography: refs.bib\n---\n\n${MARKDOWN}`);
+    bare.append('template_id', BUILTIN_TEMPLATE_ID);
+    bare.append('mapping_id', BUILTIN_MAPPING_ID);
+    const second = await post(bare);
+    expect(second.status).toBe(422);
+    expect((second.json().error as { message: string }).message).toMatch(
+      /^the bibliography refs\.bib cannot be read here: send it with the request/,
+    );
+  });
 });

@@ -83,7 +83,8 @@ describe('convert_markdown with citations', () => {
     const escape = toolError(await call('convert_markdown', { input_path: 'paper/escape.md' }));
     expect(escape).toEqual({
       code: 'validation_error',
-      message: "the bibliography ../outside.bib is outside the markdown file's folder",
+      message:
+        "the bibliography ../outside.bib is outside the markdown file's folder; give a file from elsewhere with --bibliography FILE on the command line, or send it with the request",
     });
     const style = toolError(
       await call('convert_markdown', { markdown: MARKDOWN, bibliography: readFileSync(REFS_PATH, 'utf8'), csl: 'x' }),

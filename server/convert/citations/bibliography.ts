@@ -6,6 +6,8 @@ export interface BibliographyInput {
   text: string;
   /** `bibtex` (BibLaTeX too), `csl-json` or `csl-yaml`; absent: sniffed from the text (sniffFormat). */
   format?: BibliographyFormat;
+  /** Its file's name as the user gave it (`docwright convert --bibliography FILE`), said in its refusals. */
+  name?: string;
 }
 
 export const BIBLIOGRAPHY_FORMATS = ['bibtex', 'csl-json', 'csl-yaml'] as const;
@@ -84,7 +86,10 @@ function reason(error: unknown): string {
 }
 
 /** Reads a bibliography into CSL items; a bibliography that cannot be read, or is too large, is refused (bibliography_invalid). */
-export async function readBibliography(input: BibliographyInput, what = 'the bibliography'): Promise<CslItem[]> {
+export async function readBibliography(
+  input: BibliographyInput,
+  what = input.name === undefined ? 'the bibliography' : `the bibliography ${input.name}`,
+): Promise<CslItem[]> {
   if (input.text.length > CITATION_LIMITS.bibliographyChars)
     throw refuse(
       `${what} is ${(input.text.length / 1024 / 1024).toFixed(1)} MB, more than ${CITATION_LIMITS.bibliographyChars / 1024 / 1024} MB`,

@@ -36,8 +36,11 @@ export interface CompileCitations extends FormattedCitations {
 
 /** What a conversion is given besides its markdown for citations. */
 export interface CitationInput {
-  /** The bibliography sent with the request; in place of the front matter's `bibliography` files. */
-  bibliography?: BibliographyInput | undefined;
+  /**
+   * The bibliography sent with the request (the command line's --bibliography files: several); in place of the front
+   * matter's `bibliography` files.
+   */
+  bibliography?: BibliographyInput | readonly BibliographyInput[] | undefined;
   /** A CSL style sent with the request: a bundled style's name or a CSL file's XML; in place of the front matter's. */
   csl?: string | undefined;
   /** The files beside the markdown, where the front matter's `bibliography` and `csl` files are read. */
@@ -63,19 +66,47 @@ function relativePath(path: string): string | undefined {
   return parts.length > 0 ? parts.join('/') : undefined;
 }
 
-/** Reads a file the front matter names beside the markdown (confined to its folder, like images), as text. */
-function readBeside(files: ImageSource | undefined, path: string, what: string, limit: number): string {
+/** A file the front matter names: the bibliography or the CSL style, its command-line flag, and its limit. */
+interface BesideFile {
+  what: 'the bibliography' | 'the CSL style';
+  flag: '--bibliography FILE' | '--csl FILE';
+  limit: number;
+  /** Said after "was not found beside the markdown file". */
+  notFound?: string;
+}
+
+const BIBLIOGRAPHY_FILE: BesideFile = {
+  what: 'the bibliography',
+  flag: '--bibliography FILE',
+  limit: CITATION_LIMITS.bibliographyChars,
+};
+const STYLE_FILE: BesideFile = {
+  what: 'the CSL style',
+  flag: '--csl FILE',
+  limit: CITATION_LIMITS.styleChars,
+  notFound: `; the bundled styles are ${BUNDLED_STYLES.slice(0, -1).join(', ')} and ${BUNDLED_STYLES.at(-1) ?? ''}, else name a .csl file (--csl FILE on the command line)`,
+};
+
+/**
+ * Reads a file the front matter names beside the markdown (confined to its folder, like images: the markdown may not
+ * be the reader's own, docs/captions-references.md), as text. One missing from the files sent with a request (a
+ * multipart one's images) is said as when nothing is sent beside: it is to be sent as its own field or part.
+ */
+function readBeside(files: ImageSource | undefined, path: string, file: BesideFile): string {
+  const { what, flag, limit } = file;
+  const outside = `${what} ${path} is outside the markdown file's folder; give a file from elsewhere with ${flag} on the command line, or send it with the request`;
   const relative = relativePath(path);
-  if (relative === undefined) throw refuse(`${what} ${path} is outside the markdown file's folder`);
-  if (!files)
-    throw refuse(
-      `${what} ${path} cannot be read here: send it with the request (docs/captions-references.md) or convert the file from disk`,
-    );
+  if (relative === undefined) throw refuse(outside);
+  const notHere = refuse(
+    `${what} ${path} cannot be read here: send it with the request (docs/captions-references.md), give it with ${flag} on the command line, or convert the file from disk`,
+  );
+  if (!files) throw notHere;
   const read = files.read(relative, limit);
   if (read.ok) return new TextDecoder().decode(read.bytes);
-  if (read.reason === 'outside') throw refuse(`${what} ${path} is outside the markdown file's folder`);
+  if (read.reason === 'missing' && files.sent) throw notHere;
+  if (read.reason === 'outside') throw refuse(outside);
   if (read.reason === 'too_large') throw refuse(`${what} ${path} is more than ${Math.round(limit / 1024)} KB`);
-  throw refuse(`${what} ${path} was not found beside the markdown file`);
+  throw refuse(`${what} ${path} was not found beside the markdown file${file.notFound ?? ''}`);
 }
 
 /** The front matter as a mapping, if the tree starts with one that YAML reads as such. */
@@ -104,7 +135,7 @@ function styleOf(input: CitationInput, value: unknown): StyleInput {
   }
   const bundled = /^([a-z0-9]+)\.csl$/i.exec(given)?.[1];
   try {
-    return { xml: readBeside(input.files, given, 'the CSL style', CITATION_LIMITS.styleChars) };
+    return { xml: readBeside(input.files, given, STYLE_FILE) };
   } catch (error) {
     // `csl: apa.csl` where no such file is beside: the bundled style of that name.
     if (bundled !== undefined && (BUNDLED_STYLES as readonly string[]).includes(bundled)) return { name: bundled };
@@ -128,12 +159,13 @@ export async function prepareCitations(
   if (!source.includes('@') || findCitations(tree, source) === 0) return undefined;
   const items: CslItem[] = [];
   if (inline !== undefined) items.push(...cslItems(inline, 'the front matter references'));
-  if (input.bibliography !== undefined) items.push(...(await readBibliography(input.bibliography)));
+  if (input.bibliography !== undefined)
+    for (const sent of asList(input.bibliography) as BibliographyInput[]) items.push(...(await readBibliography(sent)));
   else
     for (const file of files) {
       if (typeof file !== 'string')
         throw refuse('bibliography in the front matter must be a file name or a list of them');
-      const text = readBeside(input.files, file, 'the bibliography', CITATION_LIMITS.bibliographyChars);
+      const text = readBeside(input.files, file, BIBLIOGRAPHY_FILE);
       const format = formatOfPath(file);
       items.push(...(await readBibliography({ text, ...(format ? { format } : {}) }, `the bibliography ${file}`)));
     }

@@ -7,11 +7,14 @@ export type ImageRead = { ok: true; bytes: Uint8Array } | { ok: false; reason: R
 export interface ImageSource {
   /** Reads one file by its normalised relative path (`img/a.png`), at most `limit` bytes. */
   read(path: string, limit: number): ImageRead;
+  /** Files sent with the markdown (a multipart request's images), not a folder's. */
+  sent?: boolean;
 }
 
 /** Image files sent with the markdown (a multipart request), by relative path. */
 export function filesSource(files: ReadonlyMap<string, Uint8Array>): ImageSource {
   return {
+    sent: true,
     read(path, limit) {
       const bytes = files.get(path);
       if (!bytes) return { ok: false, reason: 'missing' };

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { BIBLIOGRAPHY_FORMATS, CITATION_LIMITS } from '../../convert/citations/bibliography.ts';
 import { ConvertInputError } from '../../convert/errors.ts';
 import { linesOf } from '../../convert/warning-list.ts';
 import { ConvertBusyError, ConvertLimitError, limitMessage } from '../../convert-pool/pool.ts';
@@ -30,14 +31,39 @@ const CliConvertBody = Type.Object(
     number_sections: Type.Optional(Type.Boolean()),
     /** --from's dialect; absent: the front matter's, else GFM. */
     dialect: Type.Optional(Type.Union([Type.Literal('gfm'), Type.Literal('pandoc')])),
+    /** --bibliography's files (the command line read them, each at most what the API takes); absent: the front matter's. */
+    bibliography: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            text: Type.String({ maxLength: CITATION_LIMITS.bibliographyChars }),
+            format: Type.Union(BIBLIOGRAPHY_FORMATS.map((format) => Type.Literal(format))),
+            name: Type.String({ maxLength: 4096 }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 1000 },
+      ),
+    ),
+    /** --csl's style: a bundled name or a CSL file's XML; absent: the front matter's. */
+    csl: Type.Optional(Type.String({ minLength: 1, maxLength: CITATION_LIMITS.styleChars })),
     /** The creation time written into the document, ms since the epoch (at most what a Date holds). */
     created: Type.Integer({ minimum: 0, maximum: 8.64e15 }),
   },
   { additionalProperties: false },
 );
 
-/** The markdown, the template in base64 and the mapping, with room for the rest. */
-const CLI_BODY_LIMIT = 10 * 1024 * 1024 + 64 * 1024 + Math.ceil(TEMPLATE_LIMIT / 3) * 4 + MAPPING_LIMIT;
+/**
+ * The markdown, the template in base64, the mapping, the bibliographies (together at most the API's one, read as
+ * bytes; JSON's escapes counted thrice) and the style, with room for the rest. A larger body is refused and the
+ * command line converts in its own process.
+ */
+const CLI_BODY_LIMIT =
+  10 * 1024 * 1024 +
+  64 * 1024 +
+  Math.ceil(TEMPLATE_LIMIT / 3) * 4 +
+  MAPPING_LIMIT +
+  3 * (CITATION_LIMITS.bibliographyChars + CITATION_LIMITS.styleChars);
 
 export async function cliConvertRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: Static<typeof CliConvertBody> }>(
@@ -63,6 +89,14 @@ export async function cliConvertRoutes(app: FastifyInstance): Promise<void> {
           ...(body.folder === undefined ? {} : { images: { folder: body.folder } }),
           ...(body.number_sections ? { numberSections: true } : {}),
           ...(body.dialect === undefined ? {} : { dialect: body.dialect }),
+          ...(body.bibliography || body.csl !== undefined
+            ? {
+                citations: {
+                  ...(body.bibliography ? { bibliography: body.bibliography } : {}),
+                  ...(body.csl === undefined ? {} : { csl: body.csl }),
+                },
+              }
+            : {}),
         });
         return {
           docx: Buffer.from(result.docx.buffer, result.docx.byteOffset, result.docx.byteLength).toString('base64'),
