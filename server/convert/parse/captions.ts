@@ -71,6 +71,9 @@ export function captionSyntax(tree: Root, source: string): { text: string; line:
     for (let i = 0; i < children.length; i++) {
       const child = children[i] as Node;
       if (child.type === 'table' && tables) {
+        // A `Table:` line right under the table's rows (no blank line between) is a row to GFM: its caption here.
+        const lifted = captionRow(child as Table, source);
+        if (lifted) children.splice(i + 1, 0, lifted);
         // pandoc reads a caption before the table or after it; after it first, as pandoc's writers print it there.
         for (const at of [i + 1, i - 1]) {
           const caption = tableCaption(children[at], source);
@@ -101,6 +104,24 @@ export function captionSyntax(tree: Root, source: string): { text: string; line:
       }
   }
   return orphans;
+}
+
+/**
+ * A table's last row when it is a caption line (`Table: …` or `: …`, one cell, as GFM reads a line under the rows with
+ * no pipe): taken off the table and given back as the paragraph it is (its cell's text, with its positions).
+ */
+function captionRow(table: Table, source: string): Paragraph | undefined {
+  const row = table.children.at(-1);
+  const cell = row?.children[0];
+  const from = row?.position?.start.offset;
+  const to = row?.position?.end.offset;
+  if (table.children.length < 2 || row?.children.length !== 1 || !cell || from === undefined || to === undefined)
+    return undefined;
+  if (!CAPTION_START.test(source.slice(from, to).trimStart())) return undefined;
+  table.children.pop();
+  const end = table.children.at(-1)?.position?.end;
+  if (table.position && end) table.position.end = end;
+  return { type: 'paragraph', children: cell.children, ...(cell.position ? { position: cell.position } : {}) };
 }
 
 /** The start of a line a warning quotes: at most 40 characters, `…` where it was cut. */
