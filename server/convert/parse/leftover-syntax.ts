@@ -80,7 +80,9 @@ const LEFTOVERS: readonly Leftover[] = [
     lineStart: true,
   },
   {
-    pattern: /\[(?:[^\]\n]*[\s;])?-?@[\p{L}\d_][^\]\n]*\]/gu,
+    // Innermost brackets only, the words before the key without an `@`: each `[` scans to the next bracket, so the
+    // scan is linear (one allowing `[` inside took minutes for `[[[… @a @a…`: cubic backtracking).
+    pattern: /\[(?:[^[\]\n@]*[\s;])?-?@[\p{L}\d_][^[\]\n]*\]/gu,
     needs: /@/,
     reason: 'citations are formatted only with a bibliography (front matter bibliography:, or sent with the request)',
   },

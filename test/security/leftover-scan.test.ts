@@ -1,0 +1,28 @@
+// The scan for syntax left as text (server/convert/parse/leftover-syntax.ts) runs on every text that holds its
+// character, with or without a bibliography: hostile text must cost it linear time. A citation's pattern that let a
+// bracket's words hold `[` backtracked cubically: 12 KB of `[` and ` @a` held a conversion for its whole 30 s limit
+// (attack review of issue 34). Bounded generously (a linear scan takes milliseconds).
+import { describe, expect, it } from 'vitest';
+import { convert } from '../../server/convert/index.ts';
+
+describe('the leftover-syntax scan on hostile text', () => {
+  it.each([
+    ['brackets, then keys with no closing bracket', `${'['.repeat(3000)}${' @a'.repeat(3000)}`],
+    ['one bracket, keys and words with no closing bracket', `[${' x @a'.repeat(3000)}`],
+    ['many open brackets each before a key', '[see @a '.repeat(2000)],
+  ])(
+    '%s: converted in linear time, the text kept',
+    async (_name, markdown) => {
+      const started = performance.now();
+      const result = await convert({ markdown });
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(result.stats.paragraphs).toBe(1);
+    },
+    60_000,
+  );
+
+  it('still names a citation left as text', async () => {
+    const result = await convert({ markdown: 'As [see @doe2020, p. 3] and [[@knuth]] say.\n' });
+    expect(result.warnings.filter((w) => w.startsWith('syntax_as_text: [')).length).toBe(2);
+  });
+});
