@@ -26,3 +26,24 @@ describe('the leftover-syntax scan on hostile text', () => {
     expect(result.warnings.filter((w) => w.startsWith('syntax_as_text: [')).length).toBe(2);
   });
 });
+
+describe('a hostile bibliography', () => {
+  // Its format was told with `^\s*@…` under /m, which scans every run of blank lines again from each line: 20,000
+  // newlines took 0.4 s, 4 MB of them (the API's limit) hours. Its entries were counted at a line's start only, so
+  // 600,000 on one line were parsed (20 s) before the count after parsing refused them.
+  it('of blank lines is told and read in linear time', async () => {
+    const started = performance.now();
+    await expect(
+      convert({ markdown: 'As [@a] says.\n', bibliography: { text: `${'\n'.repeat(2_000_000)}x: 1\n` } }),
+    ).rejects.toThrow(/not a list of references/);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  }, 60_000);
+
+  it('of more entries than the limit on one line is refused before it is parsed', async () => {
+    const started = performance.now();
+    await expect(
+      convert({ markdown: 'As [@k] says.\n', bibliography: { text: ` ${'@a{k,}'.repeat(20_000)}` } }),
+    ).rejects.toThrow(/20000 entries, more than 10000/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  }, 60_000);
+});
