@@ -1,0 +1,63 @@
+// Citations, review of issue 34: a group mixing cross-references and citations, a `csl` that is not CSL, note
+// styles, BibTeX entry types, bare-number locators and TeX logos in titles.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { convert } from '../../server/convert/index.ts';
+import { part, validateDocx } from '../helpers/docx.ts';
+
+const BIB = readFileSync(resolve(import.meta.dirname, '../fixtures/citations/review.bib'), 'utf8');
+const NOTE_STYLE = readFileSync(resolve(import.meta.dirname, '../fixtures/citations/note-style.csl'), 'utf8');
+
+/** A part's paragraphs as text. */
+function paragraphs(docx: Uint8Array, name = 'word/document.xml'): string[] {
+  return part(docx, name)
+    .split('</w:p>')
+    .map((p) =>
+      [...p.matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)]
+        .map((m) => m[1] ?? '')
+        .join('')
+        .replaceAll('&amp;', '&')
+        .replaceAll('&apos;', "'"),
+    )
+    .filter((text) => text.trim() !== '');
+}
+
+async function run(markdown: string, csl?: string) {
+  const result = await convert({ markdown, bibliography: { text: BIB }, ...(csl === undefined ? {} : { csl }) });
+  const { ok, report } = await validateDocx(result.docx);
+  expect(ok, report).toBe(true);
+  return result;
+}
+
+describe('citations: review', () => {
+  it('a group mixing cross-references and citations prints the references and one parenthetical citation', async () => {
+    const result = await run(
+      '![A cat](cat.png){#fig:a}\n\nMixed [@fig:a; @doe2020] and [see @fig:a; @knuth:1984, p. 4].\n',
+    );
+    const text = paragraphs(result.docx).find((p) => p.startsWith('Mixed'));
+    expect(text).toBe('Mixed Figure 1; (Doe, 2020) and see Figure 1; (Knuth, 1984, p. 4).');
+  });
+
+  it('a csl that is not a CSL style is refused in one sentence', async () => {
+    await expect(run('A [@doe2020].', '<html/>')).rejects.toThrow(
+      /^the CSL style sent is not a CSL style \(its root is <html>, not CSL's <style>\)$/,
+    );
+  });
+
+  it('a note style makes each citation a footnote', async () => {
+    const result = await run('A claim [@knuth:1984, p. 5]. Another [@doe2020].\n', NOTE_STYLE);
+    const body = paragraphs(result.docx)[0];
+    expect(body).toBe('A claim. Another.');
+    const notes = paragraphs(result.docx, 'word/footnotes.xml').filter((p) => /Knuth|Doe/.test(p));
+    expect(notes).toEqual(['Knuth, The TeXbook, p. 5.', 'Doe, Markdown at Length.']);
+  });
+
+  it('BibTeX thesis and report types read as pandoc prints them, never the raw entry type', async () => {
+    const result = await run('[@roe2019; @lee2018; @nist2020]\n', 'vancouver');
+    const all = paragraphs(result.docx).join('\n');
+    expect(all).toContain('[PhD thesis]');
+    expect(all).toMatch(/\[Master['’]s thesis\]/);
+    expect(all).not.toMatch(/phdthesis|mathesis|techreport/i);
+  });
+});
