@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { convert } from '../../server/convert/index.ts';
+import { convert, filesSource } from '../../server/convert/index.ts';
 import { part, validateDocx } from '../helpers/docx.ts';
 
 const BIB = readFileSync(resolve(import.meta.dirname, '../fixtures/citations/review.bib'), 'utf8');
@@ -45,6 +45,20 @@ describe('citations: review', () => {
     );
   });
 
+  it('a csl file beside the markdown that is not CSL is refused naming the file', async () => {
+    const files = new Map([
+      ['refs.bib', new TextEncoder().encode(BIB)],
+      ['notcsl.csl', new TextEncoder().encode('<?xml version="1.0"?>\n<html/>\n')],
+    ]);
+    const markdown = '---\nbibliography: refs.bib\ncsl: notcsl.csl\n---\n\nA [@doe2020].\n';
+    await expect(convert({ markdown, images: filesSource(files) })).rejects.toMatchObject({
+      code: 'bibliography_invalid',
+      message: "the CSL style notcsl.csl is not a CSL style (its root is <html>, not CSL's <style>)",
+    });
+    const noCitation = NOTE_STYLE.replace(/<citation>[\s\S]*<\/citation>/, '');
+    await expect(run('A [@doe2020].', noCitation)).rejects.toThrow(/it has no <citation> element/);
+  });
+
   it('a note style makes each citation a footnote', async () => {
     const result = await run('A claim [@knuth:1984, p. 5]. Another [@doe2020].\n', NOTE_STYLE);
     const body = paragraphs(result.docx)[0];
@@ -59,5 +73,12 @@ describe('citations: review', () => {
     expect(all).toContain('[PhD thesis]');
     expect(all).toMatch(/\[Master['’]s thesis\]/);
     expect(all).not.toMatch(/phdthesis|mathesis|techreport/i);
+  });
+
+  it('a bare number locator is a page, as pandoc reads it; TeX logos in titles print as their names', async () => {
+    const result = await run('A [@knuth:1984, 33] and [@knuth:1984, 33-35, my note].\n');
+    const [body, , entry] = paragraphs(result.docx);
+    expect(body).toBe('A (Knuth, 1984, p. 33) and (Knuth, 1984, pp. 33–35, my note).');
+    expect(entry).toBe('Knuth, D. E. (1984). The TeXbook. Addison-Wesley.');
   });
 });
