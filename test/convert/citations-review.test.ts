@@ -39,6 +39,13 @@ describe('citations: review', () => {
     expect(text).toBe('Mixed Figure 1; (Doe, 2020) and see Figure 1; (Knuth, 1984, p. 4).');
   });
 
+  it('without a bibliography the citations of a mixed group stay text, warned; the cross-reference is made', async () => {
+    const markdown = '![A cat](cat.png){#fig:a}\n\nMixed [@fig:a; @doe2020].\n';
+    const result = await convert({ markdown });
+    expect(paragraphs(result.docx).find((p) => p.startsWith('Mixed'))).toBe('Mixed Figure 1; [@doe2020].');
+    expect(result.warnings).toContainEqual(expect.stringMatching(/^syntax_as_text: \[@doe2020\] \(citations are/));
+  });
+
   it('a csl that is not a CSL style is refused in one sentence', async () => {
     await expect(run('A [@doe2020].', '<html/>')).rejects.toThrow(
       /^the CSL style sent is not a CSL style \(its root is <html>, not CSL's <style>\)$/,
