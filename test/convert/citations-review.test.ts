@@ -74,6 +74,14 @@ describe('citations: review', () => {
     expect(notes).toEqual(['Knuth, The TeXbook, p. 5.', 'Doe, Markdown at Length.']);
   });
 
+  it('a note style prints a citation inside a footnote, and a narrative one, in the text, with one period', async () => {
+    const result = await run('As @doe2020.[^n]\n\n[^n]: See [@doe2020].\n', NOTE_STYLE);
+    const notes = paragraphs(result.docx, 'word/footnotes.xml').filter((p) => /Doe/.test(p));
+    expect(notes).toEqual(['See Doe, Markdown at Length.']);
+    // The narrative one: the author, then the rest as the style's suppress-author form gives it; one period.
+    expect(paragraphs(result.docx)[0]).toMatch(/^As Doe\b[^.]*Markdown at Length\.$/);
+  });
+
   it('BibTeX thesis and report types read as pandoc prints them, never the raw entry type', async () => {
     const result = await run('[@roe2019; @lee2018; @nist2020]\n', 'vancouver');
     const all = paragraphs(result.docx).join('\n');

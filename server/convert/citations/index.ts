@@ -179,15 +179,23 @@ export async function prepareCitations(
 /**
  * A note style's citations become footnotes (compile/handlers/citation.ts): each formatted `[@key]` of the text takes
  * its mark where pandoc puts it, after the punctuation that follows it and without the space before it
- * (`a claim [@key].` → `a claim.¹`). Not in footnotes (their citations are printed in the note's text).
+ * (`a claim [@key].` → `a claim.¹`). In a footnote a citation is printed in the note's text, its period not doubled.
  */
 function placeNotes(tree: Root, texts: ReadonlyMap<Citation, string>): void {
-  const stack: Parent[] = [tree];
-  for (let parent = stack.pop(); parent; parent = stack.pop()) {
+  const stack: [Parent, boolean][] = [[tree, false]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [parent, inNote] = next;
     const children = parent.children as Nodes[];
     for (let k = 0; k < children.length; k++) {
       const child = children[k] as Nodes;
-      if (child.type === 'citation' && child.mode === 'normal' && texts.has(child)) {
+      const html = child.type === 'citation' ? texts.get(child) : undefined;
+      if (html !== undefined && (inNote || (child.type === 'citation' && child.mode === 'narrative'))) {
+        // Printed in the text (in a footnote, or a narrative `@key`): a note's period ends it, the sentence's is not
+        // doubled.
+        const after = children[k + 1];
+        if (after?.type === 'text' && after.value.startsWith('.') && /\.(?:<\/[^>]+>)*$/.test(html))
+          after.value = after.value.slice(1);
+      } else if (child.type === 'citation' && child.mode === 'normal' && html !== undefined) {
         const before = children[k - 1];
         if (before?.type === 'text') before.value = before.value.replace(/[ \t\n]+$/, '');
         const after = children[k + 1];
@@ -200,7 +208,7 @@ function placeNotes(tree: Root, texts: ReadonlyMap<Citation, string>): void {
             k += 1;
           }
         }
-      } else if ('children' in child && child.type !== 'footnoteDefinition') stack.push(child);
+      } else if ('children' in child) stack.push([child, inNote || child.type === 'footnoteDefinition']);
     }
   }
 }
