@@ -115,7 +115,7 @@ describe('convert() with citations', () => {
   it('refuses a style that is not CSL, and a bibliography over its entry cap, in one sentence', async () => {
     const markdown = 'A [@doe2020].\n';
     await expect(convert({ markdown, bibliography: { text: REFS }, csl: '<style>not csl</style>' })).rejects.toThrow(
-      /^the CSL style could not be used/,
+      /^the CSL style sent is not a CSL style \(its <style> is not in CSL's namespace/,
     );
     const many = Array.from({ length: 10_001 }, (_, i) => `@misc{k${String(i)}, title = {T}}`).join('\n');
     await expect(convert({ markdown, bibliography: { text: many } })).rejects.toThrow(

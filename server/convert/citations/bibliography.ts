@@ -131,6 +131,49 @@ export async function readBibliography(
   return cslItems(data, what).map((item) => {
     // BibTeX's key is the citation key; citation-js keeps it as `citation-key` and the id.
     const key = item['citation-key'];
-    return typeof key === 'string' ? { ...item, id: key } : item;
+    return bibtexTexts(typeof key === 'string' ? { ...item, id: key } : item);
   });
+}
+
+/**
+ * The genre citation-js gives a BibTeX entry from its type (`@phdthesis` → `phdthesis`, `@mastersthesis` → `mathesis`,
+ * `@techreport` → `techreport`), as pandoc reads it: a thesis's kind in words, the other types none (the raw type is no
+ * text a reader should see: "[phdthesis]", "Techreport SP 800-999"). A genre the file writes (`type = {…}`) stays.
+ */
+const BIBTEX_GENRES: Record<string, string | undefined> = {
+  phdthesis: 'PhD thesis',
+  mathesis: "Master's thesis",
+  mastersthesis: "Master's thesis",
+  techreport: undefined,
+  report: undefined,
+  thesis: undefined,
+  manual: undefined,
+  booklet: undefined,
+  unpublished: undefined,
+  misc: undefined,
+};
+
+/** TeX's logos, as their names (pandoc's reading); longest first. */
+const TEX_LOGOS: [RegExp, string][] = [
+  [/\\LaTeXe(?![A-Za-z])/g, 'LaTeX2e'],
+  [/\\(XeLaTeX|LuaLaTeX|LaTeX|BibTeX|XeTeX|LuaTeX|ConTeXt|TeX)/g, '$1'],
+];
+
+/** A BibTeX entry's CSL item with its genre as pandoc reads it and TeX commands left in its texts as their names. */
+function bibtexTexts(item: CslItem): CslItem {
+  const out: CslItem = { ...item };
+  const genre = typeof out.genre === 'string' ? out.genre.trim().toLowerCase() : undefined;
+  if (genre !== undefined && genre in BIBTEX_GENRES) {
+    const words = BIBTEX_GENRES[genre];
+    if (words === undefined) delete out.genre;
+    else out.genre = words;
+  }
+  for (const [name, value] of Object.entries(out))
+    if (typeof value === 'string' && value.includes('\\')) {
+      // `{\TeX}book` → `TeXbook`; another command (`\foo`) its name, as pandoc prints an unknown one's argument.
+      let text = value;
+      for (const [pattern, words] of TEX_LOGOS) text = text.replace(pattern, words);
+      out[name] = text.replace(/\\([A-Za-z]+)/g, '$1');
+    }
+  return out;
 }

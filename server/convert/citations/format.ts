@@ -12,6 +12,8 @@ export interface FormattedCitations {
   texts: Map<Citation, string>;
   /** The bibliography's entries (the sources cited, in the style's order). */
   bibliography: string[];
+  /** A note style's (CSL `class="note"`, Chicago's notes): each citation in the text is printed as a footnote. */
+  note: boolean;
   /** `citation_missing: key` with the line of its first citation. */
   warnings: { warning: string; line: number | undefined }[];
 }
@@ -77,7 +79,8 @@ export async function formatCitations(
         order.push(item.key);
       }
   }
-  if (usable.length === 0) return { texts: new Map(), bibliography: [], warnings };
+  const note = !('name' in style) && /<(?:[\w.-]+:)?style\b[^>]*\sclass\s*=\s*["']note["']/.test(style.xml);
+  if (usable.length === 0) return { texts: new Map(), bibliography: [], warnings, note };
   const citationJs = await import('./citation-js.ts');
   const { csl } = citationJs.citationJs();
   if (!('name' in style) && style.xml.length > CITATION_LIMITS.styleChars)
@@ -126,5 +129,5 @@ export async function formatCitations(
       `the bibliography's data could not be formatted in this style (${(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''})`,
     );
   }
-  return { texts, bibliography: made === false ? [] : made[1], warnings };
+  return { texts, bibliography: made === false ? [] : made[1], warnings, note };
 }

@@ -1,4 +1,4 @@
-import type { Root } from 'mdast';
+import type { Nodes, Parent, Root } from 'mdast';
 import { parse as parseYaml } from 'yaml';
 import { ConvertInputError } from '../errors.ts';
 import type { ImageSource } from '../images/source.ts';
@@ -11,7 +11,7 @@ import {
   type CslItem,
 } from './bibliography.ts';
 import { BUNDLED_STYLES, DEFAULT_STYLE, formatCitations, type FormattedCitations, type StyleInput } from './format.ts';
-import { citationsOf, findCitations } from './syntax.ts';
+import { citationsOf, findCitations, type Citation } from './syntax.ts';
 
 export {
   BIBLIOGRAPHY_FORMATS,
@@ -130,17 +130,43 @@ function styleOf(input: CitationInput, value: unknown): StyleInput {
   if (given === undefined) return { name: DEFAULT_STYLE };
   if ((BUNDLED_STYLES as readonly string[]).includes(given)) return { name: given };
   if (input.csl !== undefined) {
-    if (given.trimStart().startsWith('<')) return { xml: given };
+    if (given.trimStart().startsWith('<')) return { xml: cslStyle(given, 'the CSL style sent') };
     throw refuse(`csl must be one of ${BUNDLED_STYLES.join(', ')} or a CSL style's XML`);
   }
   const bundled = /^([a-z0-9]+)\.csl$/i.exec(given)?.[1];
+  let xml: string;
   try {
-    return { xml: readBeside(input.files, given, STYLE_FILE) };
+    xml = readBeside(input.files, given, STYLE_FILE);
   } catch (error) {
     // `csl: apa.csl` where no such file is beside: the bundled style of that name.
     if (bundled !== undefined && (BUNDLED_STYLES as readonly string[]).includes(bundled)) return { name: bundled };
     throw error;
   }
+  return { xml: cslStyle(xml, `the CSL style ${given}`) };
+}
+
+/** The CSL namespace a style's root `<style>` declares. */
+const CSL_NAMESPACE = 'http://purl.org/net/xbiblio/csl';
+
+/**
+ * A CSL file's XML, if it is a CSL style: its root `<style>` in CSL's namespace, with the `<citation>` citeproc-js
+ * formats citations with. Else refused in one sentence (citeproc-js would fail inside with a JavaScript error).
+ */
+export function cslStyle(xml: string, what: string): string {
+  // The root: the first element after the declaration, comments, processing instructions and a doctype.
+  const rest = xml.replace(/^\uFEFF?(?:\s+|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>)*/i, '');
+  const root = /^<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)([^>]*)>/.exec(rest);
+  if (!root) throw refuse(`${what} is not a CSL style (it has no XML root element)`);
+  const [, prefix = '', name = '', attributes = ''] = root;
+  const xmlns = new RegExp(`\\sxmlns${prefix ? `:${prefix.slice(0, -1)}` : ''}\\s*=\\s*["']([^"']*)["']`).exec(
+    attributes,
+  )?.[1];
+  if (name !== 'style') throw refuse(`${what} is not a CSL style (its root is <${prefix}${name}>, not CSL's <style>)`);
+  if (xmlns !== CSL_NAMESPACE)
+    throw refuse(`${what} is not a CSL style (its <style> is not in CSL's namespace ${CSL_NAMESPACE})`);
+  if (!new RegExp(`<${prefix}citation[\\s>/]`).test(rest))
+    throw refuse(`${what} is not a usable CSL style (it has no <citation> element, which formats the citations)`);
+  return xml;
 }
 
 /**
@@ -173,10 +199,48 @@ export async function prepareCitations(
     throw refuse(`the bibliographies have ${items.length} entries, more than ${CITATION_LIMITS.entries}`);
   const lang = typeof front.lang === 'string' ? front.lang : undefined;
   const formatted = await formatCitations(citationsOf(tree), items, styleOf(input, front.csl), lang);
+  if (formatted.note) placeNotes(tree, formatted.texts);
   const title = front['reference-section-title'];
   return {
     ...formatted,
     title: typeof title === 'string' && title.trim() !== '' ? title.trim() : undefined,
     suppressBibliography: front['suppress-bibliography'] === true,
   };
+}
+
+/**
+ * A note style's citations become footnotes (compile/handlers/citation.ts): each formatted `[@key]` of the text takes
+ * its mark where pandoc puts it, after the punctuation that follows it and without the space before it
+ * (`a claim [@key].` → `a claim.¹`). In a footnote a citation is printed in the note's text, its period not doubled.
+ */
+function placeNotes(tree: Root, texts: ReadonlyMap<Citation, string>): void {
+  const stack: [Parent, boolean][] = [[tree, false]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [parent, inNote] = next;
+    const children = parent.children as Nodes[];
+    for (let k = 0; k < children.length; k++) {
+      const child = children[k] as Nodes;
+      const html = child.type === 'citation' ? texts.get(child) : undefined;
+      if (html !== undefined && (inNote || (child.type === 'citation' && child.mode === 'narrative'))) {
+        // Printed in the text (in a footnote, or a narrative `@key`): a note's period ends it, the sentence's is not
+        // doubled.
+        const after = children[k + 1];
+        if (after?.type === 'text' && after.value.startsWith('.') && /\.(?:<\/[^>]+>)*$/.test(html))
+          after.value = after.value.slice(1);
+      } else if (child.type === 'citation' && child.mode === 'normal' && html !== undefined) {
+        const before = children[k - 1];
+        if (before?.type === 'text') before.value = before.value.replace(/[ \t\n]+$/, '');
+        const after = children[k + 1];
+        const punctuation = after?.type === 'text' ? /^[.,;:!?]+/.exec(after.value)?.[0] : undefined;
+        if (after?.type === 'text' && punctuation !== undefined) {
+          after.value = after.value.slice(punctuation.length);
+          if (before?.type === 'text') before.value += punctuation;
+          else {
+            children.splice(k, 0, { type: 'text', value: punctuation });
+            k += 1;
+          }
+        }
+      } else if ('children' in child) stack.push([child, inNote || child.type === 'footnoteDefinition']);
+    }
+  }
 }

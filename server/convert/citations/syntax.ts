@@ -58,6 +58,9 @@ const LOCATORS: [RegExp, string][] = [
 
 /** The label and locator a suffix starts with (`, p. 33, my note` → page 33 and `, my note`), as pandoc splits it. */
 function splitLocator(suffix: string): Pick<CiteItem, 'label' | 'locator' | 'suffix'> {
+  // A locator with no term (`, 33`, `, 33-35`): a page, pandoc's default label.
+  const bare = /^,\s*(\p{N}[\p{N}\-–]*)(?=$|,\s)(.*)$/su.exec(suffix);
+  if (bare) return { label: 'page', locator: bare[1] ?? '', suffix: (bare[2] ?? '').trim() };
   const match = /^,?\s*(\S+)\s+([\p{N}ivxlcdm][\p{N}\p{L}\-–,:]*?)(?=$|,\s|\s)(.*)$/su.exec(suffix);
   if (!match) return { suffix };
   const [, term = '', locator = '', rest = ''] = match;

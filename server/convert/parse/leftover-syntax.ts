@@ -135,14 +135,18 @@ function inText(text: Text, source: string, active: readonly Leftover[], found: 
   const from = text.position?.start.offset;
   const to = text.position?.end.offset;
   const first = text.position?.start.line;
-  if (from === undefined || to === undefined || first === undefined) return;
+  if (first === undefined) return;
+  // A text with a line but no offsets is one a pass wrote (references.ts: the citations of a group mixing them with
+  // cross-references, `[@doe2020]`): no escape is in it, it is read as it is, and it starts no line.
+  const placed = from !== undefined && to !== undefined;
   let written: string | undefined;
   for (const leftover of active) {
     // Most texts hold none: a test first, so matchAll's copy of the pattern and its iterator are made for those that do.
     leftover.pattern.lastIndex = 0;
     if (!leftover.pattern.test(text.value)) continue;
     leftover.pattern.lastIndex = 0;
-    written ??= source.slice(from, to);
+    if (!placed && (leftover.lineStart || leftover.escapedBefore)) continue;
+    written ??= placed ? source.slice(from, to) : text.value;
     let cursor = 0;
     for (const match of text.value.matchAll(leftover.pattern)) {
       const seen = match[0].trim();
@@ -152,10 +156,12 @@ function inText(text: Text, source: string, active: readonly Leftover[], found: 
       const at = written.indexOf(seen, cursor);
       if (at < 0 || backslashesBefore(written, at) % 2 === 1) continue;
       cursor = at + seen.length;
-      const lineStart = source.lastIndexOf('\n', from + at - 1) + 1;
-      const before = source.slice(lineStart, from + at);
-      if (leftover.lineStart && !LINE_LEAD.test(before)) continue;
-      if (leftover.escapedBefore && (/\\\[/.test(before) || /^\s*\\:/.test(before))) continue;
+      if (placed) {
+        const lineStart = source.lastIndexOf('\n', from + at - 1) + 1;
+        const before = source.slice(lineStart, from + at);
+        if (leftover.lineStart && !LINE_LEAD.test(before)) continue;
+        if (leftover.escapedBefore && (/\\\[/.test(before) || /^\s*\\:/.test(before))) continue;
+      }
       found.push({ text: seen.slice(0, 40), line: first + lineOfValue, reason: leftover.reason });
     }
   }

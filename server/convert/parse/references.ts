@@ -142,8 +142,12 @@ export function crossReferences(tree: Root, source: string): void {
 
 /** A text node cut at its cross-references, or undefined when it has none. */
 function split(node: Text, source: string): PhrasingContent[] | undefined {
+  // A bracketed group mixing cross-references and citations (`[see @fig:a; @doe2020, p. 4]`) is owned here too: its
+  // cross-references become nodes, its citations stay text in brackets of their own, for the citations to read.
   const groups = referenceGroups(node.value).filter((g) =>
-    g.items.every((item) => crossReferencePrefix(item.key) !== undefined),
+    g.bracketed
+      ? g.items.some((item) => crossReferencePrefix(item.key) !== undefined)
+      : crossReferencePrefix(g.items[0]?.key ?? '') !== undefined,
   );
   if (groups.length === 0) return undefined;
   const from = node.position?.start.offset;
@@ -176,18 +180,46 @@ function split(node: Text, source: string): PhrasingContent[] | undefined {
     if (group.start > at)
       out.push({ type: 'text', value: node.value.slice(at, group.start), ...placed(searchFrom, where) });
     searchFrom = where + text.length;
-    const reference: CrossReference = {
-      type: 'crossReference',
-      bracketed: group.bracketed,
-      items: group.items,
-      value: text,
-      ...placed(where, where + text.length),
-    };
-    out.push(reference);
+    out.push(...groupNodes(group, text, placed(where, where + text.length)));
     at = group.end;
   }
   if (at === 0) return undefined;
   if (at < node.value.length)
     out.push({ type: 'text', value: node.value.slice(at), ...placed(searchFrom, written?.length ?? searchFrom) });
   return out;
+}
+
+/**
+ * The nodes of one group: a cross-reference; or, for a group mixing cross-references and citations, each run of
+ * cross-references a node and each run of citations a bracketed citation's text (`[@doe2020, p. 4]`), in the written
+ * order, joined by `; ` as written. The citations' text keeps the group's line but no offsets (it is not the source's).
+ */
+function groupNodes(group: ReferenceGroup, text: string, placed: Pick<Node, 'position'>): PhrasingContent[] {
+  const reference = (items: ReferenceItem[], value: string): CrossReference => ({
+    type: 'crossReference',
+    bracketed: group.bracketed,
+    items,
+    value,
+    ...placed,
+  });
+  if (group.items.every((item) => crossReferencePrefix(item.key) !== undefined)) return [reference(group.items, text)];
+  const line = placed.position?.start.line;
+  const at = line === undefined ? {} : { position: { start: { line, column: 1 }, end: { line, column: 1 } } };
+  const runs: ReferenceItem[][] = [];
+  for (const item of group.items) {
+    const last = runs[runs.length - 1];
+    const isReference = crossReferencePrefix(item.key) !== undefined;
+    if (last && (crossReferencePrefix(last[0]?.key ?? '') !== undefined) === isReference) last.push(item);
+    else runs.push([item]);
+  }
+  const written = (item: ReferenceItem) =>
+    `${item.prefix}${item.suppressAuthor ? '-' : ''}@${item.key}${item.suffix}`.trim();
+  return runs.flatMap((items, k): PhrasingContent[] => {
+    const value = `[${items.map(written).join('; ')}]`;
+    const node: PhrasingContent =
+      crossReferencePrefix(items[0]?.key ?? '') !== undefined
+        ? reference(items, value)
+        : { type: 'text', value, ...at };
+    return k > 0 ? [{ type: 'text', value: '; ', ...at }, node] : [node];
+  });
 }

@@ -1,4 +1,4 @@
-import { Paragraph, Tab, TextRun, type FileChild, type ParagraphChild } from 'docx';
+import { FootnoteReferenceRun, Paragraph, Tab, TextRun, type FileChild, type ParagraphChild } from 'docx';
 import { docxText } from '../../braces.ts';
 import { cslRuns } from '../../citations/html.ts';
 import type { Citation } from '../../citations/index.ts';
@@ -20,7 +20,17 @@ function formatted(state: State, html: string): ParagraphChild[] {
 /** A citation as its style formats it; one whose key the bibliography lacks stays as written (warned by format.ts). */
 export function citation(state: State, node: Citation): ParagraphChild[] {
   const html = state.citations?.texts.get(node);
-  return html === undefined ? [state.run(node.value)] : formatted(state, html);
+  if (html === undefined) return [state.run(node.value)];
+  // A note style's citation (`[@key]`, not a narrative `@key`) is a footnote of its own, as pandoc makes it; inside a
+  // footnote (Word has none there) it is printed in the note's text.
+  if (state.citations?.note && node.mode === 'normal' && !state.inFootnote) {
+    const footnoteId = state.nextFootnoteId();
+    state.isolated({ inFootnote: true }, () => {
+      state.footnotes[footnoteId] = { children: [state.paragraph('footnote', formatted(state, html))] };
+    });
+    return [new FootnoteReferenceRun(footnoteId)];
+  }
+  return formatted(state, html);
 }
 
 /** The bibliography's entries, a paragraph each in the mapped bibliography style (or the template's "Bibliography"). */
