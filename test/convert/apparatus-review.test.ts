@@ -65,6 +65,26 @@ describe('lists of figures and tables have titles', () => {
   });
 });
 
+describe('the table of contents title', () => {
+  it('front matter toc-title (as pandoc) titles our table of contents, inside its content control, not listed', async () => {
+    const result = await convert({
+      markdown: '---\ntoc: true\ntoc-title: Contents\n---\n\n# One\n\n## Two\n',
+      created,
+    });
+    const xml = part(result.docx, 'word/document.xml');
+    const sdt = all(parse(xml), 'sdtContent')[0] as Element;
+    const texts = all(sdt, 'p').map(textOf);
+    expect(texts).toEqual(['Contents', 'One', 'Two']);
+    expect(result.warnings).toEqual([]);
+    const untitled = await convert({ markdown: '---\ntoc: true\n---\n\n# One\n', created });
+    expect(
+      all(all(parse(part(untitled.docx, 'word/document.xml')), 'sdtContent')[0] as Element, 'p').map(textOf),
+    ).toEqual(['One']);
+    const { ok, report } = await validateDocx(result.docx);
+    expect(ok, report).toBe(true);
+  });
+});
+
 describe('labels used twice or on the wrong kind are warned', () => {
   it('duplicate_label with the line of the second; the first keeps the label', async () => {
     const markdown =
