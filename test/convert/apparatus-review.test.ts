@@ -148,6 +148,21 @@ describe('headings and the bibliography under number_sections', () => {
   });
 });
 
+describe('number_sections where nothing can carry a number', () => {
+  it('no heading style mapped: warned once, number_sections_ignored, not silently unnumbered', async () => {
+    const mapping = { rules: { heading: { '1': 'No Such Heading', '2': 'Nor This' } } };
+    const markdown = '---\nnumber_sections: true\n---\n\n# One\n\n## Two\n\n# Three\n';
+    const result = await convert({ markdown, mapping, created });
+    expect(result.warnings.filter((w) => w.startsWith('number_sections_ignored'))).toEqual([
+      'number_sections_ignored: the template has no heading styles to number',
+    ]);
+    const plain = await convert({ markdown: '# One\n', mapping, created });
+    expect(plain.warnings.filter((w) => w.startsWith('number_sections_ignored'))).toEqual([]);
+    const numbered = await convert({ markdown, created });
+    expect(numbered.warnings).toEqual([]);
+  });
+});
+
 describe('the built-in template', () => {
   it('its Bibliography style hangs 0.5 in (720 twips), as the style added to templates lacking one', async () => {
     const result = await convert({ markdown: 'As [@doe2020] showed.\n', bibliography: { text: REFS }, created });

@@ -32,6 +32,11 @@ export class HeadingNumbers {
     return ids;
   }
 
+  /** Asked for, but no heading level has a style to carry the list (the headings are directly formatted). */
+  nothingToNumber(): boolean {
+    return this.asked && HEADING_LEVELS.every((level) => this.styles.heading[level] === undefined);
+  }
+
   /** Every heading of the document in order, with its bookmark (collect), to number ahead of the handlers. */
   private headings: { node: Heading; bookmark: string | undefined }[] = [];
   private planned: Map<string, string> | undefined;

@@ -191,6 +191,9 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     if (!state.printedFootnotes.has(id))
       state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
   }
+  // Numbers hang on heading styles: with none mapped, say so rather than number nothing silently.
+  if (state.headingNumbers.nothingToNumber() && state.anchors.headings.length > 0)
+    state.warningList.add('number_sections_ignored: the template has no heading styles to number');
   const headingNumbering = state.headingNumbers.styleIds();
   return {
     children,
