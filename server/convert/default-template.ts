@@ -210,6 +210,30 @@ function strongAsCharacterStyle(xml: string): string {
   return new XMLSerializer().serializeToString(doc);
 }
 
+/**
+ * docx writes Word's "Bibliography" style bare; ours hangs 0.5 inch (720 twips) with 6 pt after, as the style added to
+ * templates that lack one (package/styles.ts), so an APA or numeric entry's second line stands in from the first.
+ */
+function hangingBibliography(xml: string): string {
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  for (const style of Array.from(doc.getElementsByTagNameNS(W, 'style'))) {
+    if (style.getAttributeNS(W, 'styleId') !== 'Bibliography') continue;
+    if (style.getElementsByTagNameNS(W, 'pPr').length > 0) continue;
+    const pPr = doc.createElementNS(W, 'w:pPr');
+    const spacing = doc.createElementNS(W, 'w:spacing');
+    spacing.setAttributeNS(W, 'w:after', '120');
+    const ind = doc.createElementNS(W, 'w:ind');
+    ind.setAttributeNS(W, 'w:left', '720');
+    ind.setAttributeNS(W, 'w:hanging', '720');
+    pPr.appendChild(spacing);
+    pPr.appendChild(ind);
+    // CT_Style: w:pPr after the style's names and flags, before w:rPr.
+    const rPr = Array.from(style.childNodes).find((n) => n.namespaceURI === W && n.localName === 'rPr') ?? null;
+    style.insertBefore(pPr, rPr);
+  }
+  return new XMLSerializer().serializeToString(doc);
+}
+
 /** The template's bytes, embedded by the build (scripts/build.mjs); absent when running from the sources. */
 declare const __DOCWRIGHT_DEFAULT_TEMPLATE__: string | undefined;
 
@@ -257,7 +281,10 @@ export async function buildDefaultTemplate(): Promise<Uint8Array> {
     const tableNormal = stylesXml.includes('w:styleId="TableNormal"') ? '' : TABLE_NORMAL;
     parts.set(
       'word/styles.xml',
-      strongAsCharacterStyle(stylesXml).replace(/<\/w:styles>\s*$/, `${tableNormal}${TABLE_STYLE}</w:styles>`),
+      hangingBibliography(strongAsCharacterStyle(stylesXml)).replace(
+        /<\/w:styles>\s*$/,
+        `${tableNormal}${TABLE_STYLE}</w:styles>`,
+      ),
     );
   }
   const core = text('docProps/core.xml');

@@ -100,10 +100,18 @@ export class AnchorIndex {
     }
   }
 
+  /** Explicit heading ids (`{#sec:x}`) seen so far, and those used a second time with the line (first pass). */
+  private readonly explicitIds = new Set<string>();
+  readonly duplicates: { warning: string; line: number | undefined }[] = [];
+
   private addHeading(node: Heading, slugger: GithubSlugger): void {
     // The heading's text as GitHub reads it (its rendered text: image alt text is not part of it).
     const text = toString(node, { includeImageAlt: false });
     const attributes = node.data?.attributes;
+    const id = attributes?.id;
+    if (id !== undefined && this.explicitIds.has(id))
+      this.duplicates.push({ warning: `duplicate_label: ${id}`, line: node.position?.start.line });
+    if (id !== undefined) this.explicitIds.add(id);
     // An explicit `{#id}` names the heading instead of its slug (pandoc's header_attributes).
     const name = this.add(node, attributes?.id ?? slugger.slug(text));
     // Its entry in a table of contents (package/toc.ts writes it as it is): characters XML forbids dropped.

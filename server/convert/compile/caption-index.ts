@@ -71,6 +71,30 @@ export const SECTION_WORDS: Record<string, string> = {
   ko: '절',
 };
 
+/** The titles of the lists of figures and tables (pandoc-crossref's `lofTitle`/`lotTitle`), by the primary subtag. */
+export const LIST_TITLES: Record<string, Record<'figure' | 'table', string>> = {
+  en: { figure: 'List of Figures', table: 'List of Tables' },
+  de: { figure: 'Abbildungsverzeichnis', table: 'Tabellenverzeichnis' },
+  fr: { figure: 'Liste des figures', table: 'Liste des tableaux' },
+  es: { figure: 'Índice de figuras', table: 'Índice de tablas' },
+  pt: { figure: 'Lista de figuras', table: 'Lista de tabelas' },
+  it: { figure: 'Elenco delle figure', table: 'Elenco delle tabelle' },
+  nl: { figure: 'Lijst van figuren', table: 'Lijst van tabellen' },
+  sv: { figure: 'Figurer', table: 'Tabeller' },
+  da: { figure: 'Figurer', table: 'Tabeller' },
+  nb: { figure: 'Figurer', table: 'Tabeller' },
+  pl: { figure: 'Spis rysunków', table: 'Spis tabel' },
+  cs: { figure: 'Seznam obrázků', table: 'Seznam tabulek' },
+  ru: { figure: 'Список иллюстраций', table: 'Список таблиц' },
+  tr: { figure: 'Şekil Listesi', table: 'Tablo Listesi' },
+  zh: { figure: '图目录', table: '表目录' },
+  ja: { figure: '図目次', table: '表目次' },
+  ko: { figure: '그림 목차', table: '표 목차' },
+};
+
+/** Front matter keys that set a list's title (pandoc-crossref's names). */
+export const LIST_TITLE_KEYS: Record<string, 'figure' | 'table'> = { lofTitle: 'figure', lotTitle: 'table' };
+
 /** Front matter keys that set a label word (pandoc-crossref's names). */
 export const TITLE_KEYS: Record<string, CaptionKind> = {
   figureTitle: 'figure',
@@ -81,6 +105,7 @@ export const TITLE_KEYS: Record<string, CaptionKind> = {
 /** The front matter keys this module reads. */
 export const CAPTION_FRONT_MATTER_KEYS = [
   ...Object.keys(TITLE_KEYS),
+  ...Object.keys(LIST_TITLE_KEYS),
   'titleDelim',
   'secPrefix',
   'lof',
@@ -109,6 +134,8 @@ export interface Numbered {
 export class CaptionIndex {
   words: Record<CaptionKind, string> = { ...(WORDS.en as Record<CaptionKind, string>) };
   delimiter = DEFAULT_DELIMITER;
+  /** The titles printed above a list of figures and a list of tables. */
+  listTitles: Record<'figure' | 'table', string> = { ...(LIST_TITLES.en as Record<'figure' | 'table', string>) };
   /** The word before a numbered section's number in a reference (front matter `secPrefix`). */
   sectionWord = 'Section';
   private readonly byNode = new Map<Nodes, Numbered>();
@@ -122,6 +149,8 @@ export class CaptionIndex {
   readonly markers = new Set<'figure' | 'table'>();
   /** Set once a list of figures or tables is written (the package step then asks Word to update fields on open). */
   listed = false;
+  /** Warnings of the first pass (a label used twice, a label of another kind), with their lines. */
+  readonly warnings: { warning: string; line: number | undefined }[] = [];
 
   /**
    * First pass: the label words (front matter `lang` or the template's language, then the front matter's own words)
@@ -140,6 +169,11 @@ export class CaptionIndex {
     for (const [key, kind] of Object.entries(TITLE_KEYS)) {
       const value = front[key];
       if (typeof value === 'string' && value.trim()) this.words[kind] = value.trim();
+    }
+    this.listTitles = { ...(LIST_TITLES[primary] ?? this.listTitles) };
+    for (const [key, kind] of Object.entries(LIST_TITLE_KEYS)) {
+      const value = front[key];
+      if (typeof value === 'string' && value.trim()) this.listTitles[kind] = value.trim();
     }
     if (typeof front.titleDelim === 'string') this.delimiter = front.titleDelim;
     this.sectionWord = SECTION_WORDS[primary] ?? this.sectionWord;
@@ -166,6 +200,8 @@ export class CaptionIndex {
       const marker = node.type === 'paragraph' ? listMarker(node) : undefined;
       if (marker) this.markers.add(marker);
       if (found) this.add(node, found, anchors, chapters ? chapter : undefined);
+      const misplaced = misplacedLabel(node);
+      if (misplaced) this.warnings.push({ warning: misplaced, line: lineOf(node) });
       if ('children' in node) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as Nodes);
     }
   }
@@ -191,7 +227,10 @@ export class CaptionIndex {
       ...(nodes ? { nodes } : {}),
     };
     this.byNode.set(node, entry);
-    if (label !== undefined && !this.byLabel.has(label)) this.byLabel.set(label, entry);
+    // A label used twice names its first: the second is numbered too, and warned.
+    if (label !== undefined && this.byLabel.has(label))
+      this.warnings.push({ warning: `duplicate_label: ${label}`, line: lineOf(node) });
+    else if (label !== undefined) this.byLabel.set(label, entry);
     this.entries.push(entry);
   }
 
@@ -204,6 +243,38 @@ export class CaptionIndex {
   labelled(label: string): Numbered | undefined {
     return this.byLabel.get(label);
   }
+}
+
+/** The line a numbered thing's label stands on: a table's caption line, else the node's own. */
+function lineOf(node: Nodes): number | undefined {
+  const caption = node.type === 'table' ? node.data?.caption?.children[0] : undefined;
+  return caption?.position?.start.line ?? node.position?.start.line;
+}
+
+/** The prefixes of pandoc-crossref's labels. */
+const LABEL_PREFIXES = ['fig', 'tbl', 'eq', 'lst', 'sec'];
+
+/**
+ * A label of another kind's prefix on a figure, table, equation or listing (`$$ x $$ {#fig:a}`): it numbers nothing
+ * and no reference reaches it, so it is warned rather than dropped silently.
+ */
+function misplacedLabel(node: Nodes): string | undefined {
+  let id: string | undefined;
+  let kind: CaptionKind | undefined;
+  if (node.type === 'paragraph') {
+    const content = node.children.filter((child) => !isBlank(child));
+    const only = content.length === 1 ? content[0] : undefined;
+    if (only?.type === 'image' || only?.type === 'imageReference') [id, kind] = [only.data?.attributes?.id, 'figure'];
+    else if (only?.type === 'inlineMath') [id, kind] = [only.data?.attributes?.id, 'equation'];
+  } else if (node.type === 'table') [id, kind] = [node.data?.caption?.attributes?.id, 'table'];
+  else if (node.type === 'math') [id, kind] = [node.data?.attributes?.id, 'equation'];
+  else if (node.type === 'code') [id, kind] = [node.data?.attributes?.id, 'listing'];
+  if (id === undefined || kind === undefined) return undefined;
+  const prefix = id.split(':')[0] ?? '';
+  if (!id.includes(':') || !LABEL_PREFIXES.includes(prefix) || prefix === SEQ_PREFIX[kind]) return undefined;
+  const plural = { figure: 'figures', table: 'tables', equation: 'equations', listing: 'listings' }[kind];
+  const article = kind === 'equation' ? 'an' : 'a';
+  return `label_ignored: ${id} on ${article} ${kind} (${plural} take ${SEQ_PREFIX[kind]}:)`;
 }
 
 /** The front matter as a record, for the caption words (empty when it is absent or not a mapping). */

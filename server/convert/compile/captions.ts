@@ -19,6 +19,7 @@ import type { State } from './state.ts';
 import {
   SEQ,
   TITLE_KEYS,
+  LIST_TITLE_KEYS,
   CAPTION_FRONT_MATTER_KEYS,
   type Numbered,
   listingCaption,
@@ -135,7 +136,11 @@ function referenceTarget(
     const name = state.anchors.resolve(key) ?? state.anchors.resolve(key.slice(4));
     if (name === undefined) return undefined;
     // Numbered headings: "Section 2.1", the heading's paragraph number (`\r`); else the heading's text.
-    const number = state.headingNumbers.numberOf(name, state.titleHeading);
+    const number = state.headingNumbers.numberOf(
+      name,
+      state.titleHeading,
+      new Set(state.bibliographyHeading ? [state.bibliographyHeading] : []),
+    );
     if (number !== undefined)
       return { bookmark: name, word: sectionWord(state, written), switches: '\\r \\h', result: number };
     return { bookmark: name, word: undefined, switches: '\\h', result: state.anchors.headingTexts.get(name) ?? key };
@@ -223,7 +228,21 @@ export function listOf(state: State, kind: 'figure' | 'table'): FileChild[] {
   });
   if (paragraphs.length === 0)
     paragraphs.push(new Paragraph({ children: [...begin, fieldChar('end')], ...(style ? { style } : {}) }));
-  return paragraphs;
+  return [listTitle(state, state.captions.listTitles[kind]), ...paragraphs];
+}
+
+/**
+ * A list's title (pandoc-crossref's `lofTitle`/`lotTitle`): the template's "TOC Heading" style, which Word keeps out
+ * of the table of contents; without one, bold text one step up from the body's, at body text's outline level.
+ */
+function listTitle(state: State, title: string): Paragraph {
+  const style = state.templateStyle('TOC Heading', 'paragraph');
+  if (style) return new Paragraph({ style, keepNext: true, children: [state.run(title)] });
+  return new Paragraph({
+    keepNext: true,
+    spacing: { before: 240, after: 120 },
+    children: [state.withInline({ bold: true, size: 28 }, () => state.run(title))],
+  });
 }
 
 /** Reads `lof`/`lot` (and checks the label keys) from the front matter: the lists to print where it stands. */
@@ -234,7 +253,7 @@ export function captionFrontMatter(
   const used = CAPTION_FRONT_MATTER_KEYS.filter((key) => key in record);
   if ('chapters' in record && typeof record.chapters !== 'boolean')
     state.warn('invalid_front_matter: chapters must be true or false (numbers by chapter where Heading 1 is numbered)');
-  for (const key of [...Object.keys(TITLE_KEYS), 'titleDelim', 'secPrefix'])
+  for (const key of [...Object.keys(TITLE_KEYS), ...Object.keys(LIST_TITLE_KEYS), 'titleDelim', 'secPrefix'])
     if (key in record && typeof record[key] !== 'string' && !(key === 'secPrefix' && Array.isArray(record[key])))
       state.warn(`invalid_front_matter: ${key} must be text (the default kept)`);
   const blocks: FileChild[] = [];

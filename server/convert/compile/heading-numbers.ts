@@ -32,6 +32,11 @@ export class HeadingNumbers {
     return ids;
   }
 
+  /** Asked for, but no heading level has a style to carry the list (the headings are directly formatted). */
+  nothingToNumber(): boolean {
+    return this.asked && HEADING_LEVELS.every((level) => this.styles.heading[level] === undefined);
+  }
+
   /** Every heading of the document in order, with its bookmark (collect), to number ahead of the handlers. */
   private headings: { node: Heading; bookmark: string | undefined }[] = [];
   private planned: Map<string, string> | undefined;
@@ -52,13 +57,13 @@ export class HeadingNumbers {
    * The number (`2.1`, no final dot) the heading with this bookmark gets where the headings are numbered by us, counted
    * ahead as `count` will count them (`skipped`: the heading the printed title replaces); undefined: not numbered.
    */
-  numberOf(bookmark: string, skipped?: Heading): string | undefined {
+  numberOf(bookmark: string, skipped?: Heading, unnumbered: ReadonlySet<Heading> = new Set()): string | undefined {
     if (this.styleIds() === undefined) return undefined;
     if (!this.planned) {
       const ahead = new HeadingNumbers(true, this.styles, this.numberedStyles);
       this.planned = new Map();
       for (const { node, bookmark: name } of this.headings) {
-        if (node === skipped || node.data?.attributes?.classes.includes('unnumbered')) continue;
+        if (node === skipped || unnumbered.has(node) || node.data?.attributes?.classes.includes('unnumbered')) continue;
         const number = ahead.count(String(node.depth) as HeadingLevel, name);
         if (number !== undefined && name !== undefined) this.planned.set(name, number.replace(/\.$/, ''));
       }

@@ -1,5 +1,5 @@
 import { AlignmentType, LevelFormat, Paragraph, Table, type FileChild, type INumberingOptions } from 'docx';
-import type { Code, List, ListItem, Nodes, Root, Yaml } from 'mdast';
+import type { Code, Heading, List, ListItem, Nodes, Root, Yaml } from 'mdast';
 import type { Math } from 'mdast-util-math';
 import { blockquote } from './handlers/blockquote.ts';
 import { bibliography, bibliographyAtEnd, citation } from './handlers/citation.ts';
@@ -142,6 +142,21 @@ export interface CompiledDocument {
   comments: WordComment[];
 }
 
+/**
+ * The heading the bibliography goes under: the one right before a top-level `::: {#refs}` div, else the document's
+ * last block where it is a heading (bibliographyAtEnd). Undefined when nothing prints a bibliography.
+ */
+function bibliographyHeading(tree: Root, state: State): Heading | undefined {
+  const citations = state.citations;
+  if (!citations || citations.suppressBibliography || citations.bibliography.length === 0) return undefined;
+  const blocks = tree.children.filter((node) => node.type !== 'definition' && node.type !== 'footnoteDefinition');
+  const refs = blocks.findIndex((node) => node.type === 'fencedDiv' && node.attributes.id === 'refs');
+  const before = refs >= 0 ? blocks[refs - 1] : undefined;
+  if (refs >= 0) return before?.type === 'heading' ? before : undefined;
+  const last = blocks.at(-1);
+  return last?.type === 'heading' ? last : undefined;
+}
+
 /** Compiles a parsed document into docx content, with warnings and stats. Pure: no I/O. */
 export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): CompiledDocument {
   const { tree, stats, maxListDepth } = parsed;
@@ -149,12 +164,15 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.warningList.addAll(parsed.warningDetails);
   collectDefinitions(tree, state);
   state.anchors.collect(tree);
+  state.bibliographyHeading = bibliographyHeading(tree, state);
   state.headingNumbers.collect(tree, (node) => state.anchors.nameOf(node));
   state.captions.collect(tree, state.anchors, state.definitions, {
     language: options.language,
     implicitFigures: options.images !== undefined,
     numberedChapters: headingOneNumbered(options) || sectionsNumbered(tree, state),
   });
+  for (const { warning, line } of [...state.anchors.duplicates, ...state.captions.warnings])
+    state.warningList.add(warning, line);
   state.toc.findMarkers(tree);
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
@@ -175,6 +193,9 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
     if (!state.printedFootnotes.has(id))
       state.warn(`footnote_not_printed: ${definition.label ?? definition.identifier}`);
   }
+  // Numbers hang on heading styles: with none mapped, say so rather than number nothing silently.
+  if (state.headingNumbers.nothingToNumber() && state.anchors.headings.length > 0)
+    state.warningList.add('number_sections_ignored: the template has no heading styles to number');
   const headingNumbering = state.headingNumbers.styleIds();
   return {
     children,

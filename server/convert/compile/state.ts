@@ -214,6 +214,8 @@ export class State {
   firstHeading: Heading | undefined = undefined;
   /** The first heading when it repeats the printed title: its bookmark is on the title line, it prints nothing. */
   titleHeading: Heading | undefined = undefined;
+  /** The heading the bibliography stands under (compile/index.ts): unnumbered, as pandoc's references heading is. */
+  bibliographyHeading: Heading | undefined = undefined;
 
   /** Current inline formatting. */
   inline: InlineContext = {};

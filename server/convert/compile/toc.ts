@@ -22,6 +22,8 @@ export interface TocRequest {
   depthSet: boolean;
   /** Every heading of the document, in order, with its bookmark. */
   headings: HeadingEntry[];
+  /** The front matter's `toc-title` (pandoc's): a title paragraph above our own TOC's entries. */
+  title?: string;
 }
 
 /** What the table of contents needs of the compiler's state (state.ts, which holds a TocState). */
@@ -38,6 +40,8 @@ const MARKERS = new Set(['[TOC]', '[[_TOC_]]', '[[TOC]]']);
 export class TocState {
   depth = DEFAULT_TOC_DEPTH;
   depthSet = false;
+  /** The front matter's `toc-title`, if any. */
+  title: string | undefined;
   /** Set once a marker paragraph was written. */
   written = false;
   /** Marker paragraphs among the top-level blocks (found before compiling). */
@@ -68,12 +72,13 @@ export class TocState {
   }
 
   request(headings: HeadingEntry[]): TocRequest | undefined {
-    return this.written ? { depth: this.depth, depthSet: this.depthSet, headings } : undefined;
+    if (!this.written) return undefined;
+    return { depth: this.depth, depthSet: this.depthSet, headings, ...(this.title ? { title: this.title } : {}) };
   }
 }
 
 /**
- * Reads `toc` and `toc_depth` from the front matter; returns the keys it used and the blocks to print where the front
+ * Reads `toc`, `toc_depth` and `toc-title` from the front matter; returns the keys it used and the blocks to print where the front
  * matter stands (the TOC, unless a `[TOC]` paragraph places it).
  */
 export function tocFrontMatter(
@@ -89,6 +94,12 @@ export function tocFrontMatter(
       toc.depth = depth;
       toc.depthSet = true;
     } else state.warn(`invalid_front_matter: toc_depth must be a whole number from 1 to 9 (${DEFAULT_TOC_DEPTH} used)`);
+  }
+  if ('toc-title' in record) {
+    used.push('toc-title');
+    const title = record['toc-title'];
+    if (typeof title === 'string' && title.trim()) toc.title = title.trim();
+    else state.warn('invalid_front_matter: toc-title must be text (no title)');
   }
   if (!('toc' in record)) return { used, blocks: [] };
   used.push('toc');

@@ -11,8 +11,6 @@ import { encodeUtf8 } from '../xml.ts';
 
 /** Word's levels. */
 const LEVELS = 9;
-/** Word's own heading list indents: each level's number hangs this far, 0.3 inch plus 0.1 inch per level. */
-const hanging = (level: number): number => 432 + 144 * level;
 
 /** The numbering text of a level: `%1.`, `%1.%2.`, … (as the issue fixes them). */
 export function levelText(level: number): string {
@@ -111,11 +109,11 @@ function abstractNum(doc: XmlDocument, id: string, levels: readonly (string | un
     lvl.appendChild(wElement(doc, 'numFmt', { val: 'decimal' }));
     const style = levels[level];
     if (style !== undefined) lvl.appendChild(wElement(doc, 'pStyle', { val: style }));
+    // A space after the number, as pandoc's "1 Introduction" reads: a tab (Word's default) stops at the next tab stop,
+    // which a centred heading has not, and LibreOffice prints "1.Introduction". No indent: the style's own stays.
+    lvl.appendChild(wElement(doc, 'suff', { val: 'space' }));
     lvl.appendChild(wElement(doc, 'lvlText', { val: levelText(level) }));
     lvl.appendChild(wElement(doc, 'lvlJc', { val: 'left' }));
-    const pPr = wElement(doc, 'pPr');
-    pPr.appendChild(wElement(doc, 'ind', { left: String(hanging(level)), hanging: String(hanging(level)) }));
-    lvl.appendChild(pPr);
     abstract.appendChild(lvl);
   }
   return abstract;

@@ -168,6 +168,29 @@ function entryParagraph(doc: XmlDocument, ctx: TocContext, entry: HeadingEntry):
   return p;
 }
 
+/**
+ * The title of our own TOC (front matter `toc-title`), as Word writes one: in the template's "TOC Heading" style (kept
+ * out of the TOC), else bold 14 pt at body text's level, as the lists of figures' titles (compile/captions.ts).
+ */
+function titleParagraph(doc: XmlDocument, ctx: TocContext, title: string): Element {
+  const p = wElement(doc, 'p');
+  const pPr = wElement(doc, 'pPr');
+  const style = findStyle(ctx.styles, 'TOC Heading');
+  if (style?.type === 'paragraph') pPr.appendChild(wElement(doc, 'pStyle', { val: style.id }));
+  pPr.appendChild(wElement(doc, 'keepNext'));
+  if (style?.type !== 'paragraph') pPr.appendChild(wElement(doc, 'spacing', { before: '240', after: '120' }));
+  p.appendChild(pPr);
+  const r = textRun(doc, title);
+  if (style?.type !== 'paragraph') {
+    const rPr = wElement(doc, 'rPr');
+    rPr.appendChild(wElement(doc, 'b'));
+    rPr.appendChild(wElement(doc, 'sz', { val: '28' }));
+    r.insertBefore(rPr, r.firstChild);
+  }
+  p.appendChild(r);
+  return p;
+}
+
 /** Our own TOC: a "Table of Contents" content control around the field, as Word inserts one. */
 function generatedToc(doc: XmlDocument, ctx: TocContext): Element {
   const sdt = wElement(doc, 'sdt');
@@ -178,6 +201,7 @@ function generatedToc(doc: XmlDocument, ctx: TocContext): Element {
   sdtPr.appendChild(partObj);
   sdt.appendChild(sdtPr);
   const content = wElement(doc, 'sdtContent');
+  if (ctx.request.title !== undefined) content.appendChild(titleParagraph(doc, ctx, ctx.request.title));
   const depth = ctx.request.depth;
   for (const p of fieldParagraphs(doc, ctx, tocInstruction(depth), depth)) content.appendChild(p);
   sdt.appendChild(content);

@@ -65,7 +65,12 @@ export function bibliographyAtEnd(state: State, endsWithHeading = false): FileCh
   const title = citations.title ?? REFERENCES[lang] ?? 'References';
   const style = state.styles.heading['1'];
   const heading = style
-    ? new Paragraph({ style, children: [state.run(title)] })
+    ? // Unnumbered (numId 0) under number_sections, as pandoc marks its references heading.
+      new Paragraph({
+        style,
+        ...(state.headingNumbers.asked ? { numbering: false } : {}),
+        children: [state.run(title)],
+      })
     : new Paragraph({
         outlineLevel: 0,
         keepNext: true,

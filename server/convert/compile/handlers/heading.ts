@@ -55,12 +55,15 @@ export function heading(state: State, node: Heading): FileChild[] {
 /** The `.unnumbered` and `.unlisted` classes of a heading's `{…}` block; any other class or key is warned. */
 function classes(state: State, node: Heading): { unnumbered: boolean; unlisted: boolean } {
   const attributes = node.data?.attributes;
-  if (!attributes) return { unnumbered: false, unlisted: false };
+  // The heading over the bibliography is unnumbered, as pandoc marks its references heading.
+  // Only where the headings are numbered (the front matter is read by now): otherwise it is written as before.
+  const bibliography = node === state.bibliographyHeading && state.headingNumbers.asked;
+  if (!attributes) return { unnumbered: bibliography, unlisted: false };
   for (const name of attributes.classes)
     if (name !== 'unnumbered' && name !== 'unlisted') state.warn(`attribute_ignored: .${name} on a heading`);
   for (const [key] of attributes.pairs) state.warn(`attribute_ignored: ${key} on a heading`);
   return {
-    unnumbered: attributes.classes.includes('unnumbered'),
+    unnumbered: bibliography || attributes.classes.includes('unnumbered'),
     unlisted: attributes.classes.includes('unlisted'),
   };
 }
