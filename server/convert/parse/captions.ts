@@ -13,6 +13,7 @@ import type {
 } from 'mdast';
 import type { Math } from 'mdast-util-math';
 import { parseAttributes, trailingAttributes, type Attributes } from './attributes.ts';
+import { takeLastRow } from './table-rows.ts';
 
 // What numbered captions read from the tree (issue 34, item 1; docs/captions-references.md): a table's caption
 // paragraph (`Table: …` or `: …` right before or after it, pandoc's table_captions), a display formula's `{#eq:…}`,
@@ -111,17 +112,9 @@ export function captionSyntax(tree: Root, source: string): { text: string; line:
  * no pipe): taken off the table and given back as the paragraph it is (its cell's text, with its positions).
  */
 function captionRow(table: Table, source: string): Paragraph | undefined {
-  const row = table.children.at(-1);
-  const cell = row?.children[0];
-  const from = row?.position?.start.offset;
-  const to = row?.position?.end.offset;
-  if (table.children.length < 2 || row?.children.length !== 1 || !cell || from === undefined || to === undefined)
-    return undefined;
-  if (!CAPTION_START.test(source.slice(from, to).trimStart())) return undefined;
-  table.children.pop();
-  const end = table.children.at(-1)?.position?.end;
-  if (table.position && end) table.position.end = end;
-  return { type: 'paragraph', children: cell.children, ...(cell.position ? { position: cell.position } : {}) };
+  if (table.children.at(-1)?.children.length !== 1) return undefined;
+  const cell = takeLastRow(table, source, (line) => CAPTION_START.test(line.trimStart()))?.children[0];
+  return cell && { type: 'paragraph', children: cell.children, ...(cell.position ? { position: cell.position } : {}) };
 }
 
 /** The start of a line a warning quotes: at most 40 characters, `…` where it was cut. */

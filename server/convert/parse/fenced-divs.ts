@@ -11,6 +11,7 @@ import type {
   Text,
 } from 'mdast';
 import { parseAttributes, type Attributes } from './attributes.ts';
+import { takeLastRow } from './table-rows.ts';
 
 // pandoc's fenced divs (issue 33, item 3; docs/api-extensions.md): `::: {custom-style="Note"}` or `::: Name` opens a
 // div, `:::` closes it. micromark reads the fence lines as paragraph text (joined with the content when no blank line
@@ -133,15 +134,8 @@ function liftClosingFence(block: List | Blockquote, source: string): Fence | und
 
 /** Takes a closing fence off the end of a table (its last body row, when that row's line is the fence alone). */
 function liftTableFence(table: Table, source: string): Fence | undefined {
-  const row = table.children.at(-1);
-  const from = row?.position?.start.offset;
-  const to = row?.position?.end.offset;
-  if (table.children.length < 2 || from === undefined || to === undefined) return undefined;
-  if (!CLOSING.test(source.slice(from, to).trim())) return undefined;
-  table.children.pop();
-  const end = table.children.at(-1)?.position?.end;
-  if (table.position && end) table.position.end = end;
-  return { type: 'fence', attributes: undefined, line: row?.position?.start.line ?? 0 };
+  const row = takeLastRow(table, source, (line) => CLOSING.test(line.trim()));
+  return row && { type: 'fence', attributes: undefined, line: row.position?.start.line ?? 0 };
 }
 
 function textParagraph(value: string, line: number): Paragraph {
