@@ -4,16 +4,17 @@ import { docxText } from '../braces.ts';
 // Word's complex fields (w:fldChar begin / w:instrText / separate / result / end), as Word writes SEQ, REF and TOC
 // fields: the result pre-filled, so the document reads right before its fields are updated.
 
-/** A run holding one w:fldChar. */
-export function fieldChar(type: 'begin' | 'separate' | 'end'): TextRun {
-  return new TextRun({ children: [new ImportedXmlComponent('w:fldChar', { 'w:fldCharType': type })] });
+/** A run holding one w:fldChar (`hidden`: the run hidden, w:vanish). */
+export function fieldChar(type: 'begin' | 'separate' | 'end', hidden = false): TextRun {
+  const char = new ImportedXmlComponent('w:fldChar', { 'w:fldCharType': type });
+  return new TextRun({ ...(hidden ? { vanish: true } : {}), children: [char] });
 }
 
-/** A run holding a field's instruction (` SEQ Figure \* ARABIC `). */
-export function fieldInstruction(instruction: string): TextRun {
+/** A run holding a field's instruction (` SEQ Figure \* ARABIC `; `hidden`: the run hidden). */
+export function fieldInstruction(instruction: string, hidden = false): TextRun {
   const text = new ImportedXmlComponent('w:instrText', { 'xml:space': 'preserve' });
   text.push(docxText(instruction));
-  return new TextRun({ children: [text] });
+  return new TextRun({ ...(hidden ? { vanish: true } : {}), children: [text] });
 }
 
 /** A whole field: its instruction and its pre-filled result runs. */
@@ -34,10 +35,10 @@ export function bookmarked(name: string, id: number, runs: ParagraphChild[]): Pa
  * prints an `\h` field's value unless its runs are hidden.
  */
 export function hiddenField(instruction: string): ParagraphChild[] {
-  const hidden = (child: ImportedXmlComponent): TextRun => new TextRun({ vanish: true, children: [child] });
-  const text = new ImportedXmlComponent('w:instrText', { 'xml:space': 'preserve' });
-  text.push(docxText(instruction));
-  const char = (type: 'begin' | 'separate' | 'end') =>
-    hidden(new ImportedXmlComponent('w:fldChar', { 'w:fldCharType': type }));
-  return [char('begin'), hidden(text), char('separate'), char('end')];
+  return [
+    fieldChar('begin', true),
+    fieldInstruction(instruction, true),
+    fieldChar('separate', true),
+    fieldChar('end', true),
+  ];
 }
