@@ -82,6 +82,11 @@ export interface ConvertInput {
   bibliography?: BibliographyInput | readonly BibliographyInput[] | undefined;
   /** A CSL style: a bundled style's name (`apa`, `vancouver`, `harvard1`) or a CSL file's XML; else the front matter's. */
   csl?: string | undefined;
+  /**
+   * The blocks docx lays out at a time (package/docx-pieces.ts; default PIECE_BLOCKS). The output is the same bytes
+   * whatever it is: a test sets it small to show that; no surface exposes it.
+   */
+  pieceBlocks?: number;
 }
 
 export interface ConvertResult {
@@ -132,7 +137,10 @@ export async function convert(input: ConvertInput): Promise<ConvertResult> {
   const created = input.created ?? new Date();
   const options = elementOptions(rules);
   const { compiled, citationWarnings } = await compileMarkdown(input, template, styles, options);
-  const docx = await packageDocument(template, compiled, created, { limit: outputLimit(input.markdown.length) });
+  const docx = await packageDocument(template, compiled, created, {
+    limit: outputLimit(input.markdown.length),
+    ...(input.pieceBlocks === undefined ? {} : { pieceBlocks: input.pieceBlocks }),
+  });
   const warnings = new WarningList();
   warnings.addAll(detailsOf([...emptyWarnings, ...textWarnings, ...styleWarnings]));
   warnings.addAll(compiled.warningDetails);

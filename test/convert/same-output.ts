@@ -252,7 +252,7 @@ function drawingsNumbered(data: Uint8Array): string {
 }
 
 /** Converts one case; `docx` is the whole package's hash (the parts' order and the zip's bytes count too). */
-export async function outcome(c: Case): Promise<Outcome & { docx?: string }> {
+export async function outcome(c: Case, pieceBlocks?: number): Promise<Outcome & { docx?: string }> {
   try {
     const result = await convert({
       markdown: c.markdown(),
@@ -261,6 +261,7 @@ export async function outcome(c: Case): Promise<Outcome & { docx?: string }> {
       created: CREATED,
       images: c.images,
       ...c.citations,
+      ...(pieceBlocks === undefined ? {} : { pieceBlocks }),
     });
     const parts: Record<string, string> = {};
     for (const [path, data] of Object.entries(unzipSync(result.docx)))

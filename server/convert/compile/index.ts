@@ -117,6 +117,8 @@ const inlineHandlers: Record<string, InlineHandler | null> = {
 /** What the compiler hands to the packaging step. */
 export interface CompiledDocument {
   children: FileChild[];
+  /** The blocks that start a block of the markdown's top level (package/docx-pieces.ts ends its pieces before one). */
+  starts: ReadonlySet<FileChild>;
   footnotes: Record<number, { children: Paragraph[] }>;
   numbering: INumberingOptions;
   properties: DocumentProperties;
@@ -176,17 +178,23 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   state.toc.findMarkers(tree);
   state.firstHeading = tree.children.find((node) => node.type === 'heading');
   if (maxListDepth > MAX_LIST_LEVELS) state.warningList.add(`list_depth_exceeded: ${maxListDepth}`);
-  const children = separateTables(state.blocks(tree.children));
+  const starts = new Set<FileChild>();
+  const children = separateTables(state.blocks(tree.children, starts));
+  // What follows the top-level blocks starts a block of its own too (docx-pieces.ts may end a piece before it).
+  const after = (blocks: FileChild[]): void => {
+    if (blocks[0]) starts.add(blocks[0]);
+    children.push(...blocks);
+  };
   // A document that ends in a heading of its own (pandoc's usual `# References` last) has the bibliography under it.
   const last = tree.children.filter((node) => node.type !== 'definition' && node.type !== 'footnoteDefinition').at(-1);
-  children.push(...bibliographyAtEnd(state, last?.type === 'heading'));
+  after(bibliographyAtEnd(state, last?.type === 'heading'));
   // A page break at the very end: its own paragraph, as there is no block after it to start a page.
-  if (state.breakBefore) children.push(state.pageBreak());
+  if (state.breakBefore) after([state.pageBreak()]);
   const leftOver = state.anchors.leftOver();
-  if (leftOver.length > 0) children.push(new Paragraph({ children: leftOver }));
+  if (leftOver.length > 0) after([new Paragraph({ children: leftOver })]);
   // Comments after the last paragraph: a paragraph of their own.
   const lastComments = state.takePendingComments();
-  if (lastComments.length > 0) children.push(new Paragraph({ children: lastComments }));
+  if (lastComments.length > 0) after([new Paragraph({ children: lastComments })]);
   for (const [id, definition] of state.footnoteDefinitions) {
     // Referenced nowhere, or only from inside another footnote (Word has no footnotes in footnotes).
     state.line = definition.position?.start.line ?? null;
@@ -199,6 +207,7 @@ export function toDocx(parsed: ParsedMarkdown, options: CompileOptions): Compile
   const headingNumbering = state.headingNumbers.styleIds();
   return {
     children,
+    starts,
     footnotes: state.footnotes,
     numbering: { config: [...state.lists.values()].map(numberingConfig) },
     properties: state.properties,

@@ -365,9 +365,10 @@ export class State {
   }
 
   /** Compiles block content. */
-  blocks(nodes: readonly RootContent[]): FileChild[] {
+  blocks(nodes: readonly RootContent[], starts?: Set<FileChild>): FileChild[] {
     const out: FileChild[] = [];
     for (const node of nodes) {
+      const first = out.length;
       const handler = this.blockHandlers[node.type];
       this.at(node);
       if (handler === undefined) {
@@ -376,6 +377,7 @@ export class State {
         if (this.inlineHandlers[node.type]) out.push(this.paragraph('paragraph', this.inlines([node])));
         else out.push(this.paragraph('paragraph', this.unknown(node)));
         for (const make of this.after.splice(0)) out.push(make());
+        startsAt(starts, out, first);
         continue;
       }
       if (handler === null) continue;
@@ -388,6 +390,7 @@ export class State {
         out.splice(from, 0, this.pageBreak());
         this.breakBefore = false;
       }
+      startsAt(starts, out, first);
     }
     return out;
   }
@@ -659,6 +662,15 @@ export function commentMarks(id: number): ParagraphChild[] {
 }
 
 /** What the paragraphs of each role are, for the warning of a numbered style (State.unnumbered). */
+/**
+ * Records the first block a top-level markdown block gave (`out[first]`, when it gave any) in `starts`: the package
+ * step lays the body out in pieces that end only before one (package/docx-pieces.ts), so a list is never cut.
+ */
+function startsAt(starts: Set<FileChild> | undefined, out: readonly FileChild[], first: number): void {
+  const block = out[first];
+  if (starts && block) starts.add(block);
+}
+
 const NUMBERED_ELEMENTS: Record<ParagraphRole | 'title', string> = {
   paragraph: 'paragraphs',
   heading: 'headings',

@@ -2,7 +2,8 @@
 // part has its own merger (template part + our part → merged part) over a DOM; relationships and content types are
 // objects that allocate ids in one place; namespaces are declared in one place (namespaces.ts).
 import type { Document as XmlDocument, Element, Node } from '@xmldom/xmldom';
-import { Document, Paragraph, TextRun, type ICommentOptions } from 'docx';
+import { Paragraph, TextRun, type ICommentOptions } from 'docx';
+import { docxContentParts } from './docx-pieces.ts';
 import type { CompiledDocument } from '../compile/index.ts';
 import type { WordComment } from '../compile/state.ts';
 import type { TitleKey } from '../mapping.ts';
@@ -47,7 +48,7 @@ import { bookmarkIdOffset, findToc, requestFieldUpdate, tocShell, writeTocAt } f
 import { serializeAroundAll } from './serialize.ts';
 import { finishLanding, landingSectionProperties, landscapeBreaks } from './sections.ts';
 import { docxText, unescapeBraces } from '../braces.ts';
-import { docxParts, PartCache, zipParts } from './zip.ts';
+import { PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
 import { decodeUtf8, encodeUtf8 } from '../xml.ts';
 
@@ -192,12 +193,12 @@ export async function packageDocument(
   original: Template,
   compiled: CompiledDocument,
   created: Date,
-  { limit = Infinity }: { limit?: number } = {},
+  { limit = Infinity, pieceBlocks }: { limit?: number; pieceBlocks?: number } = {},
 ): Promise<Uint8Array> {
   // Numbered headings: the template with its heading styles numbered (made once per template and styles).
   const template = compiled.headingNumbering ? withHeadingNumbering(original, compiled.headingNumbering) : original;
   const ready = prepare(template);
-  const { parts: generated, noteCount } = await docxPartsOf(compiled, created);
+  const { parts: generated, noteCount } = await docxPartsOf(compiled, created, pieceBlocks);
   const generatedPart = (path: string): XmlDocument | null => {
     const data = generated.get(path);
     // Each is read once: its text (5.3 M characters of document.xml at 1.2 MB of markdown) is in the DOM then.
@@ -207,7 +208,7 @@ export async function packageDocument(
   const generatedRels = (path: string): GeneratedRelationship[] => {
     const data = generated.get(path);
     generated.delete(path);
-    return generatedRelationships(data === undefined ? undefined : decodeUtf8(data));
+    return generatedRelationships(data === undefined ? undefined : textOf(data));
   };
   const templatePart = (path: string): XmlDocument | null => {
     const data = template.parts.get(path);
@@ -224,7 +225,7 @@ export async function packageDocument(
   const genBytes = generated.get('word/document.xml');
   generated.delete('word/document.xml');
   if (genBytes === undefined) throw new Error('docx wrote no document part');
-  const genText = unescapeBraces(decodeUtf8(genBytes));
+  const genText = unescapeBraces(textOf(genBytes));
   const bounds = bodyBounds(genText);
   const around = parseGeneratedPart(genText.slice(0, bounds.from) + genText.slice(bounds.to), main);
   const { document, marker, keptNodes, kept } = documentShell(ready.body, around);
@@ -303,7 +304,7 @@ export async function packageDocument(
       ...(k < tocs.length ? numberingSites(tocs[k] ?? []) : []),
     ]);
     if (hasNotes) sites.push(...numberingSites(ourNotes));
-    const text = unescapeBraces(decodeUtf8(genNumbering));
+    const text = unescapeBraces(textOf(genNumbering));
     const numbering = mergeNumberingText(ready.numbering, text, sites, ready.styles);
     if (numbering !== null) {
       out.set(numberingPath, numbering);
@@ -397,27 +398,25 @@ export async function packageDocument(
 }
 
 /**
- * docx's parts for our content. A long document's docx objects (55 MB at 1.2 MB of markdown) need not outlive what
- * they write: `compiled` lets go of them, and docx's copy of the section's children goes once it has written them.
+ * docx's parts for our content (docx-pieces.ts: a long body laid out in pieces). A long document's docx objects (55 MB
+ * at 1.2 MB of markdown) need not outlive what they write: `compiled` lets go of them.
  */
 async function docxPartsOf(
   compiled: CompiledDocument,
   created: Date,
-): Promise<{ parts: Map<string, Uint8Array>; noteCount: number }> {
-  const bodyChildren = compiled.children;
-  const file = new Document({
+  pieceBlocks: number | undefined,
+): Promise<{ parts: Map<string, Uint8Array | string>; noteCount: number }> {
+  const content = {
+    children: compiled.children,
+    starts: compiled.starts,
     numbering: compiled.numbering,
     footnotes: compiled.footnotes,
-    ...(compiled.comments.length > 0
-      ? { comments: { children: compiled.comments.map((comment) => wordComment(comment, created)) } }
-      : {}),
-    sections: [{ children: bodyChildren }],
-  });
+    comments: compiled.comments.map((comment) => wordComment(comment, created)),
+  };
   const noteCount = Object.keys(compiled.footnotes).length;
   compiled.children = [];
   compiled.footnotes = {};
-  bodyChildren.length = 0;
-  return { parts: await docxParts(file), noteCount };
+  return { parts: await docxContentParts(content, pieceBlocks), noteCount };
 }
 
 /**
@@ -493,6 +492,9 @@ function wLang(tag: string): Record<string, string> {
   const { value, eastAsia, bidirectional } = runLanguage(tag);
   return { val: value, ...(eastAsia ? { eastAsia } : {}), ...(bidirectional ? { bidi: bidirectional } : {}) };
 }
+
+/** A part docx wrote, as text. */
+const textOf = (data: Uint8Array | string): string => (typeof data === 'string' ? data : decodeUtf8(data));
 
 /** A part's length (characters or bytes: the bound is coarse), 0 when absent. */
 const sizeOf = (part: Uint8Array | string | undefined): number =>
