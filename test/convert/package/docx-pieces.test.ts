@@ -69,6 +69,20 @@ describe('a body laid out in pieces', () => {
     expect(new Set(part(pieced.docx, 'word/footnotes.xml').match(/w:numId w:val="\d+"/g)).size).toBe(6);
   });
 
+  it("leaves the user's text that reads like the ids it renumbers as it was", async () => {
+    const images = folderSource(join(import.meta.dirname, '../../fixtures/images/doc'));
+    const ids = Array.from(
+      { length: 12 },
+      (_, n) => `r:embed="rId${String(n + 1)}" <w:numId w:val="${String(n + 1)}"/>`,
+    );
+    const markdown = ['small.png', 'wide.png', 'photo.jpg', 'small.png']
+      .map((name) => `![${name}](img/${name}) ${ids.join(' ')} \`${ids.join(' ')}\`\n\n1. item`)
+      .join('\n\n');
+    const whole = await convert({ markdown, created, images, pieceBlocks: ONE_PIECE });
+    const pieced = await convert({ markdown, created, images, pieceBlocks: 1 });
+    expect(part(pieced.docx, 'word/document.xml')).toBe(part(whole.docx, 'word/document.xml'));
+  });
+
   it('stores a picture used in several pieces once, related as one Document relates it', async () => {
     const images = folderSource(join(import.meta.dirname, '../../fixtures/images/doc'));
     const markdown = [
