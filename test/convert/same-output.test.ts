@@ -57,13 +57,13 @@ describe('every output is the one recorded', () => {
 // docx lays a long body out in pieces (server/convert/package/docx-pieces.ts), put together as one Document writes the
 // whole: every case but the corpus documents through the other templates (the pieces are put together before the
 // template is merged, and the rewrites and odd templates take every turn of that merge) gives the bytes recorded, in
-// pieces of one block, or of three for the long documents (the corpus and the specs: a few seconds, not half a minute).
+// pieces of one block, or of twenty for the long documents (the corpus and the specs: tens of pieces each, in seconds).
 describe('a body laid out in pieces gives the bytes of one piece', () => {
   const long = (c: (typeof all)[number]): boolean => c.group.startsWith('corpus') || c.group === 'specs';
   const pieced = all.filter((c) => !c.group.startsWith('corpus') || c.name.endsWith('| built-in'));
   for (const [pieceBlocks, cases] of [
     [1, pieced.filter((c) => !long(c))],
-    [3, pieced.filter(long)],
+    [20, pieced.filter(long)],
   ] as const)
     it(`in pieces of ${String(pieceBlocks)} block${pieceBlocks > 1 ? 's' : ''}: ${String(cases.length)} cases`, async () => {
       expect(cases.length).toBeGreaterThan(pieceBlocks === 1 ? 100 : 8);
