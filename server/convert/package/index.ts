@@ -415,6 +415,7 @@ async function docxPartsOf(
   };
   const noteCount = Object.keys(compiled.footnotes).length;
   compiled.children = [];
+  compiled.starts = new Set();
   compiled.footnotes = {};
   return { parts: await docxContentParts(content, pieceBlocks), noteCount };
 }
