@@ -110,6 +110,14 @@ function shared(): string {
   return dir;
 }
 
+/** The flags giving shared()'s two bibliographies and a Vancouver .csl file, all in a folder of their own. */
+async function sharedFlags(): Promise<string[]> {
+  const from = shared();
+  const style = join(from, 'numbers.csl');
+  writeFileSync(style, await vancouverXml());
+  return ['--bibliography', join(from, 'refs.bib'), '--bibliography', join(from, 'extra.json'), '--csl', style];
+}
+
 describe('docwright convert --bibliography and --csl', () => {
   it('a bibliography from any folder and a bundled style by name, winning over the front matter’s', async () => {
     // The front matter names a file that is not there and APA: the command line's choices are used instead.
@@ -137,17 +145,7 @@ describe('docwright convert --bibliography and --csl', () => {
   it('several bibliographies (BibTeX and CSL JSON) and a .csl file, for every file of a batch and for standard input', async () => {
     const dir = folder('title: One', 'Old [@doe2020]; new [@lee2022].\n');
     writeFileSync(join(dir, 'two.md'), 'Only [@lee2022] here.\n');
-    const from = shared();
-    const style = join(from, 'numbers.csl');
-    writeFileSync(style, await vancouverXml());
-    const flags = [
-      '--bibliography',
-      join(from, 'refs.bib'),
-      '--bibliography',
-      join(from, 'extra.json'),
-      '--csl',
-      style,
-    ];
+    const flags = await sharedFlags();
     const out = join(dir, 'out');
     const batch = await runCli(['convert', join(dir, 'doc.md'), join(dir, 'two.md'), '-o', out, ...flags]);
     expect(batch.code, batch.stderr).toBe(0);
@@ -232,18 +230,8 @@ describe('docwright convert --bibliography and --csl', () => {
     const server = await startServe([], { env, timeoutMs: 60_000 });
     try {
       const dir = folder('bibliography: none.bib');
-      const from = shared();
-      const style = join(from, 'numbers.csl');
-      writeFileSync(style, await vancouverXml());
       const out = join(dir, 'served.docx');
-      const flags = [
-        '--bibliography',
-        join(from, 'refs.bib'),
-        '--bibliography',
-        join(from, 'extra.json'),
-        '--csl',
-        style,
-      ];
+      const flags = await sharedFlags();
       const result = await runCli(['convert', join(dir, 'doc.md'), '-o', out, ...flags], { env, timeoutMs: 120_000 });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain(`converted by the running server (pid ${String(server.pid)})`);

@@ -9,7 +9,15 @@ import '@citation-js/plugin-csl';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { part, validateDocx } from '../helpers/docx.ts';
-import { dropFiles, pageErrors, startWorld, type DroppedFile, type World } from './browser.ts';
+import {
+  convertPasted,
+  dropFiles,
+  pageErrors,
+  savedFile,
+  startWorld,
+  type DroppedFile,
+  type World,
+} from './browser.ts';
 
 const THESIS = resolve(import.meta.dirname, '../fixtures/thesis');
 const MARKDOWN = readFileSync(join(THESIS, 'thesis.md'), 'utf8');
@@ -41,27 +49,14 @@ function bodyText(docx: Uint8Array): string {
 const bibliographyEntries = (docx: Uint8Array) =>
   part(docx, 'word/document.xml').match(/<w:pStyle w:val="Bibliography"\/>/g)?.length ?? 0;
 
-async function saved(page: Page, filename: string): Promise<Uint8Array> {
-  const [file] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByRole('button', { name: `Save ${filename}`, exact: true }).click(),
-  ]);
-  const bytes = new Uint8Array(readFileSync(await file.path()));
+/** The saved .docx, which passes the schema validator. */
+async function valid(docx: Promise<Uint8Array>): Promise<Uint8Array> {
+  const bytes = await docx;
   const { ok, report } = await validateDocx(bytes);
   expect(ok, report).toBe(true);
   return bytes;
 }
-
-async function convertPasted(page: Page, markdown: string, name: string): Promise<Uint8Array> {
-  await page.getByLabel('Paste markdown').fill(markdown);
-  await page.getByLabel('File name').fill(name);
-  await page.getByRole('button', { name: 'Convert', exact: true }).click();
-  await page
-    .getByRole('listitem', { name: `Pasted text (${name})` })
-    .getByText('Done')
-    .waitFor();
-  return saved(page, `${name}.docx`);
-}
+const saved = (page: Page, filename: string) => valid(savedFile(page, filename));
 
 describe('citations in the Convert page', () => {
   test('the thesis dropped with refs.bib: formatted citations and a bibliography, in the .docx and the preview', async () => {
@@ -143,13 +138,13 @@ describe('citations in the Convert page', () => {
     const attached = page.getByTestId('attached-bibliography');
     expect(await attached.innerText()).toMatch(/refs\.bib.*20 entries/);
     await world.screenshot(page, 'bibliography-attached');
-    const cited = await convertPasted(page, '# Notes\n\nAs shown [@shannon1948, p. 4].\n', 'cited');
+    const cited = await valid(convertPasted(page, '# Notes\n\nAs shown [@shannon1948, p. 4].\n', 'cited'));
     expect(bodyText(cited)).toContain('(Shannon, 1948, p. 4)');
     expect(bibliographyEntries(cited)).toBe(1);
 
     await page.getByRole('button', { name: 'Remove the bibliography refs.bib' }).click();
     expect(await attached.count()).toBe(0);
-    const plain = await convertPasted(page, '# Notes\n\nAs shown [@shannon1948, p. 4].\n', 'plain');
+    const plain = await valid(convertPasted(page, '# Notes\n\nAs shown [@shannon1948, p. 4].\n', 'plain'));
     expect(bodyText(plain)).toContain('[@shannon1948, p. 4]');
 
     // Dropped alone, a bibliography is attached the same way (to convert the markdown dropped next with it).

@@ -126,3 +126,24 @@ export async function dropFiles(page: Page, files: readonly DroppedFile[]): Prom
   await page.getByTestId('drop-zone').dispatchEvent('dragenter', { dataTransfer });
   await page.getByTestId('drop-zone').dispatchEvent('drop', { dataTransfer });
 }
+
+/** Clicks a converted file's Save button and returns the downloaded file's bytes. */
+export async function savedFile(page: Page, filename: string): Promise<Uint8Array> {
+  const [file] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: `Save ${filename}`, exact: true }).click(),
+  ]);
+  return new Uint8Array(readFileSync(await file.path()));
+}
+
+/** Pastes markdown under the file name `name`, converts it, and returns the saved `name.docx`. */
+export async function convertPasted(page: Page, markdown: string, name: string): Promise<Uint8Array> {
+  await page.getByLabel('Paste markdown').fill(markdown);
+  await page.getByLabel('File name').fill(name);
+  await page.getByRole('button', { name: 'Convert', exact: true }).click();
+  await page
+    .getByRole('listitem', { name: `Pasted text (${name})` })
+    .getByText('Done')
+    .waitFor();
+  return savedFile(page, `${name}.docx`);
+}

@@ -1,10 +1,8 @@
 // Issue 34, item 5 in the app: the Convert page's "Number the headings" box sends number_sections, and the saved
 // .docx has its heading styles numbered (a real Chromium, a real server); unticked, the next one has none.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Page } from 'playwright-core';
 import { part, validateDocx } from '../helpers/docx.ts';
-import { pageErrors, startWorld, type World } from './browser.ts';
+import { convertPasted, pageErrors, startWorld, type World } from './browser.ts';
 
 let world: World;
 beforeAll(async () => {
@@ -14,20 +12,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function convertPasted(page: Page, name: string): Promise<Uint8Array> {
-  await page.getByLabel('Paste markdown').fill('# Introduction\n\n## Background\n\n# Method\n');
-  await page.getByLabel('File name').fill(name);
-  await page.getByRole('button', { name: 'Convert', exact: true }).click();
-  await page
-    .getByRole('listitem', { name: `Pasted text (${name})` })
-    .getByText('Done')
-    .waitFor();
-  const [file] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByRole('button', { name: `Save ${name}.docx`, exact: true }).click(),
-  ]);
-  return new Uint8Array(readFileSync(await file.path()));
-}
+const HEADINGS = '# Introduction\n\n## Background\n\n# Method\n';
 
 /** The numbering level each of Heading 1 and Heading 2 carries in the document's styles ('' for none). */
 function headingLevels(docx: Uint8Array): string[] {
@@ -44,14 +29,14 @@ describe('Convert page: number the headings', () => {
     const box = page.getByTestId('number-sections');
     expect(await box.isChecked()).toBe(false);
     await box.check();
-    const numbered = await convertPasted(page, 'numbered');
+    const numbered = await convertPasted(page, HEADINGS, 'numbered');
     expect(headingLevels(numbered)).toEqual(['0', '1']);
     const { ok, report } = await validateDocx(numbered);
     expect(ok, report).toBe(true);
     await world.screenshot(page, 'convert-number-sections');
 
     await box.uncheck();
-    const plain = await convertPasted(page, 'plain');
+    const plain = await convertPasted(page, HEADINGS, 'plain');
     expect(headingLevels(plain)).toEqual(['', '']);
     expect(pageErrors(page)).toEqual([]);
   });
