@@ -179,15 +179,7 @@ function referenceText(state: State, node: CrossReference): string {
 /** A caption's text as printed (references and citations as they read), for a list of figures' entry. */
 function captionText(state: State, entry: Numbered): string {
   if (!entry.nodes) return entry.text;
-  const text = entry.nodes
-    .map((node) =>
-      node.type === 'crossReference'
-        ? referenceText(state, node)
-        : node.type === 'citation'
-          ? citationText(state, node)
-          : toString(node),
-    )
-    .join('');
+  const text = entry.nodes.map((node) => printedText(state, node, true)).join('');
   return stripForbiddenXmlChars(text).replace(/\s+/g, ' ').trim();
 }
 
@@ -203,13 +195,13 @@ function citationText(state: State, node: Citation): string {
 
 /**
  * A node's text as it reads once printed: references and citations as they read, the rest as written (the abstract's
- * text for the document's description).
+ * text for the document's description; a caption's, with its pictures' alt text, for a list of figures).
  */
-export function printedText(state: State, node: Nodes): string {
+export function printedText(state: State, node: Nodes, includeImageAlt = false): string {
   if (node.type === 'crossReference') return referenceText(state, node);
   if (node.type === 'citation') return citationText(state, node);
-  if ('children' in node) return node.children.map((child) => printedText(state, child)).join('');
-  return toString(node, { includeImageAlt: false });
+  if ('children' in node) return node.children.map((child) => printedText(state, child, includeImageAlt)).join('');
+  return toString(node, { includeImageAlt });
 }
 
 /** The key prefix of each kind. */
