@@ -17,6 +17,11 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
 }
 
+/** A part's text: as it is, or its UTF-8 bytes decoded. */
+export function textOf(data: Uint8Array | string): string {
+  return typeof data === 'string' ? data : decodeUtf8(data);
+}
+
 /** Encodes a string as UTF-8. */
 export function encodeUtf8(text: string): Uint8Array {
   return encoder.encode(text);

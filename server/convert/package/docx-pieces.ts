@@ -16,9 +16,10 @@
 // - notes and comments: laid out with the last piece, after its body, as one Document lays them out after the body.
 // Everything else a Document writes (bookmark, note and comment ids) is ours, given by the compiler.
 import { Document, type FileChild, type ICommentOptions, type IPropertiesOptions } from 'docx';
-import { decodeUtf8 } from '../xml.ts';
+import { textOf } from '../xml.ts';
 import { bodyBounds } from './body.ts';
 import { IMAGE_REL } from './media.ts';
+import { generatedRelationships } from './relationships.ts';
 import { docxParts } from './zip.ts';
 
 /** The blocks a piece holds at least (the last holds what is left): 400 at about 150 bytes of markdown a block. */
@@ -79,8 +80,12 @@ export function piecesOf(children: readonly FileChild[], starts: ReadonlySet<Fil
 const NUM = /<w:num w:numId="(\d+)">[\s\S]*?<\/w:num>/g;
 const NUM_ID = /<w:numId w:val="(\d+)"\/>/g;
 const EMBED = / r:embed="([^"]*)"/g;
-const RELATIONSHIP = /<Relationship [^>]*>/g;
-const attribute = (tag: string, name: string): string => new RegExp(` ${name}="([^"]*)"`).exec(tag)?.[1] ?? '';
+const RELATIONSHIP = /<Relationship\s[^>]*>/g;
+/** A part's text, '' when there is none. */
+const partText = (parts: ReadonlyMap<string, Uint8Array | string>, path: string): string => {
+  const data = parts.get(path);
+  return data === undefined ? '' : textOf(data);
+};
 
 /** The pieces' parts put together as one Document's. */
 class Whole {
@@ -97,10 +102,7 @@ class Whole {
   private readonly pictures: { data: Uint8Array; id: string }[] = [];
 
   add(parts: Map<string, Uint8Array | string>, k: number, last: boolean): void {
-    const text = (path: string): string => {
-      const data = parts.get(path);
-      return data === undefined ? '' : typeof data === 'string' ? data : decodeUtf8(data);
-    };
+    const text = (path: string): string => partText(parts, path);
     const document = text('word/document.xml');
     const bounds = bodyBounds(document);
     // The piece's lists: docx's default (1) once, its own after the pieces' before it.
@@ -117,14 +119,14 @@ class Whole {
     const embeds = new Map<string, string>();
     const earlierPictures = this.pictures.length;
     const rels = text('word/_rels/document.xml.rels');
-    for (const [tag] of rels.matchAll(RELATIONSHIP)) {
-      const id = attribute(tag, 'Id');
-      const type = attribute(tag, 'Type');
+    // Each relationship read by relationships.ts, beside its tag (both in the part's order).
+    const tags = Array.from(rels.matchAll(RELATIONSHIP), ([tag]) => tag);
+    for (const [n, { id, type, target }] of generatedRelationships(rels).entries()) {
+      const tag = tags[n] ?? '';
       if (type !== IMAGE_REL) {
         if (k > 0 && type.endsWith('/hyperlink')) this.relationships.push(tag);
         continue;
       }
-      const target = attribute(tag, 'Target');
       const data = parts.get(`word/${target}`);
       if (!(data instanceof Uint8Array)) continue;
       const earlier = this.pictures
@@ -175,10 +177,7 @@ class Whole {
 
   parts(): Map<string, Uint8Array | string> {
     const parts = this.first;
-    const text = (path: string): string => {
-      const data = parts.get(path);
-      return data === undefined ? '' : typeof data === 'string' ? data : decodeUtf8(data);
-    };
+    const text = (path: string): string => partText(parts, path);
     parts.set('word/document.xml', text('word/document.xml') + this.bodies.join('') + this.tail);
     this.bodies.length = 0;
     const numbering = text('word/numbering.xml');

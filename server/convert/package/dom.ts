@@ -1,7 +1,7 @@
 import { DOMParser, type Document as XmlDocument, type Element, type Node } from '@xmldom/xmldom';
 import { unescapeBraces } from '../braces.ts';
 import { parseXml } from '../template/read.ts';
-import { decodeUtf8 } from '../xml.ts';
+import { textOf } from '../xml.ts';
 import { NS } from './namespaces.ts';
 import { serializeDocument } from './serialize.ts';
 import '../xml-regexps.ts';
@@ -10,7 +10,7 @@ const DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 
 /** Parses a part (bytes or text). */
 export function parsePart(data: Uint8Array | string, name: string): XmlDocument {
-  return parseXml(typeof data === 'string' ? data : decodeUtf8(data), name);
+  return parseXml(textOf(data), name);
 }
 
 /**
@@ -19,7 +19,7 @@ export function parsePart(data: Uint8Array | string, name: string): XmlDocument 
  * of a long document.xml). The user's braces come back as they were (braces.ts): docx has replaced its placeholders.
  */
 export function parseGeneratedPart(data: Uint8Array | string, name: string): XmlDocument {
-  const xml = unescapeBraces(typeof data === 'string' ? data : decodeUtf8(data));
+  const xml = unescapeBraces(textOf(data));
   const doc = parseWithoutLocator(xml);
   // Not well-formed, or with a DTD, after all: parsed again the usual way, for the usual error.
   return doc && !doc.doctype ? doc : parsePart(xml, name);

@@ -50,7 +50,7 @@ import { finishLanding, landingSectionProperties, landscapeBreaks } from './sect
 import { docxText, unescapeBraces } from '../braces.ts';
 import { PartCache, zipParts } from './zip.ts';
 import { outputTooLarge } from '../errors.ts';
-import { decodeUtf8, encodeUtf8 } from '../xml.ts';
+import { encodeUtf8, textOf } from '../xml.ts';
 
 export { docxParts, zipParts } from './zip.ts';
 
@@ -493,9 +493,6 @@ function wLang(tag: string): Record<string, string> {
   const { value, eastAsia, bidirectional } = runLanguage(tag);
   return { val: value, ...(eastAsia ? { eastAsia } : {}), ...(bidirectional ? { bidi: bidirectional } : {}) };
 }
-
-/** A part docx wrote, as text. */
-const textOf = (data: Uint8Array | string): string => (typeof data === 'string' ? data : decodeUtf8(data));
 
 /** A part's length (characters or bytes: the bound is coarse), 0 when absent. */
 const sizeOf = (part: Uint8Array | string | undefined): number =>
