@@ -14,6 +14,7 @@ import { BUILTIN_TEMPLATE_KEY } from '../../convert-pool/protocol.ts';
 import { ApiError } from '../../errors.ts';
 import { MAPPING_LIMIT, TEMPLATE_LIMIT } from '../../limits.ts';
 import { access } from '../../web/access.ts';
+import { holdConnection } from '../../web/long-request.ts';
 
 const CliConvertBody = Type.Object(
   {
@@ -77,27 +78,31 @@ export async function cliConvertRoutes(app: FastifyInstance): Promise<void> {
       if (body.folder !== undefined && !isAbsolute(body.folder))
         throw new ApiError('validation_error', 'folder must be an absolute path.');
       const template = body.template === undefined ? undefined : Buffer.from(body.template, 'base64');
+      // Waiting for its conversion is not idleness: the connection timeout must not cut the request (as on /api/v1).
+      const release = holdConnection(app, request);
       try {
-        const result = await app.services.convertForCommandLine({
-          markdown: body.markdown,
-          ...(body.mapping === undefined ? {} : { mapping: body.mapping as never }),
-          created: new Date(body.created),
-          // A key naming the template's exact bytes: the workers keep it read for the next conversions.
-          template: template
-            ? { key: `cli:${createHash('sha256').update(template).digest('hex')}`, bytes: new Uint8Array(template) }
-            : { key: BUILTIN_TEMPLATE_KEY },
-          ...(body.folder === undefined ? {} : { images: { folder: body.folder } }),
-          ...(body.number_sections ? { numberSections: true } : {}),
-          ...(body.dialect === undefined ? {} : { dialect: body.dialect }),
-          ...(body.bibliography || body.csl !== undefined
-            ? {
-                citations: {
-                  ...(body.bibliography ? { bibliography: body.bibliography } : {}),
-                  ...(body.csl === undefined ? {} : { csl: body.csl }),
-                },
-              }
-            : {}),
-        });
+        const result = await app.services
+          .convertForCommandLine({
+            markdown: body.markdown,
+            ...(body.mapping === undefined ? {} : { mapping: body.mapping as never }),
+            created: new Date(body.created),
+            // A key naming the template's exact bytes: the workers keep it read for the next conversions.
+            template: template
+              ? { key: `cli:${createHash('sha256').update(template).digest('hex')}`, bytes: new Uint8Array(template) }
+              : { key: BUILTIN_TEMPLATE_KEY },
+            ...(body.folder === undefined ? {} : { images: { folder: body.folder } }),
+            ...(body.number_sections ? { numberSections: true } : {}),
+            ...(body.dialect === undefined ? {} : { dialect: body.dialect }),
+            ...(body.bibliography || body.csl !== undefined
+              ? {
+                  citations: {
+                    ...(body.bibliography ? { bibliography: body.bibliography } : {}),
+                    ...(body.csl === undefined ? {} : { csl: body.csl }),
+                  },
+                }
+              : {}),
+          })
+          .finally(release);
         return {
           docx: Buffer.from(result.docx.buffer, result.docx.byteOffset, result.docx.byteLength).toString('base64'),
           warnings: result.warnings,
