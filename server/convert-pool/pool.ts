@@ -391,6 +391,15 @@ export class ConvertPool {
    */
   run(job: PoolJob): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new ConvertWorkerError('The conversion pool is closed.'));
+    // The job is copied to its worker, which a mapping (a caller's JSON) nested thousands deep overflows: refused here,
+    // as the worker's check refuses any other mapping that is no mapping.
+    if (nestsDeeper(job.mapping, MAX_MAPPING_DEPTH))
+      return Promise.reject(
+        new ConvertInputError(
+          'mapping_invalid',
+          `Invalid mapping: it nests more than ${String(MAX_MAPPING_DEPTH)} levels deep (a mapping is a few)`,
+        ),
+      );
     const large = job.markdown.length >= this.largeJobChars;
     const full = this.full(large, large ? 'large conversions' : 'conversions');
     if (full) return Promise.reject(full);
@@ -1113,4 +1122,19 @@ export class ConvertPool {
     const index = slot.templates.indexOf(key);
     if (index >= 0) slot.templates.splice(index, 1);
   }
+}
+
+/** How deep a caller's mapping may nest (a mapping's rules are objects of strings, 3 or 4 levels deep). */
+const MAX_MAPPING_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays more than `limit` levels deep, walked without recursion. */
+export function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [item, depth] = top;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

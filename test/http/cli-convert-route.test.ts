@@ -85,4 +85,20 @@ describe('POST /api/cli/convert', () => {
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ error: { code: 'forbidden' } });
   });
+  it('refuses a mapping nested thousands deep as an invalid mapping (422), not an internal error', async () => {
+    let deep: unknown = 'Normal';
+    for (let i = 0; i < 5000; i++) deep = { a: deep };
+    for (const mapping of [deep, { rules: { paragraph: deep } }]) {
+      const res = await post(admin, { markdown: '# Hello\n', mapping, created: Date.now() });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({
+        error: {
+          code: 'validation_error',
+          message: 'Invalid mapping: it nests more than 64 levels deep (a mapping is a few)',
+        },
+      });
+    }
+    // The server converts on.
+    expect((await post(admin, { markdown: '# Hello\n', created: Date.now() })).statusCode).toBe(200);
+  });
 });
